@@ -1,0 +1,110 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError, ErrorCode } from './app-error';
+import { ApiFormat, sendFormatted } from './api-format';
+import { requestEcho, usesAdminShape } from './request-echo';
+
+const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
+
+interface Normalised {
+  status: number;
+  code: number;
+  message: string;
+}
+
+/**
+ * The one error layer. Link and stats endpoints answer `{error, error_message}` (txt: the message;
+ * callback: JSON-P); conversions and administration answer `{request, error: {code, message}}`.
+ * Anything unexpected is logged with the request id and answered 500 in the same shape.
+ */
+@Catch()
+export class AppExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('AppExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request & { id?: string }>();
+    const res = ctx.getResponse<Response>();
+    const error = this.normalise(exception, req);
+    if (res.headersSent) return;
+    if (usesAdminShape(req)) {
+      res.status(error.status).json({
+        request: requestEcho(req),
+        error: { code: error.code, message: error.message },
+      });
+      return;
+    }
+    const { format, callback } = this.formatOf(req);
+    res.status(error.status);
+    sendFormatted(res, format, callback, { error: error.status, error_message: error.message }, error.message);
+  }
+
+  private normalise(exception: unknown, req: Request & { id?: string }): Normalised {
+    if (exception instanceof AppError) {
+      return { status: exception.status, code: exception.code, message: exception.message };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status >= 500) this.logUnexpected(exception, req);
+      return { status, code: codeForStatus(status), message: messageOf(exception) };
+    }
+    const parserStatus = bodyParserStatus(exception);
+    if (parserStatus) {
+      return { status: parserStatus, code: ErrorCode.invalidParameter, message: (exception as Error).message };
+    }
+    this.logUnexpected(exception, req);
+    return {
+      status: 500,
+      code: ErrorCode.internal,
+      message: `Internal error; quote request id ${String(req.id ?? 'unknown')} when reporting it`,
+    };
+  }
+
+  private logUnexpected(exception: unknown, req: Request & { id?: string }): void {
+    this.logger.error(
+      { err: exception, reqId: req.id, method: req.method, url: req.originalUrl },
+      `unexpected error on ${req.method} ${req.path}`,
+    );
+  }
+
+  /** The error is rendered in the request's format when that format and callback are valid. */
+  private formatOf(req: Request): { format: ApiFormat; callback: string | null } {
+    const format = (req.params as Record<string, string | undefined> | undefined)?.format;
+    if (format === 'txt') return { format: 'txt', callback: null };
+    const callback = (req.query as Record<string, unknown> | undefined)?.callback;
+    return {
+      format: 'json',
+      callback: typeof callback === 'string' && CALLBACK_RE.test(callback) ? callback : null,
+    };
+  }
+}
+
+function codeForStatus(status: number): number {
+  switch (status) {
+    case 403:
+      return ErrorCode.notPermitted;
+    case 404:
+      return ErrorCode.notFound;
+    case 409:
+      return ErrorCode.conflict;
+    case 429:
+      return ErrorCode.rateLimited;
+    default:
+      return status >= 500 ? ErrorCode.internal : ErrorCode.invalidParameter;
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+/** body-parser errors (malformed body, too large) carry their own 4xx status. */
+function bodyParserStatus(exception: unknown): number | null {
+  const status = (exception as { status?: unknown; type?: unknown } | null)?.status;
+  const type = (exception as { type?: unknown } | null)?.type;
+  return typeof status === 'number' && status >= 400 && status < 500 && typeof type === 'string' ? status : null;
+}

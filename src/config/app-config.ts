@@ -1,0 +1,161 @@
+import * as path from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+const ROLES: readonly Role[] = ['all', 'api', 'worker'];
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Thrown at boot when an environment variable has a bad value; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The one typed configuration object. Nothing else in the code base reads process.env:
+ * everything comes from here, validated once at boot.
+ */
+export class AppConfig {
+  /** HTTP port (PORT). */
+  readonly port: number;
+  /** PostgreSQL connection string (DATABASE_URL); null → embedded PGlite under dataDir. */
+  readonly databaseUrl: string | null;
+  /** Folder for the embedded database and the mail outbox (DATA_DIR). */
+  readonly dataDir: string;
+  /** Redis connection string (REDIS_URL); null → jobs run in-process. */
+  readonly redisUrl: string | null;
+  /** Prefix of every Redis key this instance writes (REDIS_PREFIX). */
+  readonly redisPrefix: string;
+  /** The shared link domain every project may use (DEFAULT_DOMAIN). */
+  readonly defaultDomain: string;
+  /** Scheme of the links we hand out (PUBLIC_SCHEME). */
+  readonly publicScheme: 'http' | 'https';
+  readonly bootstrapSubscriptionKey: string | null;
+  readonly bootstrapApplicationKey: string | null;
+  readonly role: Role;
+  readonly logLevel: LogLevel;
+  /** SMTP transport URL for outgoing mail (SMTP_URL); null → mail is written to the outbox folder. */
+  readonly smtpUrl: string | null;
+  /** Sender of outgoing mail (MAIL_FROM). */
+  readonly mailFrom: string;
+
+  constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
+    Object.assign(this, values);
+  }
+
+  /** Whether this process runs the job processors. */
+  get runsWorkers(): boolean {
+    return this.role !== 'api';
+  }
+
+  /** Whether this process serves the public API (a worker serves only health and metrics). */
+  get servesApi(): boolean {
+    return this.role !== 'worker';
+  }
+
+  get outboxDir(): string {
+    return path.join(this.dataDir, 'outbox');
+  }
+
+  get pgliteDir(): string {
+    return path.join(this.dataDir, 'pglite');
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const value = read(env, name);
+  if (value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not a URL`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got ${url.protocol})`);
+  }
+  return value;
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function readKey(env: Env, name: string): string | null {
+  const value = read(env, name);
+  if (value === undefined) return null;
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(value)) {
+    throw new ConfigError(name, 'must be 16 to 128 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  return value;
+}
+
+const HOST_RE = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+
+/** Reads and validates the environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const portText = read(env, 'PORT') ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got "${portText}")`);
+  }
+  const defaultDomain = (read(env, 'DEFAULT_DOMAIN') ?? `localhost:${port}`).toLowerCase();
+  if (!HOST_RE.test(defaultDomain)) {
+    throw new ConfigError('DEFAULT_DOMAIN', `must be a hostname, optionally with :port (got "${defaultDomain}")`);
+  }
+  const redisPrefix = read(env, 'REDIS_PREFIX') ?? 'svc';
+  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError('REDIS_PREFIX', 'must be 1 to 64 characters of A-Z, a-z, 0-9, _ : . -');
+  }
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const role = readEnum(env, 'ROLE', ROLES, 'all');
+  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
+    throw new ConfigError(
+      'ROLE',
+      `"${role}" splits the service across processes, which needs DATABASE_URL and REDIS_URL`,
+    );
+  }
+  const subscriptionKey = readKey(env, 'BOOTSTRAP_SUBSCRIPTION_KEY');
+  const applicationKey = readKey(env, 'BOOTSTRAP_APPLICATION_KEY');
+  if ((subscriptionKey === null) !== (applicationKey === null)) {
+    throw new ConfigError(
+      subscriptionKey === null ? 'BOOTSTRAP_SUBSCRIPTION_KEY' : 'BOOTSTRAP_APPLICATION_KEY',
+      'BOOTSTRAP_SUBSCRIPTION_KEY and BOOTSTRAP_APPLICATION_KEY must be given together',
+    );
+  }
+  const mailFrom = read(env, 'MAIL_FROM') ?? `svc <no-reply@${defaultDomain.replace(/:\d+$/, '')}>`;
+  return new AppConfig({
+    port,
+    databaseUrl,
+    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
+    redisUrl,
+    redisPrefix,
+    defaultDomain,
+    publicScheme: readEnum(env, 'PUBLIC_SCHEME', ['http', 'https'] as const, 'http'),
+    bootstrapSubscriptionKey: subscriptionKey,
+    bootstrapApplicationKey: applicationKey,
+    role,
+    logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom,
+  });
+}

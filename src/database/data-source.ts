@@ -1,0 +1,52 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+import { pgliteDriver } from './pglite';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+/** One set of options for the app, the CLI and the tests: migrations always, never synchronize. */
+export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): DataSourceOptions {
+  const common = {
+    type: 'postgres' as const,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    installExtensions: false,
+    uuidExtension: 'pgcrypto' as const,
+    namingStrategy: new SnakeNamingStrategy(),
+    logging: ['error' as const],
+  };
+  if (url) {
+    return { ...common, url, poolSize: 10, applicationName: `svc-${config.role}` };
+  }
+  return { ...common, driver: pgliteDriver(config.pgliteDir) } as DataSourceOptions;
+}
+
+const MIGRATION_LOCK = 7_361_245_001;
+
+/** Opens the database and brings its schema up to date. */
+export async function openDataSource(config: AppConfig, url?: string | null): Promise<DataSource> {
+  return initializeAndMigrate(new DataSource(dataSourceOptions(config, url ?? config.databaseUrl)));
+}
+
+/** Connects and runs pending migrations, one process at a time on a shared server. */
+export async function initializeAndMigrate(dataSource: DataSource): Promise<DataSource> {
+  await dataSource.initialize();
+  if (!('url' in dataSource.options && dataSource.options.url)) {
+    await dataSource.runMigrations({ transaction: 'each' });
+    return dataSource;
+  }
+  // Several processes may start at once (api + worker): one migrates, the others wait for it.
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+  return dataSource;
+}

@@ -1,0 +1,18 @@
+import { DomainEntity } from '../domains/domain.entity';
+import { ProjectDomainEntity } from '../domains/project-domain.entity';
+import { ProjectUserEntity } from '../projects/project-user.entity';
+import { ProjectEntity } from '../projects/project.entity';
+import { UserEntity } from '../projects/user.entity';
+import { ApplicationEntity } from '../subscriptions/application.entity';
+import { SubscriptionEntity } from '../subscriptions/subscription.entity';
+
+/** Every entity; feature issues append theirs here. */
+export const ENTITIES = [
+  SubscriptionEntity,
+  ApplicationEntity,
+  ProjectEntity,
+  UserEntity,
+  ProjectUserEntity,
+  DomainEntity,
+  ProjectDomainEntity,
+];

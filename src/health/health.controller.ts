@@ -1,0 +1,51 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorResult,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import { RedisClient } from '../queue/redis.provider';
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly redis: RedisClient,
+  ) {}
+
+  /** Liveness: the process answers. */
+  @Get()
+  @ApiOperation({ summary: 'Liveness' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: the database answers and, when REDIS_URL is set, Redis does. */
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness (database and, when configured, Redis)' })
+  ready() {
+    const checks = [() => this.database.pingCheck('database', { timeout: 2000 })];
+    if (this.redis.client) checks.push(() => this.pingRedis());
+    return this.health.check(checks);
+  }
+
+  private async pingRedis(): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check('redis');
+    try {
+      const answer = await Promise.race([
+        this.redis.client!.ping(),
+        new Promise<string>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+      ]);
+      return answer === 'PONG' ? indicator.up() : indicator.down({ message: answer });
+    } catch (error) {
+      return indicator.down({ message: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** 'all' tracks conversions on every redirection; otherwise the listed hostnames. */
+export type ConversionDomains = 'all' | string[];
+
+/** goal_1 … goal_10 → display label. */
+export type GoalLabels = Partial<Record<string, string>>;
+
+/** Per-project settings that later features add to (redirection patterns, UTM). */
+export type ProjectSettings = Record<string, unknown>;
+
+@Entity('projects')
+export class ProjectEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('uuid')
+  subscriptionId: string;
+
+  @Column('text')
+  name: string;
+
+  @Column('char', { length: 64 })
+  apiKey: string;
+
+  @Column('text')
+  defaultDomain: string;
+
+  @Column('boolean', { default: false })
+  conversionsEnabled: boolean;
+
+  @Column('jsonb', { default: () => "'[]'::jsonb" })
+  conversionDomains: ConversionDomains;
+
+  @Column('jsonb', { default: () => "'{}'::jsonb" })
+  goalLabels: GoalLabels;
+
+  @Column('jsonb', { default: () => "'{}'::jsonb" })
+  settings: ProjectSettings;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updatedAt: Date;
+
+  @Column('timestamptz', { nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { WorkerHost } from '@nestjs/bullmq';
+import { Job } from 'bullmq';
+import { PROCESSOR_METADATA } from '@nestjs/bullmq/dist/bull.constants';
+import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue } from './job-queue';
+import { QueueName } from './queue-names';
+
+/**
+ * Without Redis the same processors run in this process: a job is handed to the queue's
+ * WorkerHost.process on the next tick, retried with back-off like BullMQ would, and awaited at
+ * shutdown so nothing accepted is dropped.
+ */
+@Injectable()
+export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown {
+  private readonly logger = new Logger('InProcessJobQueue');
+  private processors?: Map<string, WorkerHost>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly seenJobIds = new Set<string>();
+
+  constructor(private readonly discovery: DiscoveryService) {
+    super();
+  }
+
+  async add<T extends object>(queue: QueueName, name: string, data: T, options: EnqueueOptions = {}): Promise<void> {
+    if (options.jobId) {
+      if (this.seenJobIds.has(`${queue}:${options.jobId}`)) return;
+      this.seenJobIds.add(`${queue}:${options.jobId}`);
+    }
+    const processor = this.processorFor(queue);
+    const job = {
+      id: options.jobId ?? randomUUID(),
+      name,
+      data,
+      queueName: queue,
+      attemptsMade: 0,
+      timestamp: Date.now(),
+    } as unknown as Job;
+    const run = this.runWithRetries(processor, job, options.attempts ?? DEFAULT_ATTEMPTS);
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  async drain(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
+      ]);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.drain();
+  }
+
+  private async runWithRetries(processor: WorkerHost, job: Job, attempts: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await processor.process(job);
+        return;
+      } catch (error) {
+        (job as { attemptsMade: number }).attemptsMade = attempt;
+        if (attempt >= attempts) {
+          this.logger.error(
+            { err: error, queue: job.queueName, jobId: job.id },
+            `job ${job.queueName}/${job.name} failed after ${attempt} attempts`,
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  private processorFor(queue: QueueName): WorkerHost {
+    if (!this.processors) {
+      this.processors = new Map();
+      for (const wrapper of this.discovery.getProviders()) {
+        const instance: unknown = wrapper.instance;
+        if (!(instance instanceof WorkerHost)) continue;
+        const meta = Reflect.getMetadata(PROCESSOR_METADATA, instance.constructor) as
+          | { name: string }
+          | undefined;
+        if (meta) this.processors.set(meta.name, instance);
+      }
+    }
+    const processor = this.processors.get(queue);
+    if (!processor) throw new Error(`no processor registered for queue "${queue}"`);
+    return processor;
+  }
+}

@@ -1,0 +1,19 @@
+import { QueueName } from './queue-names';
+
+export interface EnqueueOptions {
+  /** Deduplicates: a job with the same id is accepted once. */
+  jobId?: string;
+  /** Tries before the job is given up (default 5), with exponential back-off. */
+  attempts?: number;
+}
+
+/** The one way the code hands work to processors, on BullMQ or in-process. */
+export abstract class JobQueue {
+  abstract add<T extends object>(queue: QueueName, name: string, data: T, options?: EnqueueOptions): Promise<void>;
+
+  /** Waits for work handed out but not finished (used at shutdown and by tests). */
+  abstract drain(timeoutMs?: number): Promise<void>;
+}
+
+export const DEFAULT_ATTEMPTS = 5;
+export const BACKOFF_MS = 1000;

@@ -1,0 +1,39 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { BullModule } from '@nestjs/bullmq';
+import { AppConfig } from '../config/app-config';
+import { BullJobQueue } from './bull-job-queue';
+import { InProcessJobQueue } from './in-process-job-queue';
+import { JobQueue } from './job-queue';
+import { ALL_QUEUES } from './queue-names';
+import { RedisClient } from './redis.provider';
+import { WorkerRunner } from './worker-runner';
+
+/** BullMQ on Redis when REDIS_URL is set; otherwise the same processors run in-process. */
+@Global()
+@Module({})
+export class QueueModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    if (config.redisUrl) {
+      return {
+        module: QueueModule,
+        imports: [
+          DiscoveryModule,
+          BullModule.forRoot({
+            connection: { url: config.redisUrl, maxRetriesPerRequest: null },
+            prefix: `${config.redisPrefix}:bull`,
+          }),
+          BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
+        ],
+        providers: [{ provide: JobQueue, useClass: BullJobQueue }, WorkerRunner, RedisClient],
+        exports: [JobQueue, RedisClient, BullModule],
+      };
+    }
+    return {
+      module: QueueModule,
+      imports: [DiscoveryModule],
+      providers: [{ provide: JobQueue, useClass: InProcessJobQueue }, RedisClient],
+      exports: [JobQueue, RedisClient],
+    };
+  }
+}

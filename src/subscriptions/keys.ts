@@ -1,0 +1,23 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A new subscription or application key: 256 random bits, URL-safe. */
+export function generateSecretKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A new project API key: 64 lowercase hex characters (256 bits). */
+export function generateProjectApiKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Secrets are stored as SHA-256 hashes only. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Compares a presented key with a stored hash in constant time. */
+export function keyMatches(key: string, storedHash: string): boolean {
+  const presented = Buffer.from(hashKey(key), 'hex');
+  const stored = Buffer.from(storedHash.trim(), 'hex');
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
