@@ -62,3 +62,8 @@ function decodeURIComponentSafe(value: string): string {
     return value;
   }
 }
+
+/** The success body of admin and conversion endpoints: `{request: <echo>, response}`. */
+export function adminResponse<T>(req: Request, response: T): { request: Record<string, unknown> | null; response: T } {
+  return { request: requestEcho(req), response };
+}

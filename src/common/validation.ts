@@ -18,6 +18,7 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     whitelist: false,
     forbidUnknownValues: false,
+    validateCustomDecorators: true,
     exceptionFactory: (errors) => {
       const problem = firstProblem(errors);
       if (!problem) return new AppError(400, ErrorCode.invalidParameter, 'Invalid parameters');

@@ -1,0 +1,147 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { JobQueue } from '../../src/queue/job-queue';
+import { TEMPLATE_DATABASE, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env';
+
+export interface TestAppOptions {
+  /** BullMQ on the machine's Redis (default) or the in-process transport. */
+  redis?: boolean;
+  /** Extra environment for loadConfig. */
+  env?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: TestAgent;
+  config: AppConfig;
+  /** The bootstrap keys the app was started with. */
+  subscriptionKey: string;
+  applicationKey: string;
+  databaseName: string;
+  /** A plain connection to the test file's database, for assertions and fixtures. */
+  db: Client;
+  /** Waits until queued jobs ran (in-process) or the BullMQ queues are empty. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fresh database cloned from the migrated template, for one test file. */
+export async function createTestDatabase(): Promise<string> {
+  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+  } finally {
+    await admin.end();
+  }
+  return name;
+}
+
+export async function dropTestDatabase(name: string): Promise<void> {
+  const admin = new Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Deletes every Redis key under a prefix (test files use their own prefix). */
+export async function clearRedisPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The whole application on its own database and Redis prefix, served by supertest. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const useRedis = options.redis ?? true;
+  const databaseName = await createTestDatabase();
+  const prefix = `svctest:${randomBytes(4).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-'));
+  const subscriptionKey = `sub_${randomBytes(12).toString('hex')}`;
+  const applicationKey = `app_${randomBytes(12).toString('hex')}`;
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl(databaseName),
+    ...(useRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    REDIS_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    DEFAULT_DOMAIN: 'svc.test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
+    BOOTSTRAP_APPLICATION_KEY: applicationKey,
+    ...options.env,
+  });
+  const app = await createApp(config);
+  await app.init();
+  const db = new Client({ connectionString: databaseUrl(databaseName) });
+  await db.connect();
+  const queue = app.get(JobQueue);
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    config,
+    subscriptionKey,
+    applicationKey,
+    databaseName,
+    db,
+    settle: async () => {
+      await queue.drain(10_000);
+      if (useRedis) await waitForBullQueues(prefix);
+    },
+    close: async () => {
+      await app.close();
+      await db.end();
+      await dropTestDatabase(databaseName);
+      if (useRedis) await clearRedisPrefix(prefix);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls BullMQ's keys under the prefix until no job is waiting, delayed or active. */
+async function waitForBullQueues(prefix: string, timeoutMs = 10_000): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let busy = 0;
+      for (const state of ['wait', 'active', 'delayed', 'prioritized', 'paused']) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:bull:*:${state}`, 'COUNT', 1000);
+          cursor = next;
+          for (const key of keys) {
+            const type = await redis.type(key);
+            busy += type === 'list' ? await redis.llen(key) : type === 'zset' ? await redis.zcard(key) : 0;
+          }
+        } while (cursor !== '0');
+      }
+      if (busy === 0) return;
+      if (Date.now() > deadline) throw new Error(`BullMQ queues under ${prefix} still busy (${busy} jobs)`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
