@@ -1,0 +1,28 @@
+/** An absolute http(s) URL with a host. */
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 4096) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME_RE = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`);
+const SEGMENT_RE = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * A link domain as the admin API writes it: a lowercase hostname (optionally :port), or
+ * `hostname_segment` for links of the form hostname/segment/path (SPEC.md 1, 2.4).
+ */
+export function parseLinkHost(value: string): { hostname: string; port: string | null; segment: string | null } | null {
+  const underscore = value.indexOf('_');
+  const hostPart = underscore === -1 ? value : value.slice(0, underscore);
+  const segment = underscore === -1 ? null : value.slice(underscore + 1);
+  if (segment !== null && !SEGMENT_RE.test(segment)) return null;
+  const match = /^(.*?)(?::(\d{1,5}))?$/.exec(hostPart);
+  if (!match || !HOSTNAME_RE.test(match[1])) return null;
+  return { hostname: match[1], port: match[2] ?? null, segment };
+}
