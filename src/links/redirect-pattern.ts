@@ -1,0 +1,54 @@
+/** The link fields a redirection pattern may use as %field% (SPEC.md 1, DESIGN.md). */
+export const PATTERN_FIELDS = [
+  'svc_url',
+  'svc_id',
+  'domain',
+  'path',
+  'created_at',
+  'original_url',
+  'escaped_original_url',
+  'channel',
+  'service',
+  'tool',
+  'application',
+  'parent',
+  'sharer_id',
+  'username',
+  'service_userid',
+  'service_postid',
+  'campaign',
+  'campaign_name',
+  'campaign_description',
+  'user_id',
+  'user_id_username',
+  'user_id_icon_url',
+  'user_id_profile_url',
+  'tag',
+  'notes',
+] as const;
+
+export type PatternField = (typeof PATTERN_FIELDS)[number];
+export type PatternValues = Partial<Record<PatternField, string | null>>;
+
+const FIELD_RE = new RegExp(`%(${PATTERN_FIELDS.join('|')})%`, 'g');
+const MAX_VALUE = 128;
+
+/**
+ * Builds a redirect address from a pattern: each %field% is replaced by the link's value,
+ * URL-escaped and trimmed to 128 characters, except %original_url% (as is) and
+ * %escaped_original_url% (escaped, whole). Missing values are empty; other `%` text is kept.
+ */
+export function expandPattern(pattern: string, values: PatternValues): string {
+  return pattern.replace(FIELD_RE, (_, field: PatternField) => {
+    if (field === 'original_url') return values.original_url ?? '';
+    if (field === 'escaped_original_url') return encodeURIComponent(values.original_url ?? '');
+    const value = values[field];
+    if (value === null || value === undefined) return '';
+    return encodeURIComponent(value.slice(0, MAX_VALUE));
+  });
+}
+
+/** Whether a pattern starts as an absolute http(s) URL or with %original_url% (checked when set). */
+export function isValidPattern(pattern: string): boolean {
+  return /^(https?:\/\/(%[a-z_]+%|[^\s/?#%]+)|%original_url%)/i.test(pattern) && pattern.length <= 2048;
+}

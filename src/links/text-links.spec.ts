@@ -1,0 +1,28 @@
+import { extractLinks, replaceLinks } from './text-links';
+
+describe('extractLinks', () => {
+  it('finds http and https links with positions', () => {
+    const text = 'Read http://a.example/x and https://b.example/y?q=1#f now';
+    expect(extractLinks(text)).toEqual([
+      { url: 'http://a.example/x', start: 5, end: 23 },
+      { url: 'https://b.example/y?q=1#f', start: 28, end: 53 },
+    ]);
+  });
+
+  it('leaves sentence punctuation and unbalanced brackets out', () => {
+    expect(extractLinks('see http://a.example/x.').map((l) => l.url)).toEqual(['http://a.example/x']);
+    expect(extractLinks('(see http://a.example/x)').map((l) => l.url)).toEqual(['http://a.example/x']);
+    expect(extractLinks('http://en.example/wiki/A_(b)!').map((l) => l.url)).toEqual(['http://en.example/wiki/A_(b)']);
+    expect(extractLinks('"http://a.example/q?x=1",').map((l) => l.url)).toEqual(['http://a.example/q?x=1']);
+  });
+
+  it('ignores other schemes and bare hosts', () => {
+    expect(extractLinks('ftp://a.example www.b.example http:// mailto:x@y.z')).toEqual([]);
+  });
+
+  it('replaces in order', () => {
+    const text = 'a http://x.example/1 b http://y.example/2 c';
+    const links = extractLinks(text);
+    expect(replaceLinks(text, links, ['L1', 'L2'])).toBe('a L1 b L2 c');
+  });
+});

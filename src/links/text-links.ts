@@ -1,0 +1,50 @@
+export interface TextLink {
+  url: string;
+  start: number;
+  end: number;
+}
+
+// SPEC.md recognises http:// only; we also take https:// (README says so).
+const LINK_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
+const TRAILING = /[.,;:!?'"»”’]+$/;
+
+/**
+ * The links of a text, in order, with their positions. Sentence punctuation after a link is not
+ * part of it, nor is a closing bracket that has no opening one inside the link.
+ */
+export function extractLinks(text: string): TextLink[] {
+  const links: TextLink[] = [];
+  for (const match of text.matchAll(LINK_RE)) {
+    let url = match[0];
+    for (;;) {
+      const trimmed = url.replace(TRAILING, '');
+      const last = trimmed.at(-1);
+      const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+      if (last && pairs[last] && count(trimmed, last) > count(trimmed, pairs[last])) {
+        url = trimmed.slice(0, -1);
+        continue;
+      }
+      url = trimmed;
+      break;
+    }
+    if (/^https?:\/\/[^/?#]+/i.test(url)) {
+      links.push({ url, start: match.index, end: match.index + url.length });
+    }
+  }
+  return links;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}
+
+/** The text with each link replaced (replacements in link order). */
+export function replaceLinks(text: string, links: TextLink[], replacements: string[]): string {
+  let out = '';
+  let cursor = 0;
+  links.forEach((link, i) => {
+    out += text.slice(cursor, link.start) + replacements[i];
+    cursor = link.end;
+  });
+  return out + text.slice(cursor);
+}
