@@ -7,6 +7,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import type Redis from 'ioredis';
 import { RedisClient } from '../queue/redis.provider';
 
 @ApiTags('health')
@@ -32,20 +33,28 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness (database and, when configured, Redis)' })
   ready() {
     const checks = [() => this.database.pingCheck('database', { timeout: 2000 })];
-    if (this.redis.client) checks.push(() => this.pingRedis());
+    const client = this.redis.client;
+    if (client) checks.push(() => this.pingRedis(client));
     return this.health.check(checks);
   }
 
-  private async pingRedis(): Promise<HealthIndicatorResult> {
+  private async pingRedis(client: Redis): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check('redis');
+    // The timer is cleared once Redis answers: a pending 2 s timer would hold the process open
+    // after shutdown (Jest reported it as "did not exit").
+    let timer: NodeJS.Timeout | undefined;
     try {
       const answer = await Promise.race([
-        this.redis.client!.ping(),
-        new Promise<string>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+        client.ping(),
+        new Promise<string>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 2000);
+        }),
       ]);
       return answer === 'PONG' ? indicator.up() : indicator.down({ message: answer });
     } catch (error) {
       return indicator.down({ message: (error as Error).message });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

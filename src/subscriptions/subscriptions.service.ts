@@ -103,7 +103,10 @@ export class SubscriptionsService {
     return this.repository.listSubscriptions();
   }
 
-  listApplications(subscriptionId: string): Promise<ApplicationEntity[]> {
+  async listApplications(subscriptionId: string): Promise<ApplicationEntity[]> {
+    if (!(await this.repository.findSubscriptionById(subscriptionId))) {
+      throw Errors.notFound(`No subscription ${subscriptionId}`);
+    }
     return this.repository.listApplications(subscriptionId);
   }
 

@@ -1,0 +1,233 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppError } from '../common/app-error';
+import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { SubscriptionsService } from '../subscriptions/subscriptions.service';
+
+/** Where the CLI writes; the tests capture both streams. */
+export interface CliOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface CliOptions {
+  /** The environment to read the configuration from (default: the process environment). */
+  env?: Record<string, string | undefined>;
+}
+
+/** Exit codes (sysexits.h where one fits). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+
+type Record_ = Record<string, string>;
+
+interface CommandSpec {
+  summary: string;
+  /** Options the command requires (name → what it is). */
+  required: Record<string, string>;
+  run(service: SubscriptionsService, options: Record_): Promise<Record_ | Record_[]>;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const COMMANDS: Record<string, CommandSpec> = {
+  'subscription:create': {
+    summary: 'Creates a subscription with one authorised application; prints both keys (shown only now).',
+    required: { name: 'name of the subscription' },
+    async run(service, { name }) {
+      const issued = await service.createSubscription(name);
+      return {
+        subscription_id: issued.subscription.id,
+        subscription_name: issued.subscription.name,
+        subscription_key: issued.subscriptionKey,
+        application_id: issued.application.id,
+        application_name: issued.application.name,
+        application_key: issued.applicationKey,
+      };
+    },
+  },
+  'subscription:list': {
+    summary: 'Lists the subscriptions (keys are stored hashed and cannot be shown).',
+    required: {},
+    async run(service) {
+      const subscriptions = await service.listSubscriptions();
+      return subscriptions.map((s) => ({ id: s.id, name: s.name, created_at: s.createdAt.toISOString() }));
+    },
+  },
+  'subscription:rotate-key': {
+    summary: 'Issues a new subscription_key; the old one stops working at once.',
+    required: { id: 'subscription id' },
+    async run(service, { id }) {
+      return { subscription_id: id, subscription_key: await service.rotateSubscriptionKey(id) };
+    },
+  },
+  'application:create': {
+    summary: 'Authorises a new application on a subscription; prints its application_key (shown only now).',
+    required: { subscription: 'subscription id', name: 'name of the application' },
+    async run(service, { subscription, name }) {
+      const { application, applicationKey } = await service.createApplication(subscription, name);
+      return {
+        application_id: application.id,
+        application_name: application.name,
+        subscription_id: application.subscriptionId,
+        application_key: applicationKey,
+      };
+    },
+  },
+  'application:list': {
+    summary: 'Lists the applications of a subscription.',
+    required: { subscription: 'subscription id' },
+    async run(service, { subscription }) {
+      const applications = await service.listApplications(subscription);
+      return applications.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() }));
+    },
+  },
+  'application:rotate-key': {
+    summary: 'Issues a new application_key; the old one stops working at once.',
+    required: { id: 'application id' },
+    async run(service, { id }) {
+      return { application_id: id, application_key: await service.rotateApplicationKey(id) };
+    },
+  },
+};
+
+/** Options that take an id are checked here, so a typo is a usage error and not a database error. */
+const ID_OPTIONS = new Set(['id', 'subscription']);
+
+class UsageError extends Error {}
+
+interface Parsed {
+  command: string;
+  options: Record_;
+  json: boolean;
+}
+
+/** `<command> [--name value | --name=value]... [--json]`; throws UsageError on anything else. */
+export function parseArguments(argv: readonly string[]): Parsed | 'help' {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('no command given');
+  if (command === 'help' || command === '--help' || command === '-h') return 'help';
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command "${command}"`);
+  const options: Record_ = {};
+  let json = false;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    const match = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match) throw new UsageError(`unexpected argument "${arg}"`);
+    const [, name, inline] = match;
+    if (name === 'json') {
+      if (inline !== undefined) throw new UsageError('--json takes no value');
+      json = true;
+      continue;
+    }
+    if (!(name in spec.required)) throw new UsageError(`${command} has no option --${name}`);
+    if (name in options) throw new UsageError(`--${name} given twice`);
+    let value = inline;
+    if (value === undefined) {
+      const next = rest[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    value = value.trim();
+    if (value === '') throw new UsageError(`--${name} must not be empty`);
+    if (ID_OPTIONS.has(name) && !UUID_RE.test(value)) {
+      throw new UsageError(`--${name} must be an id (a UUID), got "${value}"`);
+    }
+    options[name] = value;
+  }
+  for (const name of Object.keys(spec.required)) {
+    if (!(name in options)) throw new UsageError(`${command} needs --${name} <${spec.required[name]}>`);
+  }
+  return { command, options, json };
+}
+
+export function usage(): string {
+  const lines = [
+    'Usage: npm run cli -- <command> [options] [--json]',
+    '',
+    'Administers subscriptions and their applications on the database the service uses',
+    '(DATABASE_URL, or the embedded database under DATA_DIR: stop the service first then).',
+    '',
+    'Commands:',
+  ];
+  for (const [name, spec] of Object.entries(COMMANDS)) {
+    const options = Object.entries(spec.required)
+      .map(([option, what]) => ` --${option} <${what}>`)
+      .join('');
+    lines.push(`  ${name}${options}`, `      ${spec.summary}`);
+  }
+  lines.push(
+    '  help',
+    '      Shows this text.',
+    '',
+    'Output is "key: value" lines (a blank line between records); --json prints JSON instead.',
+    'Exit codes: 0 done, 1 failed (e.g. unknown id), 2 bad command or arguments, 78 bad configuration.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+function render(result: Record_ | Record_[], json: boolean): string {
+  if (json) return `${JSON.stringify(result, null, 2)}\n`;
+  const records = Array.isArray(result) ? result : [result];
+  return records
+    .map((record) =>
+      Object.entries(record)
+        .map(([key, value]) => `${key}: ${value}\n`)
+        .join(''),
+    )
+    .join('\n');
+}
+
+/** Only what the commands need: no HTTP, no queues, no first-start bootstrap. */
+@Module({})
+class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule] };
+  }
+}
+
+/** Parses argv, runs one command and returns the process exit code. */
+export async function runCli(argv: readonly string[], out: CliOutput, options: CliOptions = {}): Promise<number> {
+  let parsed: Parsed | 'help';
+  try {
+    parsed = parseArguments(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    out.stderr(`svc cli: ${error.message}\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  if (parsed === 'help') {
+    out.stdout(usage());
+    return EXIT.ok;
+  }
+  let config: AppConfig;
+  try {
+    config = loadConfig(options.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    out.stderr(`svc cli: configuration error: ${error.message}\n`);
+    return EXIT.config;
+  }
+  const spec = COMMANDS[parsed.command];
+  let context: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
+  try {
+    context = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+      logger: ['error', 'fatal'],
+      abortOnError: false,
+    });
+    const result = await spec.run(context.get(SubscriptionsService), parsed.options);
+    out.stdout(render(result, parsed.json));
+    return EXIT.ok;
+  } catch (error) {
+    const message = error instanceof AppError ? error.message : String((error as Error)?.message ?? error);
+    out.stderr(`svc cli: ${parsed.command} failed: ${message}\n`);
+    return EXIT.failed;
+  } finally {
+    await context?.close();
+  }
+}
