@@ -15,6 +15,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       testTimeout: 30000,
     },
   ],

@@ -11,7 +11,7 @@ import TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { JobQueue } from '../../src/queue/job-queue';
-import { TEMPLATE_DATABASE, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, stampedName, templateDatabase } from './env';
 
 export interface TestAppOptions {
   /** BullMQ on the machine's Redis (default) or the in-process transport. */
@@ -37,11 +37,11 @@ export interface TestApp {
 
 /** A fresh database cloned from the migrated template, for one test file. */
 export async function createTestDatabase(): Promise<string> {
-  const name = `svc_t_${randomBytes(6).toString('hex')}`;
+  const name = stampedName('t', randomBytes(5).toString('hex'));
   const admin = new Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`);
   } finally {
     await admin.end();
   }
