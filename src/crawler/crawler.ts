@@ -61,7 +61,8 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     const address = await resolveAllowed(current.hostname, options, deadline);
     const response = await request(current, address, options, deadline);
     const location = response.headers.location;
-    if (response.statusCode >= 300 && response.statusCode < 400 && location) {
+    const status = response.statusCode ?? 0;
+    if (status >= 300 && status < 400 && location) {
       response.resume();
       if (redirects.length >= maxRedirects) {
         throw new CrawlError('too_many_redirects', `more than ${maxRedirects} redirects from ${start}`);
@@ -73,7 +74,7 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     const body = options.readBody === false ? (response.resume(), '') : await readBody(response, options.maxBytes ?? DEFAULTS.maxBytes, deadline);
     return {
       url: current.toString(),
-      status: response.statusCode,
+      status,
       contentType: response.headers['content-type'] ?? null,
       body,
       redirects,
