@@ -1,0 +1,106 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+
+/** Example project creation object (SPEC.md 4.10). */
+export const CREATE_EXAMPLE = {
+  name: 'acme-blog',
+  domains: ['go.acme.com'],
+  default_domain: 'go.acme.com',
+  admins: ['ann@example.com'],
+  sharers: 'bob@example.com',
+  conversions: { enabled: true, domains: ['shop.acme.com'], goal_1_label: 'Signup' },
+};
+
+/** Example project update object: only what changes. */
+export const UPDATE_EXAMPLE = {
+  name: 'acme-blog-2',
+  domains: ['links.acme.com'],
+  remove_domain: ['go.acme.com'],
+  default_domain: 'links.acme.com',
+  viewers: ['carol@example.com'],
+  remove_user: ['bob'],
+  change_role: [{ user: 'ann@example.com', role: 'sharer' }],
+  conversions: { domains: 'all', goal_2_label: 'Purchase', goal_1_label: null },
+};
+
+export const SUBSCRIPTION_KEY_DOC = {
+  description: 'Key of the subscription that owns the projects.',
+  example: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
+};
+export const APPLICATION_KEY_DOC = {
+  description: 'Key of an application authorised to administer the subscription.',
+  example: 'app_9e8d7c6b5a4f3e2d1c0b9a8f',
+};
+
+/** subscription_key and application_key, both required (show, list, destroy). */
+export class ProjectKeysParamsDto {
+  /** Key of the subscription that owns the projects. */
+  @ApiProperty(SUBSCRIPTION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  subscription_key?: string;
+
+  /** Key of an application authorised to administer the subscription. */
+  @ApiProperty(APPLICATION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  application_key?: string;
+}
+
+/** new: subscription_key, json; application_key optional but checked when given. */
+export class CreateProjectParamsDto {
+  /** Key of the subscription that will own the project. */
+  @ApiProperty(SUBSCRIPTION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  subscription_key?: string;
+
+  /** Optional; when given, it must be an application authorised on the subscription. */
+  @ApiPropertyOptional(APPLICATION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  application_key?: string;
+
+  /**
+   * The project creation object as a JSON string: name (required; a-z A-Z 0-9 _ -, unique),
+   * domains (connected to this subscription), default_domain, admins/sharers/viewers (e-mail,
+   * sharer_id or username; new users by e-mail get a welcome e-mail), conversions {enabled,
+   * domains, goal_1_label … goal_5_label}.
+   */
+  @ApiProperty({
+    description:
+      'Project creation object as a JSON string: name (required), domains, default_domain, admins, sharers, viewers, conversions.',
+    example: JSON.stringify(CREATE_EXAMPLE),
+  })
+  @IsOptional()
+  json?: unknown;
+}
+
+/** update: subscription_key, json; application_key optional but checked when given. */
+export class UpdateProjectParamsDto {
+  /** Key of the subscription that owns the project. */
+  @ApiProperty(SUBSCRIPTION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  subscription_key?: string;
+
+  /** Optional; when given, it must be an application authorised on the subscription. */
+  @ApiPropertyOptional(APPLICATION_KEY_DOC)
+  @IsOptional()
+  @IsString()
+  application_key?: string;
+
+  /**
+   * The project update object as a JSON string, only what changes: name, domains (added),
+   * remove_domain, default_domain, admins/sharers/viewers (added, or role changed), remove_user,
+   * change_role [{user, role}], conversions {enabled, domains (added; 'all' for every redirection),
+   * remove_domain, goal_1_label … goal_5_label (null clears)}.
+   */
+  @ApiProperty({
+    description:
+      'Project update object as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.',
+    example: JSON.stringify(UPDATE_EXAMPLE),
+  })
+  @IsOptional()
+  json?: unknown;
+}

@@ -1,0 +1,178 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { adminTimestamp } from '../../common/time';
+import { LISTED_GOALS } from '../project-input';
+import type { ProjectRole } from '../project-user.entity';
+import type { ProjectDetails } from '../projects.service';
+
+/** A project user (SPEC.md 2.3). */
+export class UserRecordDto {
+  /** Name of the user's default project. */
+  @ApiProperty({ example: 'acme-blog' })
+  default_project: string;
+
+  /** E-mail address (stored lowercase). */
+  @ApiProperty({ example: 'ann@example.com' })
+  email: string;
+
+  /** Display name. */
+  @ApiProperty({ example: 'ann' })
+  name: string;
+
+  /** The user's id, a UUID; may be used to name the user in admins, sharers, viewers. */
+  @ApiProperty({ example: '5f0c6c1e-3d4b-4a51-9b7e-2f1d8c9a0b12' })
+  sharer_id: string;
+
+  /** Unique username, derived from the e-mail address when the user was invited. */
+  @ApiProperty({ example: 'ann' })
+  username: string;
+}
+
+/**
+ * Conversion settings. goal_1_label … goal_10_label are all present (null when unset); goals 1–5
+ * are recorded and labelled through the update object.
+ */
+export class ConversionsRecordDto {
+  /** Whether redirects add svc=<svc_id> to landing URLs for conversion tracking. */
+  @ApiProperty({ example: true })
+  enabled: boolean;
+
+  /** 'all' (every redirection) or the landing-page hostnames where conversions are tracked. */
+  @ApiProperty({ oneOf: [{ type: 'string', enum: ['all'] }, { type: 'array', items: { type: 'string' } }], example: ['shop.example.com'] })
+  domains: 'all' | string[];
+
+  [label: `goal_${number}_label`]: string | null;
+}
+for (const n of LISTED_GOALS) {
+  ApiProperty({
+    type: String,
+    nullable: true,
+    description: `Display name of goal ${n}${n > 5 ? ' (listing only)' : ''}`,
+    example: n === 1 ? 'Signup' : null,
+  })(ConversionsRecordDto.prototype, `goal_${n}_label`);
+}
+
+/** The project record (SPEC.md 2.3). */
+export class ProjectRecordDto {
+  /** Globally unique among live projects; a-z, A-Z, 0-9, underscore, hyphen. */
+  @ApiProperty({ example: 'acme-blog' })
+  name: string;
+
+  /** The project API key: `key` of the link, stats and conversion endpoints. */
+  @ApiProperty({ example: '3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a' })
+  api_key: string;
+
+  /** YYYY-MM-DD HH:MM:SS, UTC. */
+  @ApiProperty({ example: '2026-11-23 08:30:00' })
+  created_at: string;
+
+  /** YYYY-MM-DD HH:MM:SS, UTC. */
+  @ApiProperty({ example: '2026-11-23 08:30:00' })
+  updated_at: string;
+
+  /** Domain of the project's new links: the shared default domain unless changed. */
+  @ApiProperty({ example: 'svc.example' })
+  default_domain: string;
+
+  /** Connected domains the project may create links on (the shared default domain is implied). */
+  @ApiProperty({ type: [String], example: ['go.acme.com'] })
+  domains: string[];
+
+  @ApiProperty({ type: [UserRecordDto] })
+  admins: UserRecordDto[];
+
+  @ApiProperty({ type: [UserRecordDto] })
+  sharers: UserRecordDto[];
+
+  @ApiProperty({ type: [UserRecordDto] })
+  viewers: UserRecordDto[];
+
+  /** Present in show and list; absent in the answers to new and update (SPEC.md 2.3). */
+  @ApiPropertyOptional({ type: ConversionsRecordDto })
+  conversions?: ConversionsRecordDto;
+}
+
+export function toConversionsRecord(details: ProjectDetails): ConversionsRecordDto {
+  const { project } = details;
+  const record: ConversionsRecordDto = {
+    enabled: project.conversionsEnabled,
+    domains: project.conversionDomains === 'all' ? 'all' : [...project.conversionDomains],
+  };
+  for (const n of LISTED_GOALS) record[`goal_${n}_label`] = project.goalLabels[`goal_${n}`] ?? null;
+  return record;
+}
+
+export function toProjectRecord(details: ProjectDetails, withConversions: boolean): ProjectRecordDto {
+  const { project, members } = details;
+  const byRole = (role: ProjectRole): UserRecordDto[] =>
+    members
+      .filter((member) => member.role === role)
+      .map((member) => ({
+        default_project: member.defaultProject ?? project.name,
+        email: member.email,
+        name: member.name,
+        sharer_id: member.userId,
+        username: member.username,
+      }));
+  const record: ProjectRecordDto = {
+    name: project.name,
+    api_key: project.apiKey,
+    created_at: adminTimestamp(project.createdAt),
+    updated_at: adminTimestamp(project.updatedAt),
+    default_domain: project.defaultDomain,
+    domains: details.domains.map((domain) => domain.hostname),
+    admins: byRole('admin'),
+    sharers: byRole('sharer'),
+    viewers: byRole('viewer'),
+  };
+  if (withConversions) record.conversions = toConversionsRecord(details);
+  return record;
+}
+
+/** Swagger: the request echo of admin responses. */
+const ECHO_EXAMPLE = {
+  subscription_key: 'sub_…',
+  application_key: 'app_…',
+  json: '{"name":"acme-blog"}',
+  method: 'new',
+  object: 'project',
+};
+
+export class ProjectBodyDto {
+  @ApiProperty({ type: ProjectRecordDto })
+  project: ProjectRecordDto;
+}
+
+export class ProjectResponseDto {
+  /** Every parameter given, as a string, plus apikey (from the path), method and object. */
+  @ApiProperty({ type: 'object', additionalProperties: true, example: ECHO_EXAMPLE })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: ProjectBodyDto })
+  response: ProjectBodyDto;
+}
+
+export class ProjectListBodyDto {
+  @ApiProperty({ type: [ProjectRecordDto] })
+  projects: ProjectRecordDto[];
+}
+
+export class ProjectListResponseDto {
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { ...ECHO_EXAMPLE, json: undefined, method: 'list' } })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: ProjectListBodyDto })
+  response: ProjectListBodyDto;
+}
+
+export class ProjectDeletedBodyDto {
+  @ApiProperty({ example: true })
+  deleted: true;
+}
+
+export class ProjectDeletedResponseDto {
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { ...ECHO_EXAMPLE, json: undefined, apikey: '3f9a…', method: 'delete' } })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: ProjectDeletedBodyDto })
+  response: ProjectDeletedBodyDto;
+}

@@ -1,0 +1,240 @@
+import { Errors } from '../common/app-error';
+import { stringList } from '../common/json-parameter';
+import { parseLinkHost } from '../common/validators';
+import { ProjectRole, ROLES } from './project-user.entity';
+
+/** A value taken from the `json` object, with the parameter path that names it in errors. */
+export interface Named<T = string> {
+  value: T;
+  parameter: string;
+}
+
+export interface MemberRef extends Named {
+  role: ProjectRole;
+}
+
+/** Goal numbers whose labels the project objects set (SPEC.md 8: five goals are recorded). */
+export const SETTABLE_GOALS = [1, 2, 3, 4, 5] as const;
+/** Goal numbers that appear in project listings. */
+export const LISTED_GOALS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+export const GOAL_LABEL_MAX = 256;
+export const PROJECT_NAME_MAX = 100;
+
+export interface ConversionsInput {
+  enabled?: boolean;
+  /** 'all', or hostnames (replaced on create, added on update). */
+  domains?: 'all' | string[];
+  /** Update only. 'all' switches back from every redirection to a host list. */
+  removeDomains: Named[];
+  /** goal_<n> → label (null clears); only the goals given. */
+  goalLabels: Record<string, string | null>;
+}
+
+export interface CreateProjectInput {
+  name: string;
+  domains: Named[];
+  defaultDomain: Named | null;
+  members: MemberRef[];
+  conversions: ConversionsInput | null;
+}
+
+export interface UpdateProjectInput {
+  name: string | null;
+  domains: Named[];
+  removeDomains: Named[];
+  defaultDomain: Named | null;
+  members: MemberRef[];
+  removeUsers: Named[];
+  changeRoles: MemberRef[];
+  conversions: ConversionsInput | null;
+}
+
+const CREATE_FIELDS = ['name', 'conversions', 'domains', 'default_domain', 'admins', 'sharers', 'viewers'];
+const UPDATE_FIELDS = [...CREATE_FIELDS, 'remove_domain', 'remove_user', 'change_role'];
+const NAME_RE = /^[A-Za-z0-9_-]+$/;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The project creation object (SPEC.md 4.10); throws a 400 naming the offending field. */
+export function parseProjectCreation(json: Record<string, unknown>): CreateProjectInput {
+  rejectUnknown(json, CREATE_FIELDS, 'json', 'the project creation object');
+  if (json.name === undefined || json.name === null || json.name === '') throw Errors.missing('json.name');
+  return {
+    name: parseName(json.name),
+    domains: parseHostnames(json.domains, 'json.domains'),
+    defaultDomain: parseDefaultDomain(json.default_domain),
+    members: parseMembers(json),
+    conversions: json.conversions === undefined ? null : parseConversions(json.conversions, false),
+  };
+}
+
+/** The project update object (SPEC.md 4.10): only what changes. */
+export function parseProjectUpdate(json: Record<string, unknown>): UpdateProjectInput {
+  rejectUnknown(json, UPDATE_FIELDS, 'json', 'the project update object');
+  return {
+    name: json.name === undefined ? null : parseName(json.name),
+    domains: parseHostnames(json.domains, 'json.domains'),
+    removeDomains: parseHostnames(json.remove_domain, 'json.remove_domain'),
+    defaultDomain: parseDefaultDomain(json.default_domain),
+    members: parseMembers(json),
+    removeUsers: named(json.remove_user, 'json.remove_user'),
+    changeRoles: parseChangeRoles(json.change_role),
+    conversions: json.conversions === undefined ? null : parseConversions(json.conversions, true),
+  };
+}
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL_RE.test(value);
+}
+
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value);
+}
+
+/**
+ * A link domain as stored in `domains.hostname`: the hostname part lowercased, a `_segment`
+ * kept as written (SPEC.md 1: domain_segment form).
+ */
+export function normaliseLinkHost(value: string): string {
+  const underscore = value.indexOf('_');
+  return underscore === -1
+    ? value.toLowerCase()
+    : `${value.slice(0, underscore).toLowerCase()}${value.slice(underscore)}`;
+}
+
+function rejectUnknown(object: Record<string, unknown>, allowed: string[], parameter: string, what: string): void {
+  const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
+  if (unknown.length === 0) return;
+  const fields = `allowed: ${allowed.join(', ')}`;
+  if (unknown.length === 1) {
+    throw Errors.invalid(`${parameter}.${unknown[0]}`, `not a field of ${what} (${fields})`);
+  }
+  throw Errors.invalid(parameter, `unknown fields ${unknown.join(', ')} in ${what} (${fields})`);
+}
+
+function parseName(value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw Errors.invalid('json.name', 'must be a non-empty string');
+  if (!NAME_RE.test(value)) {
+    throw Errors.invalid('json.name', `"${value}" may contain only a-z, A-Z, 0-9, underscore and hyphen`);
+  }
+  if (value.length > PROJECT_NAME_MAX) {
+    throw Errors.invalid('json.name', `must be at most ${PROJECT_NAME_MAX} characters`);
+  }
+  return value;
+}
+
+/** A string or an array of strings, each with its parameter path (`json.sharers` or `json.sharers[1]`). */
+function named(value: unknown, parameter: string): Named[] {
+  const list = stringList(value, parameter);
+  return list.map((item, index) => ({ value: item, parameter: Array.isArray(value) ? `${parameter}[${index}]` : parameter }));
+}
+
+function parseHostnames(value: unknown, parameter: string): Named[] {
+  return named(value, parameter).map(({ value: host, parameter: path }) => {
+    const normalised = normaliseLinkHost(host);
+    if (!parseLinkHost(normalised)) {
+      throw Errors.invalid(path, `"${host}" is not a hostname (domain or domain_segment form)`);
+    }
+    return { value: normalised, parameter: path };
+  });
+}
+
+function parseDefaultDomain(value: unknown): Named | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw Errors.invalid('json.default_domain', 'must be a hostname string');
+  }
+  const [host] = parseHostnames(value, 'json.default_domain');
+  return host;
+}
+
+function parseMembers(json: Record<string, unknown>): MemberRef[] {
+  const members: MemberRef[] = [];
+  for (const role of ROLES) {
+    for (const ref of named(json[`${role}s`], `json.${role}s`)) members.push({ ...ref, role });
+  }
+  return members;
+}
+
+function parseRole(value: unknown, parameter: string): ProjectRole {
+  if (typeof value !== 'string' || !(ROLES as readonly string[]).includes(value)) {
+    throw Errors.invalid(parameter, `must be one of ${ROLES.join(', ')}`);
+  }
+  return value as ProjectRole;
+}
+
+function parseChangeRoles(value: unknown): MemberRef[] {
+  if (value === undefined || value === null) return [];
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return list.map((item, index) => {
+    const parameter = Array.isArray(value) ? `json.change_role[${index}]` : 'json.change_role';
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw Errors.invalid(parameter, 'must be an object {user, role}');
+    }
+    const entry = item as Record<string, unknown>;
+    rejectUnknown(entry, ['user', 'role'], parameter, 'a change_role entry');
+    if (typeof entry.user !== 'string' || entry.user.trim() === '') {
+      throw Errors.invalid(`${parameter}.user`, 'must be an e-mail address, sharer_id or username');
+    }
+    return {
+      value: entry.user.trim(),
+      parameter: `${parameter}.user`,
+      role: parseRole(entry.role, `${parameter}.role`),
+    };
+  });
+}
+
+function parseBoolean(value: unknown, parameter: string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  throw Errors.invalid(parameter, 'must be true or false');
+}
+
+/** Landing-page hosts: any hostname (no scheme, path, port or segment). */
+function parseLandingHosts(value: unknown, parameter: string): Named[] {
+  return named(value, parameter).map(({ value: host, parameter: path }) => {
+    const normalised = host.toLowerCase();
+    const parsed = parseLinkHost(normalised);
+    if (normalised !== 'all' && (!parsed || parsed.port !== null || parsed.segment !== null)) {
+      throw Errors.invalid(path, `"${host}" is not a hostname`);
+    }
+    return { value: normalised, parameter: path };
+  });
+}
+
+function parseConversions(value: unknown, update: boolean): ConversionsInput {
+  const parameter = 'json.conversions';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw Errors.invalid(parameter, 'must be an object');
+  }
+  const object = value as Record<string, unknown>;
+  const goalFields = SETTABLE_GOALS.map((n) => `goal_${n}_label`);
+  const allowed = ['enabled', 'domains', ...(update ? ['remove_domain'] : []), ...goalFields];
+  rejectUnknown(object, allowed, parameter, 'the conversions object');
+  const input: ConversionsInput = { removeDomains: [], goalLabels: {} };
+  if (object.enabled !== undefined) input.enabled = parseBoolean(object.enabled, `${parameter}.enabled`);
+  if (object.domains !== undefined && object.domains !== null) {
+    const hosts = parseLandingHosts(object.domains, `${parameter}.domains`);
+    input.domains = hosts.some((host) => host.value === 'all') ? 'all' : unique(hosts.map((host) => host.value));
+  }
+  if (update) input.removeDomains = parseLandingHosts(object.remove_domain, `${parameter}.remove_domain`);
+  for (const n of SETTABLE_GOALS) {
+    const field = `goal_${n}_label`;
+    if (!(field in object)) continue;
+    const label = object[field];
+    if (label === null || label === '') {
+      input.goalLabels[`goal_${n}`] = null;
+    } else if (typeof label !== 'string') {
+      throw Errors.invalid(`${parameter}.${field}`, 'must be a string or null');
+    } else if (label.length > GOAL_LABEL_MAX) {
+      throw Errors.invalid(`${parameter}.${field}`, `must be at most ${GOAL_LABEL_MAX} characters`);
+    } else {
+      input.goalLabels[`goal_${n}`] = label;
+    }
+  }
+  return input;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
