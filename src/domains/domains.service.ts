@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { parseJsonObject, stringList } from '../common/json-parameter';
+import { AppConfig } from '../config/app-config';
+import { AdminCredentials, SubscriptionsService } from '../subscriptions/subscriptions.service';
+import {
+  CREATE_FIELDS,
+  UPDATE_FIELDS,
+  hostPart,
+  parseDomainHostname,
+  parseRedirect,
+  rejectUnknownFields,
+} from './domain-input';
+import { DomainEntity } from './domain.entity';
+import { DomainsRepository, ProjectRef } from './domains.repository';
+
+/** Administration parameters: the keys plus `json` on new and update. */
+export interface DomainParams extends AdminCredentials {
+  json?: unknown;
+}
+
+/** A domain with the names of the live projects authorised on it (SPEC.md 2.4). */
+export interface DomainView {
+  domain: DomainEntity;
+  projects: string[];
+}
+
+@Injectable()
+export class DomainsService {
+  constructor(
+    private readonly repository: DomainsRepository,
+    private readonly subscriptions: SubscriptionsService,
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** The connected domain with this hostname (`host[:port]` or `host_segment`), of any subscription. */
+  findByHostname(hostname: string): Promise<DomainEntity | null> {
+    return this.repository.findByHostname(hostname.trim().toLowerCase());
+  }
+
+  async list(params: DomainParams): Promise<DomainView[]> {
+    const subscription = await this.subscriptions.authenticate(params, true);
+    const domains = await this.repository.listBySubscription(subscription.id);
+    const names = await this.repository.projectNamesByDomain(domains.map((domain) => domain.id));
+    return domains.map((domain) => ({ domain, projects: names.get(domain.id) ?? [] }));
+  }
+
+  async show(params: DomainParams, hostname: string): Promise<DomainView> {
+    const subscription = await this.subscriptions.authenticate(params, true);
+    const domain = await this.getOwnedDomain(subscription.id, hostname);
+    return this.view(domain);
+  }
+
+  /** Connects a hostname to the subscription and authorises the listed projects on it. */
+  async create(params: DomainParams): Promise<DomainView> {
+    const subscription = await this.subscriptions.authenticate(params, true);
+    const input = parseJsonObject(params.json);
+    rejectUnknownFields(input, CREATE_FIELDS);
+    const hostname = parseDomainHostname(input.hostname, this.config.defaultDomain);
+    const rootRedirect = parseRedirect(input.root_redirect, 'json.root_redirect');
+    const notFoundRedirect = parseRedirect(input.not_found_redirect, 'json.not_found_redirect');
+    const apiKeys = stringList(input.projects, 'json.projects');
+
+    return this.dataSource.transaction(async (manager) => {
+      await this.assertHostnameFree(subscription.id, hostname, manager);
+      const projects = await this.resolveProjects(subscription.id, apiKeys, 'json.projects', manager);
+      const domain = await this.repository.insertDomain(
+        { subscriptionId: subscription.id, hostname, rootRedirect, notFoundRedirect },
+        manager,
+      );
+      if (!domain) throw hostnameTaken(hostname);
+      await this.repository.addProjects(
+        domain.id,
+        projects.map((project) => project.id),
+        manager,
+      );
+      return this.view(domain, manager);
+    });
+  }
+
+  /** Changes only the given fields; `projects` adds authorisations, `remove_projects` removes them. */
+  async update(params: DomainParams, hostname: string): Promise<DomainView> {
+    const subscription = await this.subscriptions.authenticate(params, true);
+    const input = parseJsonObject(params.json);
+    rejectUnknownFields(input, UPDATE_FIELDS);
+    const changes: Partial<Pick<DomainEntity, 'rootRedirect' | 'notFoundRedirect'>> = {};
+    if ('root_redirect' in input) {
+      changes.rootRedirect = parseRedirect(input.root_redirect, 'json.root_redirect', false);
+    }
+    if ('not_found_redirect' in input) {
+      changes.notFoundRedirect = parseRedirect(input.not_found_redirect, 'json.not_found_redirect', false);
+    }
+    const addKeys = stringList(input.projects, 'json.projects');
+    const removeKeys = stringList(input.remove_projects, 'json.remove_projects');
+    const both = addKeys.find((key) => removeKeys.includes(key));
+    if (both !== undefined) {
+      throw Errors.invalid('json.remove_projects', `${both} is also listed in json.projects`);
+    }
+
+    return this.dataSource.transaction(async (manager) => {
+      const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
+      const added = await this.resolveProjects(subscription.id, addKeys, 'json.projects', manager);
+      const removed = await this.resolveProjects(subscription.id, removeKeys, 'json.remove_projects', manager);
+      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(
+        domain.hostname,
+        removed.map((project) => project.id),
+        manager,
+      );
+      if (blocking.length > 0) {
+        throw Errors.invalid(
+          'json.remove_projects',
+          `${domain.hostname} is the default_domain of project ${names(blocking)}; ` +
+            `change the project's default_domain first`,
+        );
+      }
+      await this.repository.updateDomain(domain.id, changes, manager);
+      await this.repository.addProjects(
+        domain.id,
+        added.map((project) => project.id),
+        manager,
+      );
+      await this.repository.removeProjects(
+        domain.id,
+        removed.map((project) => project.id),
+        manager,
+      );
+      const updated = await this.repository.findByHostname(domain.hostname, manager);
+      return this.view(updated!, manager);
+    });
+  }
+
+  /** Disconnects the domain; refused while a live project links on it by default. */
+  async destroy(params: DomainParams, hostname: string): Promise<void> {
+    const subscription = await this.subscriptions.authenticate(params, true);
+    await this.dataSource.transaction(async (manager) => {
+      const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
+      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(domain.hostname, null, manager);
+      if (blocking.length > 0) {
+        throw Errors.badRequest(
+          `Domain ${domain.hostname} is the default_domain of project ${names(blocking)}; ` +
+            `change the project's default_domain first`,
+        );
+      }
+      await this.repository.deleteDomain(domain.id, manager);
+    });
+  }
+
+  /**
+   * The domain addressed by the path, of the caller's subscription. With a manager the row is
+   * locked for the rest of the transaction.
+   */
+  private async getOwnedDomain(
+    subscriptionId: string,
+    hostname: string,
+    manager?: EntityManager,
+  ): Promise<DomainEntity> {
+    const normalised = hostname.trim().toLowerCase();
+    const domain = manager
+      ? await this.repository.findByHostnameForUpdate(normalised, manager)
+      : await this.repository.findByHostname(normalised);
+    if (!domain) throw Errors.notFound(`Domain not found: ${normalised}`);
+    if (domain.subscriptionId !== subscriptionId) {
+      throw Errors.forbidden(`Not permitted: domain ${normalised} is not connected to this subscription`);
+    }
+    return domain;
+  }
+
+  /**
+   * A hostname is taken when it is connected, and its host is taken by another subscription when
+   * that subscription connected the host or any `host_segment` of it (links under a host belong to
+   * whoever pointed it here).
+   */
+  private async assertHostnameFree(subscriptionId: string, hostname: string, manager: EntityManager): Promise<void> {
+    if (await this.repository.findByHostname(hostname, manager)) throw hostnameTaken(hostname);
+    const sameHost = await this.repository.listByHost(hostPart(hostname), manager);
+    if (sameHost.some((domain) => domain.subscriptionId !== subscriptionId)) throw hostnameTaken(hostname);
+  }
+
+  /** Live projects of this subscription by API key: unknown or destroyed → 404, another subscription's → 403. */
+  private async resolveProjects(
+    subscriptionId: string,
+    apiKeys: string[],
+    parameter: string,
+    manager: EntityManager,
+  ): Promise<ProjectRef[]> {
+    const unique = [...new Set(apiKeys)];
+    const found = await this.repository.findLiveProjectsByApiKeys(unique, manager);
+    const byKey = new Map(found.map((project) => [project.apiKey.trim(), project]));
+    return unique.map((key) => {
+      const project = byKey.get(key);
+      if (!project) throw Errors.notFound(`Project not found: ${parameter} ${key}`);
+      if (project.subscriptionId !== subscriptionId) {
+        throw Errors.forbidden(`Not permitted: ${parameter} ${key} is a project of another subscription`);
+      }
+      return project;
+    });
+  }
+
+  private async view(domain: DomainEntity, manager?: EntityManager): Promise<DomainView> {
+    const projectNames = await this.repository.projectNamesByDomain([domain.id], manager);
+    return { domain, projects: projectNames.get(domain.id) ?? [] };
+  }
+}
+
+function hostnameTaken(hostname: string): AppError {
+  return Errors.badRequest(
+    `Invalid parameter json.hostname: ${hostname} is already connected`,
+    ErrorCode.hostnameTaken,
+  );
+}
+
+function names(projects: ProjectRef[]): string {
+  return projects.map((project) => project.name).join(', ');
+}

@@ -1,0 +1,77 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DomainRecordDto } from './domain-record.dto';
+import { APPLICATION_KEY_EXAMPLE, CREATE_JSON_EXAMPLE, SUBSCRIPTION_KEY_EXAMPLE } from './domain-params.dto';
+
+const ECHO_DESCRIPTION =
+  'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).';
+
+export class DomainBodyDto {
+  @ApiProperty({ type: DomainRecordDto })
+  domain: DomainRecordDto;
+}
+
+export class DomainListBodyDto {
+  @ApiProperty({ type: [DomainRecordDto] })
+  domains: DomainRecordDto[];
+}
+
+export class DomainDeletedBodyDto {
+  @ApiProperty({ description: 'Always true.', example: true })
+  deleted: true;
+}
+
+export class DomainResponseDto {
+  @ApiProperty({
+    description: ECHO_DESCRIPTION,
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
+      application_key: APPLICATION_KEY_EXAMPLE,
+      json: CREATE_JSON_EXAMPLE,
+      method: 'new',
+      object: 'domain',
+    },
+  })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: DomainBodyDto })
+  response: DomainBodyDto;
+}
+
+export class DomainListResponseDto {
+  @ApiProperty({
+    description: ECHO_DESCRIPTION,
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
+      application_key: APPLICATION_KEY_EXAMPLE,
+      method: 'list',
+      object: 'domain',
+    },
+  })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: DomainListBodyDto })
+  response: DomainListBodyDto;
+}
+
+export class DomainDeletedResponseDto {
+  @ApiProperty({
+    description: ECHO_DESCRIPTION,
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
+      application_key: APPLICATION_KEY_EXAMPLE,
+      hostname: 'go.example.com',
+      method: 'delete',
+      object: 'domain',
+    },
+  })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: DomainDeletedBodyDto })
+  response: DomainDeletedBodyDto;
+}
