@@ -46,7 +46,12 @@ export class AppExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) this.logUnexpected(exception, req);
-      return { status, code: codeForStatus(status), message: messageOf(exception) };
+      let message = messageOf(exception);
+      // The router's 404 quotes the URL with its query string, where keys travel: quote the path only.
+      if (status === 404 && message === `Cannot ${req.method} ${req.originalUrl}`) {
+        message = `Cannot ${req.method} ${req.path}`;
+      }
+      return { status, code: codeForStatus(status), message };
     }
     const parserStatus = bodyParserStatus(exception);
     if (parserStatus) {

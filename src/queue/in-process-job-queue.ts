@@ -45,10 +45,16 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
+      // The deadline timer is cleared as soon as the jobs settle: left pending, it would hold the
+      // process open for up to timeoutMs after shutdown.
+      let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled([...this.inFlight]),
-        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()))),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        }),
       ]);
+      clearTimeout(timer);
     }
   }
 

@@ -1,0 +1,172 @@
+import * as path from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+const DB = 'postgres://postgres@127.0.0.1:5432/svc';
+const REDIS = 'redis://127.0.0.1:6379';
+
+/** The ConfigError loadConfig throws for env (fails the test when it does not throw). */
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has a default for every variable', () => {
+    const config = loadConfig({});
+    expect({ ...config }).toEqual({
+      port: 3000,
+      databaseUrl: null,
+      dataDir: path.resolve('./data'),
+      redisUrl: null,
+      redisPrefix: 'svc',
+      defaultDomain: 'localhost:3000',
+      publicScheme: 'http',
+      bootstrapSubscriptionKey: null,
+      bootstrapApplicationKey: null,
+      role: 'all',
+      logLevel: 'info',
+      smtpUrl: null,
+      mailFrom: 'svc <no-reply@localhost>',
+    });
+    expect(config.runsWorkers).toBe(true);
+    expect(config.servesApi).toBe(true);
+    expect(config.outboxDir).toBe(path.resolve('./data/outbox'));
+    expect(config.pgliteDir).toBe(path.resolve('./data/pglite'));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: DB,
+      DATA_DIR: '/var/lib/svc',
+      REDIS_URL: REDIS,
+      REDIS_PREFIX: 'prod:svc',
+      DEFAULT_DOMAIN: 'Sho.RT',
+      PUBLIC_SCHEME: 'https',
+      BOOTSTRAP_SUBSCRIPTION_KEY: 'subscription_key_0123',
+      BOOTSTRAP_APPLICATION_KEY: 'application-key-0123',
+      ROLE: 'api',
+      LOG_LEVEL: 'warn',
+      SMTP_URL: 'smtps://user:pass@mail.example.com:465',
+      MAIL_FROM: 'Links <links@example.com>',
+    });
+    expect({ ...config }).toEqual({
+      port: 8080,
+      databaseUrl: DB,
+      dataDir: '/var/lib/svc',
+      redisUrl: REDIS,
+      redisPrefix: 'prod:svc',
+      defaultDomain: 'sho.rt',
+      publicScheme: 'https',
+      bootstrapSubscriptionKey: 'subscription_key_0123',
+      bootstrapApplicationKey: 'application-key-0123',
+      role: 'api',
+      logLevel: 'warn',
+      smtpUrl: 'smtps://user:pass@mail.example.com:465',
+      mailFrom: 'Links <links@example.com>',
+    });
+    expect(config.runsWorkers).toBe(false);
+    expect(config.servesApi).toBe(true);
+  });
+
+  it('treats blank values as unset and trims values', () => {
+    const config = loadConfig({ PORT: '  ', DATABASE_URL: '', REDIS_PREFIX: ' p ', LOG_LEVEL: ' debug ' });
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toBeNull();
+    expect(config.redisPrefix).toBe('p');
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it('derives the default domain and sender from PORT and DEFAULT_DOMAIN', () => {
+    expect(loadConfig({ PORT: '4000' }).defaultDomain).toBe('localhost:4000');
+    expect(loadConfig({ DEFAULT_DOMAIN: 'links.example.com:8443' }).mailFrom).toBe(
+      'svc <no-reply@links.example.com>',
+    );
+  });
+
+  it('accepts postgresql: and rediss: URLs', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://u@db/x', REDIS_URL: 'rediss://cache:6380' });
+    expect(config.databaseUrl).toBe('postgresql://u@db/x');
+    expect(config.redisUrl).toBe('rediss://cache:6380');
+  });
+
+  it('ROLE worker serves only health and runs workers', () => {
+    const config = loadConfig({ ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS });
+    expect(config.servesApi).toBe(false);
+    expect(config.runsWorkers).toBe(true);
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '0' }],
+    ['PORT', { PORT: '65536' }],
+    ['PORT', { PORT: '-1' }],
+    ['PORT', { PORT: '80.5' }],
+    ['DEFAULT_DOMAIN', { DEFAULT_DOMAIN: 'http://sho.rt' }],
+    ['DEFAULT_DOMAIN', { DEFAULT_DOMAIN: 'sho rt' }],
+    ['DEFAULT_DOMAIN', { DEFAULT_DOMAIN: 'sho.rt/path' }],
+    ['DEFAULT_DOMAIN', { DEFAULT_DOMAIN: '-bad.example' }],
+    ['REDIS_PREFIX', { REDIS_PREFIX: 'has space' }],
+    ['REDIS_PREFIX', { REDIS_PREFIX: 'x'.repeat(65) }],
+    ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/svc' }],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
+    ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+    ['ROLE', { ROLE: 'scheduler' }],
+    ['PUBLIC_SCHEME', { PUBLIC_SCHEME: 'ftp' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
+    ['SMTP_URL', { SMTP_URL: 'mailto:me@example.com' }],
+    ['SMTP_URL', { SMTP_URL: 'nope' }],
+    ['BOOTSTRAP_SUBSCRIPTION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) }],
+    ['BOOTSTRAP_SUBSCRIPTION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 'has spaces in it!!', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) }],
+    ['BOOTSTRAP_APPLICATION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16), BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(129) }],
+  ])('refuses a bad %s (%j)', (variable, env) => {
+    const error = errorOf(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.name).toBe('ConfigError');
+  });
+
+  it('quotes the bad value in the message', () => {
+    expect(errorOf({ PORT: 'eighty' }).message).toBe('PORT: must be an integer from 1 to 65535 (got "eighty")');
+    expect(errorOf({ LOG_LEVEL: 'verbose' }).message).toBe(
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    );
+    expect(errorOf({ DATABASE_URL: 'mysql://x/y' }).message).toBe(
+      'DATABASE_URL: must use postgres: or postgresql: (got mysql:)',
+    );
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['api without either', { ROLE: 'api' }],
+    ['api without REDIS_URL', { ROLE: 'api', DATABASE_URL: DB }],
+    ['api without DATABASE_URL', { ROLE: 'api', REDIS_URL: REDIS }],
+    ['worker without either', { ROLE: 'worker' }],
+    ['worker without REDIS_URL', { ROLE: 'worker', DATABASE_URL: DB }],
+    ['worker without DATABASE_URL', { ROLE: 'worker', REDIS_URL: REDIS }],
+  ])('refuses ROLE %s', (_, env) => {
+    const error = errorOf(env);
+    expect(error.variable).toBe('ROLE');
+    expect(error.message).toContain('needs DATABASE_URL and REDIS_URL');
+  });
+
+  it('lets ROLE all run without DATABASE_URL and REDIS_URL', () => {
+    expect(loadConfig({ ROLE: 'all' }).role).toBe('all');
+  });
+
+  it('wants both BOOTSTRAP keys or neither', () => {
+    const onlySubscription = errorOf({ BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16) });
+    expect(onlySubscription.variable).toBe('BOOTSTRAP_APPLICATION_KEY');
+    expect(onlySubscription.message).toContain('must be given together');
+    const onlyApplication = errorOf({ BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) });
+    expect(onlyApplication.variable).toBe('BOOTSTRAP_SUBSCRIPTION_KEY');
+    expect(onlyApplication.message).toContain('must be given together');
+    const both = loadConfig({ BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16), BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(128) });
+    expect([both.bootstrapSubscriptionKey, both.bootstrapApplicationKey]).toEqual(['s'.repeat(16), 'a'.repeat(128)]);
+  });
+});
