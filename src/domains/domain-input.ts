@@ -2,15 +2,29 @@ import { Errors } from '../common/app-error';
 import { isHttpUrl, parseLinkHost } from '../common/validators';
 
 /** The fields of the domain creation object (SPEC.md 4.10). */
-export const CREATE_FIELDS = ['hostname', 'root_redirect', 'not_found_redirect', 'projects'] as const;
+export const CREATE_FIELDS = [
+  'hostname',
+  'root_redirect',
+  'not_found_redirect',
+  'projects',
+] as const;
 
 /** The fields of the domain update object: include only what changes. */
-export const UPDATE_FIELDS = ['root_redirect', 'not_found_redirect', 'projects', 'remove_projects'] as const;
+export const UPDATE_FIELDS = [
+  'root_redirect',
+  'not_found_redirect',
+  'projects',
+  'remove_projects',
+] as const;
 
-/** Refuses fields the object does not know, naming all of them (a typo must not pass silently). */
+/**
+ * Refuses fields the object does not know, naming them (a typo must not pass silently). Same
+ * wording as the projects API.
+ */
 export function rejectUnknownFields(
   input: Record<string, unknown>,
   allowed: readonly string[],
+  what: string,
   parameter = 'json',
 ): void {
   const unknown = Object.keys(input).filter((field) => !allowed.includes(field));
@@ -21,10 +35,23 @@ export function rejectUnknownFields(
       'a domain cannot be renamed; destroy it and connect the new hostname',
     );
   }
-  throw Errors.invalid(
-    parameter,
-    `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
-  );
+  const fields = `allowed: ${allowed.join(', ')}`;
+  if (unknown.length === 1) {
+    throw Errors.invalid(`${parameter}.${unknown[0]}`, `not a field of ${what} (${fields})`);
+  }
+  throw Errors.invalid(parameter, `unknown fields ${unknown.join(', ')} in ${what} (${fields})`);
+}
+
+/**
+ * A link domain as stored in `domains.hostname`: the host part lowercased, a `_segment` kept as
+ * written (it is a path segment of the links). The projects API normalises the same way.
+ */
+export function normaliseHostname(value: string): string {
+  const trimmed = value.trim();
+  const underscore = trimmed.indexOf('_');
+  return underscore === -1
+    ? trimmed.toLowerCase()
+    : `${trimmed.slice(0, underscore).toLowerCase()}${trimmed.slice(underscore)}`;
 }
 
 /** The host part (`hostname[:port]`) of a link domain, without its `_segment`. */
@@ -34,15 +61,22 @@ export function hostPart(hostname: string): string {
 }
 
 /**
- * A hostname as the creation object gives it: no scheme, no path, lowercased; `:port` and one
- * `_segment` allowed. The shared default domain belongs to every project and cannot be connected.
+ * A hostname as the creation object gives it: no scheme, no path, host part lowercased; `:port`
+ * and one `_segment` allowed. The shared default domain belongs to every project and cannot be connected.
  */
-export function parseDomainHostname(value: unknown, defaultDomain: string, parameter = 'json.hostname'): string {
+export function parseDomainHostname(
+  value: unknown,
+  defaultDomain: string,
+  parameter = 'json.hostname',
+): string {
   if (value === undefined || value === null || value === '') throw Errors.missing(parameter);
   if (typeof value !== 'string') throw Errors.invalid(parameter, 'must be a string');
-  const hostname = value.trim().toLowerCase();
+  const hostname = normaliseHostname(value);
   if (hostname.includes('://')) {
-    throw Errors.invalid(parameter, `"${value}" must be a hostname without a scheme (e.g. go.example.com)`);
+    throw Errors.invalid(
+      parameter,
+      `"${value}" must be a hostname without a scheme (e.g. go.example.com)`,
+    );
   }
   if (hostname.includes('/')) {
     throw Errors.invalid(
@@ -54,7 +88,7 @@ export function parseDomainHostname(value: unknown, defaultDomain: string, param
   if (!parsed) {
     throw Errors.invalid(
       parameter,
-      `"${value}" is not a valid hostname (hostname, optionally :port and one _segment of a-z, 0-9 and -)`,
+      `"${value}" is not a valid hostname (hostname, optionally :port and one _segment of A-Z, a-z, 0-9 and -)`,
     );
   }
   if (parsed.port !== null && (Number(parsed.port) < 1 || Number(parsed.port) > 65535)) {
@@ -63,14 +97,18 @@ export function parseDomainHostname(value: unknown, defaultDomain: string, param
   const defaultHost = defaultDomain.toLowerCase();
   const host = hostPart(hostname);
   if (host === defaultHost || parsed.hostname === defaultHost.replace(/:\d+$/, '')) {
-    throw Errors.invalid(parameter, `${defaultDomain} is the shared default domain and cannot be connected`);
+    throw Errors.invalid(
+      parameter,
+      `${defaultDomain} is the shared default domain and cannot be connected`,
+    );
   }
   return hostname;
 }
 
 /** root_redirect and not_found_redirect: absolute http(s) URLs (required on creation). */
 export function parseRedirect(value: unknown, parameter: string, required = true): string {
-  if (required && (value === undefined || value === null || value === '')) throw Errors.missing(parameter);
+  if (required && (value === undefined || value === null || value === ''))
+    throw Errors.missing(parameter);
   if (!isHttpUrl(value)) throw Errors.invalid(parameter, 'must be an absolute http(s) URL');
   return value;
 }

@@ -6,7 +6,11 @@ import { adminResponse } from '../common/request-echo';
 import { DomainParams, DomainView, DomainsService } from './domains.service';
 import { ApiDomainErrors, ApiDomainParams, ApiHostnameParam } from './domains.swagger';
 import { DomainRecordDto, toDomainRecord } from './dto/domain-record.dto';
-import { DomainDeletedResponseDto, DomainListResponseDto, DomainResponseDto } from './dto/domain-responses.dto';
+import {
+  DomainDeletedResponseDto,
+  DomainListResponseDto,
+  DomainResponseDto,
+} from './dto/domain-responses.dto';
 
 type Envelope<T> = ReturnType<typeof adminResponse<T>>;
 
@@ -28,7 +32,10 @@ export class DomainsController {
   @ApiDomainParams('keys', 'form')
   @ApiOkResponse({ type: DomainListResponseDto })
   @ApiDomainErrors('list')
-  async list(@Req() req: Request, @Params() params: DomainParams): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
+  async list(
+    @Req() req: Request,
+    @Params() params: DomainParams,
+  ): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
     const views = await this.domains.list(params);
     return adminResponse(req, { domains: views.map(record) });
   }
@@ -38,7 +45,10 @@ export class DomainsController {
   @ApiDomainParams('keys', 'query')
   @ApiOkResponse({ type: DomainListResponseDto })
   @ApiDomainErrors('list')
-  listByGet(@Req() req: Request, @Params() params: DomainParams): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
+  listByGet(
+    @Req() req: Request,
+    @Params() params: DomainParams,
+  ): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
     return this.list(req, params);
   }
 
@@ -52,7 +62,10 @@ export class DomainsController {
   @ApiDomainParams('new', 'form')
   @ApiOkResponse({ type: DomainResponseDto })
   @ApiDomainErrors('new')
-  async create(@Req() req: Request, @Params() params: DomainParams): Promise<Envelope<{ domain: DomainRecordDto }>> {
+  async create(
+    @Req() req: Request,
+    @Params() params: DomainParams,
+  ): Promise<Envelope<{ domain: DomainRecordDto }>> {
     return adminResponse(req, { domain: record(await this.domains.create(params)) });
   }
 

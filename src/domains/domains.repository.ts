@@ -27,7 +27,8 @@ const PROJECT_REF_COLUMNS = {
 export class DomainsRepository {
   constructor(
     @InjectRepository(DomainEntity) private readonly domains: Repository<DomainEntity>,
-    @InjectRepository(ProjectDomainEntity) private readonly projectDomains: Repository<ProjectDomainEntity>,
+    @InjectRepository(ProjectDomainEntity)
+    private readonly projectDomains: Repository<ProjectDomainEntity>,
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
   ) {}
 
@@ -63,7 +64,10 @@ export class DomainsRepository {
   }
 
   /** domain id → names of the live projects authorised on it, by name. Uses ix_project_domains_domain. */
-  async projectNamesByDomain(domainIds: string[], manager?: EntityManager): Promise<Map<string, string[]>> {
+  async projectNamesByDomain(
+    domainIds: string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, string[]>> {
     const names = new Map<string, string[]>(domainIds.map((id) => [id, []]));
     if (domainIds.length === 0) return names;
     const rows = await this.projectDomainRepo(manager)
@@ -79,7 +83,10 @@ export class DomainsRepository {
   }
 
   /** Live (not destroyed) projects with these API keys, of any subscription. Uses uq_projects_api_key. */
-  async findLiveProjectsByApiKeys(apiKeys: string[], manager?: EntityManager): Promise<ProjectRef[]> {
+  async findLiveProjectsByApiKeys(
+    apiKeys: string[],
+    manager?: EntityManager,
+  ): Promise<ProjectRef[]> {
     if (apiKeys.length === 0) return [];
     return this.projectRepo(manager).find({
       select: PROJECT_REF_COLUMNS,
@@ -145,9 +152,15 @@ export class DomainsRepository {
       .execute();
   }
 
-  async removeProjects(domainId: string, projectIds: string[], manager: EntityManager): Promise<void> {
+  async removeProjects(
+    domainId: string,
+    projectIds: string[],
+    manager: EntityManager,
+  ): Promise<void> {
     if (projectIds.length === 0) return;
-    await manager.getRepository(ProjectDomainEntity).delete({ domainId, projectId: In(projectIds) });
+    await manager
+      .getRepository(ProjectDomainEntity)
+      .delete({ domainId, projectId: In(projectIds) });
   }
 
   /** Deletes the domain and its project authorisations. */

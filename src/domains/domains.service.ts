@@ -8,6 +8,7 @@ import {
   CREATE_FIELDS,
   UPDATE_FIELDS,
   hostPart,
+  normaliseHostname,
   parseDomainHostname,
   parseRedirect,
   rejectUnknownFields,
@@ -35,9 +36,12 @@ export class DomainsService {
     private readonly config: AppConfig,
   ) {}
 
-  /** The connected domain with this hostname (`host[:port]` or `host_segment`), of any subscription. */
+  /**
+   * The connected domain with this hostname (`host[:port]` or `host_segment`; the host part is
+   * case-insensitive), of any subscription.
+   */
   findByHostname(hostname: string): Promise<DomainEntity | null> {
-    return this.repository.findByHostname(hostname.trim().toLowerCase());
+    return this.repository.findByHostname(normaliseHostname(hostname));
   }
 
   async list(params: DomainParams): Promise<DomainView[]> {
@@ -57,7 +61,7 @@ export class DomainsService {
   async create(params: DomainParams): Promise<DomainView> {
     const subscription = await this.subscriptions.authenticate(params, true);
     const input = parseJsonObject(params.json);
-    rejectUnknownFields(input, CREATE_FIELDS);
+    rejectUnknownFields(input, CREATE_FIELDS, 'the domain creation object');
     const hostname = parseDomainHostname(input.hostname, this.config.defaultDomain);
     const rootRedirect = parseRedirect(input.root_redirect, 'json.root_redirect');
     const notFoundRedirect = parseRedirect(input.not_found_redirect, 'json.not_found_redirect');
@@ -65,7 +69,12 @@ export class DomainsService {
 
     return this.dataSource.transaction(async (manager) => {
       await this.assertHostnameFree(subscription.id, hostname, manager);
-      const projects = await this.resolveProjects(subscription.id, apiKeys, 'json.projects', manager);
+      const projects = await this.resolveProjects(
+        subscription.id,
+        apiKeys,
+        'json.projects',
+        manager,
+      );
       const domain = await this.repository.insertDomain(
         { subscriptionId: subscription.id, hostname, rootRedirect, notFoundRedirect },
         manager,
@@ -84,13 +93,17 @@ export class DomainsService {
   async update(params: DomainParams, hostname: string): Promise<DomainView> {
     const subscription = await this.subscriptions.authenticate(params, true);
     const input = parseJsonObject(params.json);
-    rejectUnknownFields(input, UPDATE_FIELDS);
+    rejectUnknownFields(input, UPDATE_FIELDS, 'the domain update object');
     const changes: Partial<Pick<DomainEntity, 'rootRedirect' | 'notFoundRedirect'>> = {};
     if ('root_redirect' in input) {
       changes.rootRedirect = parseRedirect(input.root_redirect, 'json.root_redirect', false);
     }
     if ('not_found_redirect' in input) {
-      changes.notFoundRedirect = parseRedirect(input.not_found_redirect, 'json.not_found_redirect', false);
+      changes.notFoundRedirect = parseRedirect(
+        input.not_found_redirect,
+        'json.not_found_redirect',
+        false,
+      );
     }
     const addKeys = stringList(input.projects, 'json.projects');
     const removeKeys = stringList(input.remove_projects, 'json.remove_projects');
@@ -102,7 +115,12 @@ export class DomainsService {
     return this.dataSource.transaction(async (manager) => {
       const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
       const added = await this.resolveProjects(subscription.id, addKeys, 'json.projects', manager);
-      const removed = await this.resolveProjects(subscription.id, removeKeys, 'json.remove_projects', manager);
+      const removed = await this.resolveProjects(
+        subscription.id,
+        removeKeys,
+        'json.remove_projects',
+        manager,
+      );
       const blocking = await this.repository.findLiveProjectsWithDefaultDomain(
         domain.hostname,
         removed.map((project) => project.id),
@@ -136,7 +154,11 @@ export class DomainsService {
     const subscription = await this.subscriptions.authenticate(params, true);
     await this.dataSource.transaction(async (manager) => {
       const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
-      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(domain.hostname, null, manager);
+      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(
+        domain.hostname,
+        null,
+        manager,
+      );
       if (blocking.length > 0) {
         throw Errors.badRequest(
           `Domain ${domain.hostname} is the default_domain of project ${names(blocking)}; ` +
@@ -156,13 +178,15 @@ export class DomainsService {
     hostname: string,
     manager?: EntityManager,
   ): Promise<DomainEntity> {
-    const normalised = hostname.trim().toLowerCase();
+    const normalised = normaliseHostname(hostname);
     const domain = manager
       ? await this.repository.findByHostnameForUpdate(normalised, manager)
       : await this.repository.findByHostname(normalised);
     if (!domain) throw Errors.notFound(`Domain not found: ${normalised}`);
     if (domain.subscriptionId !== subscriptionId) {
-      throw Errors.forbidden(`Not permitted: domain ${normalised} is not connected to this subscription`);
+      throw Errors.forbidden(
+        `Not permitted: domain ${normalised} is not connected to this subscription`,
+      );
     }
     return domain;
   }
@@ -172,10 +196,15 @@ export class DomainsService {
    * that subscription connected the host or any `host_segment` of it (links under a host belong to
    * whoever pointed it here).
    */
-  private async assertHostnameFree(subscriptionId: string, hostname: string, manager: EntityManager): Promise<void> {
+  private async assertHostnameFree(
+    subscriptionId: string,
+    hostname: string,
+    manager: EntityManager,
+  ): Promise<void> {
     if (await this.repository.findByHostname(hostname, manager)) throw hostnameTaken(hostname);
     const sameHost = await this.repository.listByHost(hostPart(hostname), manager);
-    if (sameHost.some((domain) => domain.subscriptionId !== subscriptionId)) throw hostnameTaken(hostname);
+    if (sameHost.some((domain) => domain.subscriptionId !== subscriptionId))
+      throw hostnameTaken(hostname);
   }
 
   /** Live projects of this subscription by API key: unknown or destroyed → 404, another subscription's → 403. */
@@ -192,7 +221,9 @@ export class DomainsService {
       const project = byKey.get(key);
       if (!project) throw Errors.notFound(`Project not found: ${parameter} ${key}`);
       if (project.subscriptionId !== subscriptionId) {
-        throw Errors.forbidden(`Not permitted: ${parameter} ${key} is a project of another subscription`);
+        throw Errors.forbidden(
+          `Not permitted: ${parameter} ${key} is a project of another subscription`,
+        );
       }
       return project;
     });

@@ -1,5 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+} from '@nestjs/swagger';
 import { ErrorCode } from '../common/app-error';
 import {
   APPLICATION_KEY_EXAMPLE,
@@ -21,12 +28,20 @@ import {
  */
 export type DomainParamsKind = 'keys' | 'new' | 'update';
 
-const PARAM_TYPES = { keys: DomainKeysParamsDto, new: CreateDomainParamsDto, update: UpdateDomainParamsDto };
+const PARAM_TYPES = {
+  keys: DomainKeysParamsDto,
+  new: CreateDomainParamsDto,
+  update: UpdateDomainParamsDto,
+};
 
 type QueryParam = { name: string; description: string; example: string };
 
 const KEY_PARAMS: QueryParam[] = [
-  { name: 'subscription_key', description: 'Key of the subscription that owns the domains.', example: SUBSCRIPTION_KEY_EXAMPLE },
+  {
+    name: 'subscription_key',
+    description: 'Key of the subscription that owns the domains.',
+    example: SUBSCRIPTION_KEY_EXAMPLE,
+  },
   {
     name: 'application_key',
     description: 'Key of an application authorised to administer that subscription.',
@@ -36,8 +51,22 @@ const KEY_PARAMS: QueryParam[] = [
 
 const QUERY_PARAMS: Record<DomainParamsKind, QueryParam[]> = {
   keys: KEY_PARAMS,
-  new: [...KEY_PARAMS, { name: 'json', description: 'JSON string: the domain creation object.', example: CREATE_JSON_EXAMPLE }],
-  update: [...KEY_PARAMS, { name: 'json', description: 'JSON string: the domain update object.', example: UPDATE_JSON_EXAMPLE }],
+  new: [
+    ...KEY_PARAMS,
+    {
+      name: 'json',
+      description: 'JSON string: the domain creation object.',
+      example: CREATE_JSON_EXAMPLE,
+    },
+  ],
+  update: [
+    ...KEY_PARAMS,
+    {
+      name: 'json',
+      description: 'JSON string: the domain update object.',
+      example: UPDATE_JSON_EXAMPLE,
+    },
+  ],
 };
 
 /** The parameters of an operation: a form body for POST, the query string for GET. */
@@ -60,7 +89,8 @@ export function ApiDomainParams(kind: DomainParamsKind, via: 'form' | 'query'): 
 export const ApiHostnameParam = (): MethodDecorator =>
   ApiParam({
     name: 'hostname',
-    description: 'A hostname connected to the subscription, as in the domain record (`host[:port]` or `host_segment`).',
+    description:
+      'A hostname connected to the subscription, as in the domain record (`host[:port]` or `host_segment`).',
     example: 'go.example.com',
   });
 
@@ -76,11 +106,19 @@ function echo(method: string, extra: Record<string, string> = {}): Record<string
   };
 }
 
-function example(summary: string, request: Record<string, string>, code: number, message: string): Example {
+function example(
+  summary: string,
+  request: Record<string, string>,
+  code: number,
+  message: string,
+): Example {
   return { summary, value: { request, error: { code, message } } };
 }
 
-function errorResponses(status: 400 | 403 | 404, examples: Record<string, Example>): MethodDecorator {
+function errorResponses(
+  status: 400 | 403 | 404,
+  examples: Record<string, Example>,
+): MethodDecorator {
   const descriptions = {
     400: 'Missing or invalid parameter (code 1001, 1002; 10004 hostname already connected).',
     403: 'Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004).',
@@ -103,7 +141,9 @@ function keyErrors(method: string, extra: Record<string, string> = {}): Record<s
 }
 
 /** The error responses of each operation, with example bodies. */
-export function ApiDomainErrors(operation: 'list' | 'new' | 'show' | 'update' | 'destroy'): MethodDecorator {
+export function ApiDomainErrors(
+  operation: 'list' | 'new' | 'show' | 'update' | 'destroy',
+): MethodDecorator {
   const method = operation === 'destroy' ? 'delete' : operation;
   const path = operation === 'list' || operation === 'new' ? {} : HOSTNAME;
   const missingKey = example(
@@ -132,7 +172,10 @@ export function ApiDomainErrors(operation: 'list' | 'new' | 'show' | 'update' | 
   switch (operation) {
     case 'new': {
       const json = (value: object) => ({ json: JSON.stringify(value) });
-      const base = { root_redirect: 'https://www.example.com/', not_found_redirect: 'https://www.example.com/404' };
+      const base = {
+        root_redirect: 'https://www.example.com/',
+        not_found_redirect: 'https://www.example.com/404',
+      };
       decorators.push(
         errorResponses(400, {
           missingKey,
@@ -152,7 +195,7 @@ export function ApiDomainErrors(operation: 'list' | 'new' | 'show' | 'update' | 
             'Unknown field',
             echo(method, json({ hostname: 'go.example.com', ...base, colour: 'blue' })),
             ErrorCode.invalidParameter,
-            'Invalid parameter json: unknown field colour (allowed: hostname, root_redirect, not_found_redirect, projects)',
+            'Invalid parameter json.colour: not a field of the domain creation object (allowed: hostname, root_redirect, not_found_redirect, projects)',
           ),
           taken: example(
             'Hostname already connected',
@@ -193,7 +236,7 @@ export function ApiDomainErrors(operation: 'list' | 'new' | 'show' | 'update' | 
             'Invalid parameter json.not_found_redirect: must be an absolute http(s) URL',
           ),
           defaultDomain: example(
-            "Removing a project that links on this domain by default",
+            'Removing a project that links on this domain by default',
             request,
             ErrorCode.invalidParameter,
             "Invalid parameter json.remove_projects: go.example.com is the default_domain of project blog; change the project's default_domain first",

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { DomainsService } from '../../src/domains/domains.service';
-import { IssuedSubscription, SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
+import {
+  IssuedSubscription,
+  SubscriptionsService,
+} from '../../src/subscriptions/subscriptions.service';
 import { TestApp, createTestApp } from '../support/app';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -15,7 +18,6 @@ describe('domains administration API', () => {
   let t: TestApp;
   let subscriptionId: string;
   let other: IssuedSubscription;
-  let projectCount = 0;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -25,7 +27,10 @@ describe('domains administration API', () => {
   afterAll(() => t.close());
 
   const keys = () => ({ subscription_key: t.subscriptionKey, application_key: t.applicationKey });
-  const otherKeys = () => ({ subscription_key: other.subscriptionKey, application_key: other.applicationKey });
+  const otherKeys = () => ({
+    subscription_key: other.subscriptionKey,
+    application_key: other.applicationKey,
+  });
 
   /** The request echo: every parameter as a string, plus method and object (and hostname from the path). */
   const echo = (method: string, params: Record<string, string>, hostname?: string) => ({
@@ -35,19 +40,19 @@ describe('domains administration API', () => {
     object: 'domain',
   });
 
-  const post = (path: string, params: Record<string, string>) => t.http.post(path).type('form').send(params);
+  const post = (path: string, params: Record<string, string>) =>
+    t.http.post(path).type('form').send(params);
 
   async function insertProject(
     name: string,
     options: { subscription?: string; defaultDomain?: string; deleted?: boolean } = {},
   ): Promise<ProjectRow> {
-    projectCount += 1;
     const result = await t.db.query<ProjectRow>(
       `INSERT INTO projects (subscription_id, name, api_key, default_domain, deleted_at)
        VALUES ($1, $2, $3, $4, $5) RETURNING id, name, api_key`,
       [
         options.subscription ?? subscriptionId,
-        `${name}`,
+        name,
         randomBytes(32).toString('hex'),
         options.defaultDomain ?? 'svc.test',
         options.deleted ? new Date() : null,
@@ -68,10 +73,6 @@ describe('domains administration API', () => {
       projects,
     });
     await post('/domains/new', { ...params, json }).expect(200);
-  }
-
-  async function otherSubscriptionId(): Promise<string> {
-    return other.subscription.id;
   }
 
   async function domainCount(hostname: string): Promise<number> {
@@ -148,7 +149,9 @@ describe('domains administration API', () => {
           WHERE d.hostname = 'go.example.com' ORDER BY p.name`,
       );
       expect(rows.rows).toEqual([{ name: 'new-blog' }, { name: 'new-shop' }]);
-      const domain = await t.db.query('SELECT subscription_id FROM domains WHERE hostname = $1', ['go.example.com']);
+      const domain = await t.db.query('SELECT subscription_id FROM domains WHERE hostname = $1', [
+        'go.example.com',
+      ]);
       expect(domain.rows).toEqual([{ subscription_id: subscriptionId }]);
     });
 
@@ -160,7 +163,10 @@ describe('domains administration API', () => {
         not_found_redirect: 'http://solo.example.com/missing',
         projects: solo.api_key,
       });
-      const res = await t.http.post('/domains/new').query({ ...keys(), json }).expect(200);
+      const res = await t.http
+        .post('/domains/new')
+        .query({ ...keys(), json })
+        .expect(200);
       expect(res.body.request).toEqual(echo('new', { ...keys(), json }));
       expect(res.body.response.domain.projects).toEqual(['new-solo']);
 
@@ -181,15 +187,29 @@ describe('domains administration API', () => {
     });
 
     it('accepts hostname_segment and hostname:port', async () => {
-      for (const hostname of ['seg.example.com_Blog-1', 'port.example.com:8080', 'port.example.com:8443_x']) {
+      for (const hostname of [
+        'seg.example.com_Blog-1',
+        'port.example.com:8080',
+        'port.example.com:8443_x',
+      ]) {
         const json = JSON.stringify({
           hostname,
           root_redirect: 'https://example.com/',
           not_found_redirect: 'https://example.com/404',
         });
         const res = await post('/domains/new', { ...keys(), json }).expect(200);
-        expect(res.body.response.domain.hostname).toBe(hostname.toLowerCase());
+        expect(res.body.response.domain.hostname).toBe(hostname);
       }
+      // The host part is case-insensitive; the segment is a path segment of the links, kept as written.
+      const json = JSON.stringify({
+        hostname: 'SEG.Example.com_Blog',
+        root_redirect: 'https://example.com/',
+        not_found_redirect: 'https://example.com/404',
+      });
+      const res = await post('/domains/new', { ...keys(), json }).expect(200);
+      expect(res.body.response.domain.hostname).toBe('seg.example.com_Blog');
+      await post('/domains/SEG.example.COM_Blog/show', keys()).expect(200);
+      await post('/domains/seg.example.com_blog/show', keys()).expect(404);
     });
 
     it('requires json', async () => {
@@ -206,7 +226,10 @@ describe('domains administration API', () => {
         ['["a"]', 'Invalid parameter json: must be a JSON object'],
       ]) {
         const res = await post('/domains/new', { ...keys(), json }).expect(400);
-        expect(res.body).toEqual({ request: echo('new', { ...keys(), json }), error: { code: 1002, message } });
+        expect(res.body).toEqual({
+          request: echo('new', { ...keys(), json }),
+          error: { code: 1002, message },
+        });
       }
     });
 
@@ -224,16 +247,36 @@ describe('domains administration API', () => {
         error: {
           code: 1002,
           message:
-            'Invalid parameter json: unknown fields colour, remove_projects (allowed: hostname, root_redirect, not_found_redirect, projects)',
+            'Invalid parameter json: unknown fields colour, remove_projects in the domain creation object (allowed: hostname, root_redirect, not_found_redirect, projects)',
         },
       });
       expect(await domainCount('unknown.example.com')).toBe(0);
+      const one = JSON.stringify({
+        hostname: 'unknown.example.com',
+        root_redirect: 'https://e.com/',
+        size: 1,
+      });
+      const res2 = await post('/domains/new', { ...keys(), json: one }).expect(400);
+      expect(res2.body).toEqual({
+        request: echo('new', { ...keys(), json: one }),
+        error: {
+          code: 1002,
+          message:
+            'Invalid parameter json.size: not a field of the domain creation object (allowed: hostname, root_redirect, not_found_redirect, projects)',
+        },
+      });
     });
 
     it('requires hostname', async () => {
-      const json = JSON.stringify({ root_redirect: 'https://example.com/', not_found_redirect: 'https://example.com/404' });
+      const json = JSON.stringify({
+        root_redirect: 'https://example.com/',
+        not_found_redirect: 'https://example.com/404',
+      });
       const res = await post('/domains/new', { ...keys(), json }).expect(400);
-      expect(res.body.error).toEqual({ code: 1001, message: 'Missing required parameter: json.hostname' });
+      expect(res.body.error).toEqual({
+        code: 1001,
+        message: 'Missing required parameter: json.hostname',
+      });
     });
 
     it.each([
@@ -247,16 +290,28 @@ describe('domains administration API', () => {
       ],
       [
         'bad host.example.com',
-        'Invalid parameter json.hostname: "bad host.example.com" is not a valid hostname (hostname, optionally :port and one _segment of a-z, 0-9 and -)',
+        'Invalid parameter json.hostname: "bad host.example.com" is not a valid hostname (hostname, optionally :port and one _segment of A-Z, a-z, 0-9 and -)',
       ],
       [
         'two.example.com_a_b',
-        'Invalid parameter json.hostname: "two.example.com_a_b" is not a valid hostname (hostname, optionally :port and one _segment of a-z, 0-9 and -)',
+        'Invalid parameter json.hostname: "two.example.com_a_b" is not a valid hostname (hostname, optionally :port and one _segment of A-Z, a-z, 0-9 and -)',
       ],
-      ['port.example.com:70000', 'Invalid parameter json.hostname: "port.example.com:70000" has a port outside 1 to 65535'],
-      ['svc.test', 'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected'],
-      ['SVC.Test', 'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected'],
-      ['svc.test_blog', 'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected'],
+      [
+        'port.example.com:70000',
+        'Invalid parameter json.hostname: "port.example.com:70000" has a port outside 1 to 65535',
+      ],
+      [
+        'svc.test',
+        'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected',
+      ],
+      [
+        'SVC.Test',
+        'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected',
+      ],
+      [
+        'svc.test_blog',
+        'Invalid parameter json.hostname: svc.test is the shared default domain and cannot be connected',
+      ],
     ])('refuses hostname %s with 400', async (hostname, message) => {
       const json = JSON.stringify({
         hostname,
@@ -264,18 +319,36 @@ describe('domains administration API', () => {
         not_found_redirect: 'https://example.com/404',
       });
       const res = await post('/domains/new', { ...keys(), json }).expect(400);
-      expect(res.body).toEqual({ request: echo('new', { ...keys(), json }), error: { code: 1002, message } });
+      expect(res.body).toEqual({
+        request: echo('new', { ...keys(), json }),
+        error: { code: 1002, message },
+      });
     });
 
     it('refuses a hostname that is not a string', async () => {
-      const json = JSON.stringify({ hostname: 42, root_redirect: 'https://e.com/', not_found_redirect: 'https://e.com/' });
+      const json = JSON.stringify({
+        hostname: 42,
+        root_redirect: 'https://e.com/',
+        not_found_redirect: 'https://e.com/',
+      });
       const res = await post('/domains/new', { ...keys(), json }).expect(400);
-      expect(res.body.error).toEqual({ code: 1002, message: 'Invalid parameter json.hostname: must be a string' });
+      expect(res.body.error).toEqual({
+        code: 1002,
+        message: 'Invalid parameter json.hostname: must be a string',
+      });
     });
 
     it.each([
-      [{ not_found_redirect: 'https://e.com/404' }, 1001, 'Missing required parameter: json.root_redirect'],
-      [{ root_redirect: 'https://e.com/' }, 1001, 'Missing required parameter: json.not_found_redirect'],
+      [
+        { not_found_redirect: 'https://e.com/404' },
+        1001,
+        'Missing required parameter: json.root_redirect',
+      ],
+      [
+        { root_redirect: 'https://e.com/' },
+        1001,
+        'Missing required parameter: json.not_found_redirect',
+      ],
       [
         { root_redirect: '/home', not_found_redirect: 'https://e.com/404' },
         1002,
@@ -294,7 +367,10 @@ describe('domains administration API', () => {
     ])('checks the redirects: %j', async (redirects, code, message) => {
       const json = JSON.stringify({ hostname: 'redirects.example.com', ...redirects });
       const res = await post('/domains/new', { ...keys(), json }).expect(400);
-      expect(res.body).toEqual({ request: echo('new', { ...keys(), json }), error: { code, message } });
+      expect(res.body).toEqual({
+        request: echo('new', { ...keys(), json }),
+        error: { code, message },
+      });
       expect(await domainCount('redirects.example.com')).toBe(0);
     });
 
@@ -328,7 +404,7 @@ describe('domains administration API', () => {
 
     it("refuses another subscription's project with 403 code 1004 and connects nothing", async () => {
       const mine = await insertProject('new-mine');
-      const theirs = await insertProject('new-theirs', { subscription: await otherSubscriptionId() });
+      const theirs = await insertProject('new-theirs', { subscription: other.subscription.id });
       const json = JSON.stringify({
         hostname: 'cross.example.com',
         root_redirect: 'https://example.com/',
@@ -439,9 +515,15 @@ describe('domains administration API', () => {
         updated_at: TIMESTAMP,
       };
       const byPost = await post('/domains/show.example.com/show', keys()).expect(200);
-      expect(byPost.body).toEqual({ request: echo('show', keys(), 'show.example.com'), response: { domain } });
+      expect(byPost.body).toEqual({
+        request: echo('show', keys(), 'show.example.com'),
+        response: { domain },
+      });
       const byGet = await t.http.get('/domains/Show.Example.com/show').query(keys()).expect(200);
-      expect(byGet.body).toEqual({ request: echo('show', keys(), 'Show.Example.com'), response: { domain } });
+      expect(byGet.body).toEqual({
+        request: echo('show', keys(), 'Show.Example.com'),
+        response: { domain },
+      });
     });
 
     it('answers 404 code 1003 for a hostname that is not connected', async () => {
@@ -456,7 +538,10 @@ describe('domains administration API', () => {
       const res = await post('/domains/hidden.example.com/show', keys()).expect(403);
       expect(res.body).toEqual({
         request: echo('show', keys(), 'hidden.example.com'),
-        error: { code: 1004, message: 'Not permitted: domain hidden.example.com is not connected to this subscription' },
+        error: {
+          code: 1004,
+          message: 'Not permitted: domain hidden.example.com is not connected to this subscription',
+        },
       });
     });
   });
@@ -519,11 +604,13 @@ describe('domains administration API', () => {
       });
       // Adding an authorised project again and removing one that is not authorised change nothing.
       const again = JSON.stringify({ projects: [keep.api_key], remove_projects: [drop.api_key] });
-      const res2 = await post('/domains/upd.example.com/update', { ...keys(), json: again }).expect(200);
+      const res2 = await post('/domains/upd.example.com/update', { ...keys(), json: again }).expect(
+        200,
+      );
       expect(res2.body.response.domain.projects).toEqual(['upd-add', 'upd-keep']);
     });
 
-    it("refuses to remove a project whose default_domain is this hostname", async () => {
+    it('refuses to remove a project whose default_domain is this hostname', async () => {
       const pinned = await insertProject('upd-pinned', { defaultDomain: 'upd.example.com' });
       await post('/domains/upd.example.com/update', {
         ...keys(),
@@ -544,28 +631,45 @@ describe('domains administration API', () => {
     });
 
     it.each([
-      [{ hostname: 'renamed.example.com' }, 'Invalid parameter json.hostname: a domain cannot be renamed; destroy it and connect the new hostname'],
+      [
+        { hostname: 'renamed.example.com' },
+        'Invalid parameter json.hostname: a domain cannot be renamed; destroy it and connect the new hostname',
+      ],
       [
         { colour: 'blue' },
-        'Invalid parameter json: unknown field colour (allowed: root_redirect, not_found_redirect, projects, remove_projects)',
+        'Invalid parameter json.colour: not a field of the domain update object (allowed: root_redirect, not_found_redirect, projects, remove_projects)',
       ],
-      [{ root_redirect: 'example.com' }, 'Invalid parameter json.root_redirect: must be an absolute http(s) URL'],
-      [{ root_redirect: null }, 'Invalid parameter json.root_redirect: must be an absolute http(s) URL'],
-      [{ not_found_redirect: '' }, 'Invalid parameter json.not_found_redirect: must be an absolute http(s) URL'],
-      [{ remove_projects: [''] }, 'Invalid parameter json.remove_projects[0]: must be a non-empty string'],
+      [
+        { root_redirect: 'example.com' },
+        'Invalid parameter json.root_redirect: must be an absolute http(s) URL',
+      ],
+      [
+        { root_redirect: null },
+        'Invalid parameter json.root_redirect: must be an absolute http(s) URL',
+      ],
+      [
+        { not_found_redirect: '' },
+        'Invalid parameter json.not_found_redirect: must be an absolute http(s) URL',
+      ],
+      [
+        { remove_projects: [''] },
+        'Invalid parameter json.remove_projects[0]: must be a non-empty string',
+      ],
       [
         { projects: ['a'.repeat(64)], remove_projects: ['a'.repeat(64)] },
         `Invalid parameter json.remove_projects: ${'a'.repeat(64)} is also listed in json.projects`,
       ],
     ])('refuses %j with 400 and changes nothing', async (object, message) => {
-      const before = (await post('/domains/upd.example.com/show', keys()).expect(200)).body.response.domain;
+      const before = (await post('/domains/upd.example.com/show', keys()).expect(200)).body.response
+        .domain;
       const json = JSON.stringify(object);
       const res = await post('/domains/upd.example.com/update', { ...keys(), json }).expect(400);
       expect(res.body).toEqual({
         request: echo('update', { ...keys(), json }, 'upd.example.com'),
         error: { code: 1002, message },
       });
-      const after = (await post('/domains/upd.example.com/show', keys()).expect(200)).body.response.domain;
+      const after = (await post('/domains/upd.example.com/show', keys()).expect(200)).body.response
+        .domain;
       expect(after).toEqual(before);
     });
 
@@ -578,9 +682,11 @@ describe('domains administration API', () => {
     });
 
     it("refuses another subscription's project (403 code 1004) and unknown keys (404 code 1003)", async () => {
-      const theirs = await insertProject('upd-theirs', { subscription: await otherSubscriptionId() });
+      const theirs = await insertProject('upd-theirs', { subscription: other.subscription.id });
       const json = JSON.stringify({ remove_projects: [theirs.api_key] });
-      const forbidden = await post('/domains/upd.example.com/update', { ...keys(), json }).expect(403);
+      const forbidden = await post('/domains/upd.example.com/update', { ...keys(), json }).expect(
+        403,
+      );
       expect(forbidden.body).toEqual({
         request: echo('update', { ...keys(), json }, 'upd.example.com'),
         error: {
@@ -590,7 +696,10 @@ describe('domains administration API', () => {
       });
       const unknown = '0'.repeat(64);
       const json2 = JSON.stringify({ projects: [unknown] });
-      const missing = await post('/domains/upd.example.com/update', { ...keys(), json: json2 }).expect(404);
+      const missing = await post('/domains/upd.example.com/update', {
+        ...keys(),
+        json: json2,
+      }).expect(404);
       expect(missing.body).toEqual({
         request: echo('update', { ...keys(), json: json2 }, 'upd.example.com'),
         error: { code: 1003, message: `Project not found: json.projects ${unknown}` },
@@ -599,20 +708,28 @@ describe('domains administration API', () => {
 
     it('answers 404 for an unknown hostname and 403 for one of another subscription', async () => {
       const json = JSON.stringify({ root_redirect: 'https://example.com/' });
-      const missing = await post('/domains/nope.example.com/update', { ...keys(), json }).expect(404);
+      const missing = await post('/domains/nope.example.com/update', { ...keys(), json }).expect(
+        404,
+      );
       expect(missing.body).toEqual({
         request: echo('update', { ...keys(), json }, 'nope.example.com'),
         error: { code: 1003, message: 'Domain not found: nope.example.com' },
       });
-      const forbidden = await post('/domains/upd-theirs.example.com/update', { ...keys(), json }).expect(403);
+      const forbidden = await post('/domains/upd-theirs.example.com/update', {
+        ...keys(),
+        json,
+      }).expect(403);
       expect(forbidden.body).toEqual({
         request: echo('update', { ...keys(), json }, 'upd-theirs.example.com'),
         error: {
           code: 1004,
-          message: 'Not permitted: domain upd-theirs.example.com is not connected to this subscription',
+          message:
+            'Not permitted: domain upd-theirs.example.com is not connected to this subscription',
         },
       });
-      const theirs = await t.db.query('SELECT root_redirect FROM domains WHERE hostname = $1', ['upd-theirs.example.com']);
+      const theirs = await t.db.query('SELECT root_redirect FROM domains WHERE hostname = $1', [
+        'upd-theirs.example.com',
+      ]);
       expect(theirs.rows).toEqual([{ root_redirect: 'https://upd-theirs.example.com/' }]);
     });
   });
@@ -634,11 +751,20 @@ describe('domains administration API', () => {
       });
       expect(await domainCount('dst.example.com')).toBe(1);
 
-      await t.db.query(`UPDATE projects SET default_domain = 'svc.test' WHERE id IN ($1, $2)`, [a.id, b.id]);
+      await t.db.query(`UPDATE projects SET default_domain = 'svc.test' WHERE id IN ($1, $2)`, [
+        a.id,
+        b.id,
+      ]);
       const done = await post('/domains/dst.example.com/destroy', keys()).expect(200);
-      expect(done.body).toEqual({ request: echo('delete', keys(), 'dst.example.com'), response: { deleted: true } });
+      expect(done.body).toEqual({
+        request: echo('delete', keys(), 'dst.example.com'),
+        response: { deleted: true },
+      });
       expect(await domainCount('dst.example.com')).toBe(0);
-      const links = await t.db.query('SELECT 1 FROM project_domains WHERE project_id IN ($1, $2)', [a.id, b.id]);
+      const links = await t.db.query('SELECT 1 FROM project_domains WHERE project_id IN ($1, $2)', [
+        a.id,
+        b.id,
+      ]);
       expect(links.rowCount).toBe(0);
       await post('/domains/dst.example.com/show', keys()).expect(404);
       // The hostname is free again.
@@ -657,14 +783,18 @@ describe('domains administration API', () => {
         request: echo('delete', keys(), 'dst-theirs.example.com'),
         error: {
           code: 1004,
-          message: 'Not permitted: domain dst-theirs.example.com is not connected to this subscription',
+          message:
+            'Not permitted: domain dst-theirs.example.com is not connected to this subscription',
         },
       });
       expect(await domainCount('dst-theirs.example.com')).toBe(1);
     });
 
     it('is POST only', async () => {
-      const res = await t.http.get('/domains/dst-theirs.example.com/destroy').query(keys()).expect(404);
+      const res = await t.http
+        .get('/domains/dst-theirs.example.com/destroy')
+        .query(keys())
+        .expect(404);
       expect(res.body).toEqual({
         request: echo('delete', keys(), 'dst-theirs.example.com'),
         error: { code: 1003, message: 'Cannot GET /domains/dst-theirs.example.com/destroy' },
@@ -673,10 +803,10 @@ describe('domains administration API', () => {
   });
 
   describe('DomainsService.findByHostname', () => {
-    it('finds a connected domain of any subscription by hostname, case-insensitively', async () => {
+    it('finds a connected domain of any subscription by hostname (host part case-insensitive)', async () => {
       await connect('find.example.com_seg');
       const service = t.app.get(DomainsService);
-      const found = await service.findByHostname('FIND.example.com_SEG');
+      const found = await service.findByHostname('FIND.example.com_seg');
       expect(found).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         subscriptionId,
@@ -687,6 +817,7 @@ describe('domains administration API', () => {
         updatedAt: expect.any(Date),
       });
       expect(await service.findByHostname('find.example.com')).toBeNull();
+      expect(await service.findByHostname('find.example.com_SEG')).toBeNull();
     });
   });
 
@@ -702,7 +833,11 @@ describe('domains administration API', () => {
         ['/domains/{hostname}/update', 'post'],
         ['/domains/{hostname}/destroy', 'post'],
       ];
-      expect(Object.keys(doc.paths).filter((p) => p.startsWith('/domains')).sort()).toEqual([
+      expect(
+        Object.keys(doc.paths)
+          .filter((p) => p.startsWith('/domains'))
+          .sort(),
+      ).toEqual([
         '/domains/list',
         '/domains/new',
         '/domains/{hostname}/destroy',
@@ -717,20 +852,27 @@ describe('domains administration API', () => {
         expect(Object.keys(operation.responses).sort()).toEqual(['200', ...errors]);
         for (const status of errors) {
           const examples = operation.responses[status].content['application/json'].examples;
-          for (const example of Object.values(examples) as { value: { error: { code: number } } }[]) {
+          for (const example of Object.values(examples) as {
+            value: { error: { code: number } };
+          }[]) {
             expect(typeof example.value.error.code).toBe('number');
           }
         }
         if (method === 'get') {
-          const names = operation.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name);
+          const names = operation.parameters
+            .filter((p: { in: string }) => p.in === 'query')
+            .map((p: { name: string }) => p.name);
           expect(names).toEqual(['subscription_key', 'application_key']);
           for (const p of operation.parameters) {
             expect(p.description).toEqual(expect.any(String));
             expect(p.schema.example).toEqual(expect.any(String));
           }
         } else {
-          const schema = operation.requestBody.content['application/x-www-form-urlencoded'].schema.$ref;
-          expect(schema).toMatch(/^#\/components\/schemas\/(DomainKeysParamsDto|CreateDomainParamsDto|UpdateDomainParamsDto)$/);
+          const schema =
+            operation.requestBody.content['application/x-www-form-urlencoded'].schema.$ref;
+          expect(schema).toMatch(
+            /^#\/components\/schemas\/(DomainKeysParamsDto|CreateDomainParamsDto|UpdateDomainParamsDto)$/,
+          );
         }
       }
       const create = doc.components.schemas.CreateDomainParamsDto;

@@ -2,8 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export const SUBSCRIPTION_KEY_EXAMPLE = 'RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s';
 export const APPLICATION_KEY_EXAMPLE = 'n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac';
-export const PROJECT_KEY_EXAMPLE = '3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f';
-export const OTHER_PROJECT_KEY_EXAMPLE = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
+export const PROJECT_KEY_EXAMPLE =
+  '3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f';
+export const OTHER_PROJECT_KEY_EXAMPLE =
+  'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
 /** The domain creation object, sent as the JSON string `json` of domains/new. */
 export class DomainCreationObjectDto {
@@ -16,7 +18,10 @@ export class DomainCreationObjectDto {
   })
   hostname: string;
 
-  @ApiProperty({ description: 'Absolute http(s) URL: where visits with no path go.', example: 'https://www.example.com/' })
+  @ApiProperty({
+    description: 'Absolute http(s) URL: where visits with no path go.',
+    example: 'https://www.example.com/',
+  })
   root_redirect: string;
 
   @ApiProperty({
@@ -36,7 +41,10 @@ export class DomainCreationObjectDto {
 
 /** The domain update object, sent as the JSON string `json` of domains/{hostname}/update. */
 export class DomainUpdateObjectDto {
-  @ApiPropertyOptional({ description: 'New absolute http(s) URL for visits with no path.', example: 'https://www.example.com/' })
+  @ApiPropertyOptional({
+    description: 'New absolute http(s) URL for visits with no path.',
+    example: 'https://www.example.com/',
+  })
   root_redirect?: string;
 
   @ApiPropertyOptional({
@@ -46,7 +54,8 @@ export class DomainUpdateObjectDto {
   not_found_redirect?: string;
 
   @ApiPropertyOptional({
-    description: 'API keys of projects of this subscription to authorise in addition (a single string is taken as one).',
+    description:
+      'API keys of projects of this subscription to authorise in addition (a single string is taken as one).',
     type: [String],
     example: [PROJECT_KEY_EXAMPLE],
   })
@@ -76,7 +85,10 @@ export const UPDATE_JSON_EXAMPLE = JSON.stringify({
 
 /** subscription_key and application_key: required on every domain operation. */
 export class DomainKeysParamsDto {
-  @ApiProperty({ description: 'Key of the subscription that owns the domains.', example: SUBSCRIPTION_KEY_EXAMPLE })
+  @ApiProperty({
+    description: 'Key of the subscription that owns the domains.',
+    example: SUBSCRIPTION_KEY_EXAMPLE,
+  })
   subscription_key: string;
 
   @ApiProperty({

@@ -5,15 +5,22 @@ import { DomainEntity } from '../domain.entity';
 /** The domain record (SPEC.md 2.4). */
 export class DomainRecordDto {
   @ApiProperty({
-    description: 'Hostname without scheme, optionally `:port`; `hostname_segment` for links of the form hostname/segment/path.',
+    description:
+      'Hostname without scheme, optionally `:port`; `hostname_segment` for links of the form hostname/segment/path.',
     example: 'go.example.com',
   })
   hostname: string;
 
-  @ApiProperty({ description: 'Where visits to the domain with no path go.', example: 'https://www.example.com/' })
+  @ApiProperty({
+    description: 'Where visits to the domain with no path go.',
+    example: 'https://www.example.com/',
+  })
   root_redirect: string;
 
-  @ApiProperty({ description: 'Where visits with an unknown path go.', example: 'https://www.example.com/404' })
+  @ApiProperty({
+    description: 'Where visits with an unknown path go.',
+    example: 'https://www.example.com/404',
+  })
   not_found_redirect: string;
 
   @ApiProperty({
@@ -23,10 +30,16 @@ export class DomainRecordDto {
   })
   projects: string[];
 
-  @ApiProperty({ description: 'Connection time, `YYYY-MM-DD HH:MM:SS` UTC.', example: '2025-11-23 09:30:00' })
+  @ApiProperty({
+    description: 'Connection time, `YYYY-MM-DD HH:MM:SS` UTC.',
+    example: '2025-11-23 09:30:00',
+  })
   created_at: string;
 
-  @ApiProperty({ description: 'Last change, `YYYY-MM-DD HH:MM:SS` UTC.', example: '2025-11-24 16:05:12' })
+  @ApiProperty({
+    description: 'Last change, `YYYY-MM-DD HH:MM:SS` UTC.',
+    example: '2025-11-24 16:05:12',
+  })
   updated_at: string;
 }
 

@@ -1,6 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DomainRecordDto } from './domain-record.dto';
-import { APPLICATION_KEY_EXAMPLE, CREATE_JSON_EXAMPLE, SUBSCRIPTION_KEY_EXAMPLE } from './domain-params.dto';
+import {
+  APPLICATION_KEY_EXAMPLE,
+  CREATE_JSON_EXAMPLE,
+  SUBSCRIPTION_KEY_EXAMPLE,
+} from './domain-params.dto';
 
 const ECHO_DESCRIPTION =
   'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).';
