@@ -10,6 +10,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
+import { LinksModule } from './links/links.module';
 import { MailModule } from './mail/mail.module';
 import { ProjectsModule } from './projects/projects.module';
 import { QueueModule } from './queue/queue.module';
@@ -52,6 +53,7 @@ export class AppModule {
         MailModule,
         ProjectsModule,
         DomainsModule,
+        LinksModule,
         HealthModule,
       ],
       providers: [

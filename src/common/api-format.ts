@@ -1,6 +1,7 @@
 import {
   CallHandler,
   ExecutionContext,
+  HttpCode,
   Injectable,
   NestInterceptor,
   UseInterceptors,
@@ -78,6 +79,7 @@ export class FormatInterceptor implements NestInterceptor {
  */
 export function ApiFormatted(options: { txt: boolean } = { txt: true }): MethodDecorator & ClassDecorator {
   return applyDecorators(
+    HttpCode(200),
     UseInterceptors(FormatInterceptor),
     ApiParam({
       name: 'format',

@@ -44,6 +44,12 @@ export class AppConfig {
   readonly smtpUrl: string | null;
   /** Sender of outgoing mail (MAIL_FROM). */
   readonly mailFrom: string;
+  /** Create-API requests per hour per project (CREATE_RATE_LIMIT; SPEC.md: 8,000). */
+  readonly createRateLimit: number;
+  /** Tests only: the crawler may reach loopback addresses (CRAWLER_ALLOW_LOOPBACK). */
+  readonly crawlerAllowLoopback: boolean;
+  /** How long retweet waits for link unwrapping, in ms (UNWRAP_TIMEOUT_MS). */
+  readonly unwrapTimeoutMs: number;
 
   constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
     Object.assign(this, values);
@@ -108,6 +114,16 @@ function readKey(env: Env, name: string): string | null {
   return value;
 }
 
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < min || number > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return number;
+}
+
 const HOST_RE = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
@@ -143,7 +159,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     );
   }
   const mailFrom = read(env, 'MAIL_FROM') ?? `svc <no-reply@${defaultDomain.replace(/:\d+$/, '')}>`;
+  const createRateLimit = readInt(env, 'CREATE_RATE_LIMIT', 8000, 1, 10_000_000);
+  const unwrapTimeoutMs = readInt(env, 'UNWRAP_TIMEOUT_MS', 8000, 100, 60_000);
+  const allowLoopback = readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
+    createRateLimit,
+    crawlerAllowLoopback: allowLoopback,
+    unwrapTimeoutMs,
     port,
     databaseUrl,
     dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),

@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { CampaignEntity } from './campaign.entity';
+import { LinkEntity } from './link.entity';
+import { ToolEntity } from './tool.entity';
+import { UserIdentityEntity } from './user-identity.entity';
+
+/** A link row to insert (ids and timestamps come from the database). */
+export type NewLink = Omit<LinkEntity, 'id' | 'createdAt' | 'updatedAt'>;
+
+const LINK_COLUMNS: [keyof NewLink, string][] = [
+  ['projectId', 'project_id'],
+  ['svcId', 'svc_id'],
+  ['domain', 'domain'],
+  ['path', 'path'],
+  ['originalUrl', 'original_url'],
+  ['redirectUrl', 'redirect_url'],
+  ['channel', 'channel'],
+  ['service', 'service'],
+  ['tool', 'tool'],
+  ['application', 'application'],
+  ['parent', 'parent'],
+  ['sharerId', 'sharer_id'],
+  ['username', 'username'],
+  ['serviceUserid', 'service_userid'],
+  ['servicePostid', 'service_postid'],
+  ['servicePostidReach', 'service_postid_reach'],
+  ['servicePostidSharedAt', 'service_postid_shared_at'],
+  ['campaign', 'campaign'],
+  ['userId', 'user_id'],
+  ['tag', 'tag'],
+  ['tag2', 'tag_2'],
+  ['tag3', 'tag_3'],
+  ['tag4', 'tag_4'],
+  ['tag5', 'tag_5'],
+  ['notes', 'notes'],
+  ['staticKey', 'static_key'],
+];
+
+type Raw = Record<string, unknown>;
+
+function toLink(raw: Raw): LinkEntity {
+  const link = new LinkEntity();
+  link.id = String(raw.id);
+  for (const [property, column] of LINK_COLUMNS) {
+    (link as unknown as Raw)[property] = raw[column] ?? null;
+  }
+  link.servicePostidReach = raw.service_postid_reach === null ? null : String(raw.service_postid_reach);
+  link.createdAt = new Date(raw.created_at as string | Date);
+  link.updatedAt = new Date(raw.updated_at as string | Date);
+  if (link.servicePostidSharedAt) link.servicePostidSharedAt = new Date(link.servicePostidSharedAt);
+  return link;
+}
+
+@Injectable()
+export class LinksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private m(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  /**
+   * One multi-row INSERT; rows whose domain/path (or static fingerprint) is taken are skipped and
+   * not returned, so the caller retries only those. Relies on uq_links_domain_path, uq_links_svc_id
+   * and uq_links_static.
+   */
+  async insertLinks(rows: NewLink[], manager?: EntityManager): Promise<LinkEntity[]> {
+    if (rows.length === 0) return [];
+    const params: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const placeholders = LINK_COLUMNS.map(([property]) => {
+        params.push((row as unknown as Raw)[property] ?? null);
+        return `$${params.length}`;
+      });
+      return `(${placeholders.join(', ')})`;
+    });
+    const raw: Raw[] = await this.m(manager).query(
+      `INSERT INTO links (${LINK_COLUMNS.map(([, c]) => c).join(', ')})
+       VALUES ${tuples.join(', ')}
+       ON CONFLICT DO NOTHING
+       RETURNING *`,
+      params,
+    );
+    return raw.map(toLink);
+  }
+
+  /** Uses uq_links_svc_id. */
+  async findBySvcId(svcId: string, manager?: EntityManager): Promise<LinkEntity | null> {
+    const raw: Raw[] = await this.m(manager).query(`SELECT * FROM links WHERE svc_id = $1`, [svcId]);
+    return raw[0] ? toLink(raw[0]) : null;
+  }
+
+  /** Uses uq_links_svc_id. */
+  async findProjectLinksBySvcIds(projectId: string, svcIds: string[], manager?: EntityManager): Promise<LinkEntity[]> {
+    if (svcIds.length === 0) return [];
+    const raw: Raw[] = await this.m(manager).query(
+      `SELECT * FROM links WHERE svc_id = ANY($1::text[]) AND project_id = $2`,
+      [svcIds, projectId],
+    );
+    return raw.map(toLink);
+  }
+
+  /** Uses uq_links_static. */
+  async findStatic(projectId: string, staticKey: string, manager?: EntityManager): Promise<LinkEntity | null> {
+    const raw: Raw[] = await this.m(manager).query(
+      `SELECT * FROM links WHERE project_id = $1 AND static_key = $2`,
+      [projectId, staticKey],
+    );
+    return raw[0] ? toLink(raw[0]) : null;
+  }
+
+  async updateLink(id: string, changes: Partial<NewLink>, manager?: EntityManager): Promise<LinkEntity> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    for (const [property, column] of LINK_COLUMNS) {
+      if (property in changes) {
+        params.push((changes as Raw)[property] ?? null);
+        sets.push(`${column} = $${params.length}`);
+      }
+    }
+    params.push(id);
+    const raw: [Raw[], number] | Raw[] = await this.m(manager).query(
+      `UPDATE links SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $${params.length} RETURNING *`,
+      params,
+    );
+    const rows = (Array.isArray(raw[0]) ? raw[0] : raw) as Raw[];
+    return toLink(rows[0]);
+  }
+
+  /** A registered tool, or the one just registered for an unknown key (uses pk_tools). */
+  async registerTool(projectId: string, key: string, label: string, application: string, manager?: EntityManager): Promise<ToolEntity> {
+    const m = this.m(manager);
+    await m.query(
+      `INSERT INTO tools (project_id, key, label, application) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [projectId, key, label, application],
+    );
+    return m.findOneByOrFail(ToolEntity, { projectId, key });
+  }
+
+  findCampaigns(projectId: string, stubs: string[], manager?: EntityManager): Promise<CampaignEntity[]> {
+    if (stubs.length === 0) return Promise.resolve([]);
+    return this.m(manager)
+      .createQueryBuilder(CampaignEntity, 'c')
+      .where('c.project_id = :projectId AND c.stub = ANY(:stubs)', { projectId, stubs })
+      .getMany();
+  }
+
+  /** Creates the campaign or, for given values, updates its name and description (uses pk_campaigns). */
+  async upsertCampaign(
+    projectId: string,
+    stub: string,
+    name: string | null,
+    description: string | null,
+    manager?: EntityManager,
+  ): Promise<CampaignEntity> {
+    const m = this.m(manager);
+    await m.query(
+      `INSERT INTO campaigns (project_id, stub, name, description) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project_id, stub) DO UPDATE SET
+         name = COALESCE(EXCLUDED.name, campaigns.name),
+         description = COALESCE(EXCLUDED.description, campaigns.description)`,
+      [projectId, stub, name, description],
+    );
+    return m.findOneByOrFail(CampaignEntity, { projectId, stub });
+  }
+
+  findUserIdentities(projectId: string, userIds: string[], manager?: EntityManager): Promise<UserIdentityEntity[]> {
+    if (userIds.length === 0) return Promise.resolve([]);
+    return this.m(manager)
+      .createQueryBuilder(UserIdentityEntity, 'u')
+      .where('u.project_id = :projectId AND u.user_id = ANY(:userIds)', { projectId, userIds })
+      .getMany();
+  }
+
+  /** Records the user identity; given values replace stored ones (uses pk_user_identities). */
+  async upsertUserIdentity(
+    projectId: string,
+    userId: string,
+    values: { username?: string; iconUrl?: string; profileUrl?: string },
+    manager?: EntityManager,
+  ): Promise<UserIdentityEntity> {
+    const m = this.m(manager);
+    await m.query(
+      `INSERT INTO user_identities (project_id, user_id, username, icon_url, profile_url) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (project_id, user_id) DO UPDATE SET
+         username = COALESCE(EXCLUDED.username, user_identities.username),
+         icon_url = COALESCE(EXCLUDED.icon_url, user_identities.icon_url),
+         profile_url = COALESCE(EXCLUDED.profile_url, user_identities.profile_url),
+         updated_at = now()`,
+      [projectId, userId, values.username ?? null, values.iconUrl ?? null, values.profileUrl ?? null],
+    );
+    return m.findOneByOrFail(UserIdentityEntity, { projectId, userId });
+  }
+
+  /** The username of a project member by sharer_id, or null when not a member. */
+  async findMemberUsername(projectId: string, sharerId: string, manager?: EntityManager): Promise<string | null> {
+    const raw: { username: string }[] = await this.m(manager).query(
+      `SELECT u.username FROM users u JOIN project_users pu ON pu.user_id = u.id
+       WHERE pu.project_id = $1 AND u.id = $2`,
+      [projectId, sharerId],
+    );
+    return raw[0]?.username ?? null;
+  }
+}

@@ -1,0 +1,447 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { isoTimestamp } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { ProjectEntity } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { CampaignEntity } from './campaign.entity';
+import { isStub, stubify } from './campaign';
+import { normaliseServiceId, serviceForChannel } from './channels';
+import { LinkInput } from './link-input';
+import { isValidCustomPath, randomPath, svcId } from './link-path';
+import { LinkRecord, toLinkRecord } from './link-record';
+import { LinkEntity } from './link.entity';
+import { LinksRepository, NewLink } from './links.repository';
+import { PatternValues, expandPattern } from './redirect-pattern';
+import { UserIdentityEntity } from './user-identity.entity';
+
+const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
+const PATH_LENGTH = 7;
+const PATH_ATTEMPTS = 5;
+
+/** Project settings this module reads (set through the project update object). */
+interface LinkSettings {
+  redirection_patterns?: Record<string, string>;
+  utm_parameters?: boolean;
+}
+
+interface Prepared {
+  row: NewLink;
+  customPath: boolean;
+}
+
+@Injectable()
+export class LinksService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: LinksRepository,
+    private readonly projects: ProjectsService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** The project of a `key` parameter; 403 "Invalid API key specified" otherwise. */
+  async authenticate(key: string): Promise<ProjectEntity> {
+    const project = await this.projects.findActiveByApiKey(key);
+    if (!project) throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+    return project;
+  }
+
+  /** Creates one link per input, in order (create and batch). */
+  async create(project: ProjectEntity, inputs: LinkInput[], options: { requireChannel: boolean }): Promise<LinkRecord[]> {
+    const context = await this.context(project);
+    return this.dataSource.transaction(async (manager) => {
+      const prepared: Prepared[] = [];
+      for (const input of inputs) {
+        prepared.push(await this.prepare(project, input, context, options.requireChannel, manager));
+      }
+      const links = await this.insertAll(prepared, manager);
+      return this.records(project, links, manager);
+    });
+  }
+
+  /** Returns the project's link with the same url and metadata, or creates it (`new` says which). */
+  async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
+    const context = await this.context(project);
+    return this.dataSource.transaction(async (manager) => {
+      const prepared = await this.prepare(project, input, context, false, manager);
+      prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
+      const existing = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
+      if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
+      const [link] = await this.insertAll([prepared], manager);
+      return { ...(await this.records(project, [link], manager))[0], new: true };
+    });
+  }
+
+  /**
+   * Changes the given fields of a link created within the last 30 days; original_url, redirect_url
+   * and created_at never change. Another project's link is not found.
+   */
+  async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
+    return this.dataSource.transaction(async (manager) => {
+      const link = await this.repository.findBySvcId(id, manager);
+      if (!link || link.projectId !== project.id) throw Errors.notFound(`No link ${id} in this project`);
+      if (Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
+        throw Errors.badRequest(`Link ${id} was created more than 30 days ago; links can be updated only within 30 days of creation`);
+      }
+      for (const [field, value] of [
+        ['url', input.url],
+        ['domain', input.domain],
+        ['path', input.path],
+      ] as const) {
+        if (value !== undefined) throw Errors.invalid(field, 'cannot change on an existing link');
+      }
+      const changes: Partial<NewLink> = {};
+      const channel = input.channel ?? link.channel;
+      if (input.channel !== undefined) {
+        changes.channel = input.channel;
+        changes.service = serviceForChannel(input.channel);
+      }
+      if (input.serviceUserid !== undefined) changes.serviceUserid = this.serviceId(input.serviceUserid, channel, 'service_userid');
+      if (input.servicePostid !== undefined) changes.servicePostid = this.serviceId(input.servicePostid, channel, 'service_postid');
+      if (input.servicePostidReach !== undefined) changes.servicePostidReach = String(input.servicePostidReach);
+      if (input.servicePostidSharedAt !== undefined) changes.servicePostidSharedAt = input.servicePostidSharedAt;
+      if (input.campaign !== undefined) changes.campaign = await this.campaign(project, input, manager);
+      if (input.notes !== undefined) changes.notes = input.notes;
+      if (input.tag !== undefined) changes.tag = input.tag;
+      for (const [name, property] of [
+        ['tag_2', 'tag2'],
+        ['tag_3', 'tag3'],
+        ['tag_4', 'tag4'],
+        ['tag_5', 'tag5'],
+      ] as const) {
+        const tags = input.tags?.[name];
+        if (tags) changes[property] = tags;
+      }
+      if (input.parent !== undefined) changes.parent = await this.explicitParent(project, input.parent, manager);
+      if (input.sharerId !== undefined) {
+        changes.sharerId = input.sharerId;
+        changes.username = await this.sharerUsername(project, input.sharerId, manager);
+      }
+      if (input.userId !== undefined) {
+        changes.userId = input.userId;
+        await this.identity(project, input, manager);
+      }
+      const updated = await this.repository.updateLink(link.id, changes, manager);
+      const [record] = await this.records(project, [updated], manager);
+      return { ...record, updated_at: isoTimestamp(updated.updatedAt) };
+    });
+  }
+
+  /** Read before a transaction opens: on PGlite a transaction holds the only session. */
+  private async context(project: ProjectEntity): Promise<{ domains: Set<string> }> {
+    const authorised = await this.projects.getAuthorisedDomains(project.id);
+    return { domains: new Set([this.config.defaultDomain, ...authorised.map((d) => d.hostname)]) };
+  }
+
+  private async prepare(
+    project: ProjectEntity,
+    input: LinkInput,
+    context: { domains: Set<string> },
+    requireChannel: boolean,
+    manager: EntityManager,
+  ): Promise<Prepared> {
+    if (input.tool === undefined) throw Errors.missing('tool');
+    if (requireChannel && input.channel === undefined) throw Errors.missing('channel');
+    if (input.url === undefined) throw Errors.missing('url');
+    const domain = input.domain ?? project.defaultDomain;
+    if (!context.domains.has(domain)) {
+      throw Errors.forbidden(`The project has no access to domain ${domain}`, ErrorCode.notPermitted);
+    }
+    if (input.path !== undefined && !isValidCustomPath(input.path)) {
+      throw Errors.invalid('path', 'must be URL-safe segments (A-Z a-z 0-9 _ . ~ -) separated by /, at most 200 characters');
+    }
+    const channel = input.channel ?? null;
+    const tool = await this.tool(project, input.tool, manager);
+    const campaign = input.campaign !== undefined ? await this.campaign(project, input, manager) : null;
+    const parent =
+      input.parent !== undefined
+        ? await this.explicitParent(project, input.parent, manager)
+        : await this.implicitParent(project, input.url, manager);
+    const username = input.sharerId !== undefined ? await this.sharerUsername(project, input.sharerId, manager) : null;
+    if (input.userId !== undefined) await this.identity(project, input, manager);
+    const path = input.path ?? randomPath(PATH_LENGTH);
+    const settings = project.settings as LinkSettings;
+    const row: NewLink = {
+      projectId: project.id,
+      svcId: svcId(domain, path),
+      domain,
+      path,
+      originalUrl: input.url,
+      redirectUrl: input.url,
+      channel,
+      service: channel === null ? null : serviceForChannel(channel),
+      tool: input.tool,
+      application: tool.application,
+      parent,
+      sharerId: input.sharerId ?? null,
+      username,
+      serviceUserid: input.serviceUserid === undefined ? null : this.serviceId(input.serviceUserid, channel, 'service_userid'),
+      servicePostid: input.servicePostid === undefined ? null : this.serviceId(input.servicePostid, channel, 'service_postid'),
+      servicePostidReach: input.servicePostidReach === undefined ? null : String(input.servicePostidReach),
+      servicePostidSharedAt: input.servicePostidSharedAt ?? null,
+      campaign,
+      userId: input.userId ?? null,
+      tag: input.tag ?? null,
+      tag2: input.tags?.tag_2 ?? null,
+      tag3: input.tags?.tag_3 ?? null,
+      tag4: input.tags?.tag_4 ?? null,
+      tag5: input.tags?.tag_5 ?? null,
+      notes: input.notes ?? null,
+      staticKey: null,
+    };
+    const redirect = buildRedirect(row, input, settings, tool.label, this.config.publicScheme);
+    row.originalUrl = redirect.originalUrl;
+    row.redirectUrl = redirect.redirectUrl;
+    return { row, customPath: input.path !== undefined };
+  }
+
+  /** Inserts all rows at once; random paths that collided are drawn again, custom ones are a 409. */
+  private async insertAll(prepared: Prepared[], manager: EntityManager): Promise<LinkEntity[]> {
+    const byPosition = new Map<number, LinkEntity>();
+    let pending = prepared.map((p, position) => ({ ...p, position }));
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const inserted = await this.repository.insertLinks(
+        pending.map((p) => p.row),
+        manager,
+      );
+      const bySvcId = new Map(inserted.map((link) => [link.svcId, link]));
+      const missed: typeof pending = [];
+      for (const p of pending) {
+        const link = bySvcId.get(p.row.svcId);
+        if (link && link.path === p.row.path) byPosition.set(p.position, link);
+        else missed.push(p);
+      }
+      for (const p of missed) {
+        if (p.customPath) {
+          throw Errors.conflict(`Path ${p.row.path} is already taken on ${p.row.domain}`);
+        }
+        if (attempt >= PATH_ATTEMPTS) throw new Error('could not find a free random path');
+        p.row.path = randomPath(PATH_LENGTH + Math.floor(attempt / 2));
+        p.row.svcId = svcId(p.row.domain, p.row.path);
+      }
+      pending = missed;
+    }
+    return prepared.map((_, position) => byPosition.get(position)!);
+  }
+
+  /** Link records with campaign and user metadata, read in one query each. */
+  async records(project: ProjectEntity, links: LinkEntity[], manager?: EntityManager): Promise<LinkRecord[]> {
+    const stubs = [...new Set(links.map((l) => l.campaign).filter((c): c is string => c !== null))];
+    const userIds = [...new Set(links.map((l) => l.userId).filter((u): u is string => u !== null))];
+    const campaigns = new Map<string, CampaignEntity>(
+      (await this.repository.findCampaigns(project.id, stubs, manager)).map((c) => [c.stub, c]),
+    );
+    const identities = new Map<string, UserIdentityEntity>(
+      (await this.repository.findUserIdentities(project.id, userIds, manager)).map((u) => [u.userId, u]),
+    );
+    return links.map((link) =>
+      toLinkRecord(
+        link,
+        this.config.publicScheme,
+        link.campaign ? (campaigns.get(link.campaign) ?? null) : null,
+        link.userId ? (identities.get(link.userId) ?? null) : null,
+      ),
+    );
+  }
+
+  /**
+   * A tool key maps to its registered label and application; an unknown key is registered on
+   * first use: label = the key stubified, application = the label's part before its first `-`.
+   */
+  private async tool(project: ProjectEntity, key: string, manager: EntityManager) {
+    const label = stubify(key) ?? 'tool';
+    const dash = label.indexOf('-');
+    const application = dash > 0 ? label.slice(0, dash) : label;
+    return this.repository.registerTool(project.id, key, label, application, manager);
+  }
+
+  /**
+   * The campaign stub. A new campaign needs campaign_description; its name defaults to the value
+   * as submitted. An existing one keeps its name and description unless new ones are given.
+   */
+  private async campaign(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<string> {
+    const value = input.campaign!;
+    const stub = stubify(value);
+    if (!stub) throw Errors.invalid('campaign', 'must contain at least one letter or digit');
+    const [existing] = await this.repository.findCampaigns(project.id, [stub], manager);
+    if (!existing) {
+      if (input.campaignDescription === undefined) {
+        throw Errors.invalid('campaign_description', `must be given when campaign "${stub}" is created`);
+      }
+      const name = input.campaignName ?? value;
+      await this.repository.upsertCampaign(project.id, stub, name, input.campaignDescription, manager);
+    } else if (input.campaignName !== undefined || input.campaignDescription !== undefined || !isStub(value)) {
+      await this.repository.upsertCampaign(
+        project.id,
+        stub,
+        input.campaignName ?? (isStub(value) ? null : value),
+        input.campaignDescription ?? null,
+        manager,
+      );
+    }
+    return stub;
+  }
+
+  private async explicitParent(project: ProjectEntity, parent: string, manager: EntityManager): Promise<string> {
+    const [link] = await this.repository.findProjectLinksBySvcIds(project.id, [parent], manager);
+    if (!link) throw Errors.invalid('parent', `no link ${parent} in this project`);
+    return link.svcId;
+  }
+
+  /**
+   * When `url` is itself one of the project's links, or carries `svc=<svc_id>` of one, that link is
+   * the parent (SPEC.md 4.1).
+   */
+  private async implicitParent(project: ProjectEntity, url: string, manager: EntityManager): Promise<string | null> {
+    return (await this.parentCandidates(project, [url], manager)).get(url) ?? null;
+  }
+
+  /** For each URL, the svc_id of the project's link it is or names with `svc=`, if any. */
+  async parentCandidates(project: ProjectEntity, urls: string[], manager?: EntityManager): Promise<Map<string, string>> {
+    const candidates = new Map<string, string[]>();
+    for (const url of urls) candidates.set(url, linkIdsOf(url));
+    const all = [...new Set([...candidates.values()].flat())];
+    const found = new Set((await this.repository.findProjectLinksBySvcIds(project.id, all, manager)).map((l) => l.svcId));
+    const result = new Map<string, string>();
+    for (const [url, ids] of candidates) {
+      const hit = ids.find((id) => found.has(id));
+      if (hit) result.set(url, hit);
+    }
+    return result;
+  }
+
+  private async sharerUsername(project: ProjectEntity, sharerId: string, manager: EntityManager): Promise<string> {
+    const username = await this.repository.findMemberUsername(project.id, sharerId, manager);
+    if (username === null) throw Errors.invalid('sharer_id', `${sharerId} is not a user of this project`);
+    return username;
+  }
+
+  private async identity(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<void> {
+    await this.repository.upsertUserIdentity(
+      project.id,
+      input.userId!,
+      { username: input.userIdUsername, iconUrl: input.userIdIconUrl, profileUrl: input.userIdProfileUrl },
+      manager,
+    );
+  }
+
+  private serviceId(value: string, channel: string | null, parameter: string): string {
+    const check = normaliseServiceId(value, channel);
+    if (!check.ok) throw Errors.invalid(parameter, check.reason);
+    return check.value;
+  }
+}
+
+/** svc ids a URL may denote: itself as a link (also in domain_segment form) and its `svc=` value. */
+function linkIdsOf(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const ids: string[] = [];
+  const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
+  if (path !== '') {
+    ids.push(svcId(parsed.host.toLowerCase(), path));
+    const slash = path.indexOf('/');
+    if (slash > 0) ids.push(svcId(`${parsed.host.toLowerCase()}_${path.slice(0, slash)}`, path.slice(slash + 1)));
+  }
+  const svc = parsed.searchParams.get('svc');
+  if (svc) ids.push(svc);
+  return ids;
+}
+
+/** The fingerprint of a static link: its domain, URL and every metadata value. */
+function staticFingerprint(row: NewLink, customPath: boolean): string {
+  const parts = [
+    row.domain,
+    row.originalUrl,
+    row.tool,
+    row.channel,
+    row.campaign,
+    row.tag,
+    row.notes,
+    row.parent,
+    row.sharerId,
+    row.serviceUserid,
+    row.servicePostid,
+    row.userId,
+    row.tag2,
+    row.tag3,
+    row.tag4,
+    row.tag5,
+    customPath ? row.path : null,
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** URL query parameters that do not change the page (dropped when canonicalising). */
+const TRACKING_PARAMETERS = /^(utm_[a-z]+|fbclid|gclid|svc)$/i;
+
+/** The page address without fragment, default port and tracking parameters. */
+export function canonicalUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (TRACKING_PARAMETERS.test(name)) parsed.searchParams.delete(name);
+  }
+  return parsed.toString();
+}
+
+/**
+ * The redirect address: the project's redirection pattern for the page's hostname, if any (then
+ * original_url is canonical), then the UTM parameters when the project has them on (DESIGN.md).
+ */
+function buildRedirect(
+  row: NewLink,
+  input: LinkInput,
+  settings: LinkSettings,
+  toolLabel: string,
+  scheme: string,
+): { originalUrl: string; redirectUrl: string } {
+  let originalUrl = row.originalUrl;
+  let redirectUrl = row.originalUrl;
+  const hostname = new URL(originalUrl).hostname.toLowerCase();
+  const pattern = settings.redirection_patterns?.[hostname];
+  if (pattern) {
+    originalUrl = canonicalUrl(originalUrl);
+    const values: PatternValues = {
+      svc_url: `${scheme}://${row.domain.replace('_', '/')}/${row.path}`,
+      svc_id: row.svcId,
+      domain: row.domain,
+      path: row.path,
+      original_url: originalUrl,
+      channel: row.channel,
+      service: row.service,
+      tool: row.tool,
+      application: row.application,
+      parent: row.parent,
+      sharer_id: row.sharerId,
+      username: row.username,
+      service_userid: row.serviceUserid,
+      service_postid: row.servicePostid,
+      campaign: row.campaign,
+      campaign_name: input.campaignName ?? null,
+      campaign_description: input.campaignDescription ?? null,
+      user_id: row.userId,
+      user_id_username: input.userIdUsername ?? null,
+      user_id_icon_url: input.userIdIconUrl ?? null,
+      user_id_profile_url: input.userIdProfileUrl ?? null,
+      tag: row.tag,
+      notes: row.notes,
+    };
+    redirectUrl = expandPattern(pattern, values);
+  }
+  if (settings.utm_parameters) {
+    const target = new URL(redirectUrl);
+    if (row.campaign) target.searchParams.set('utm_campaign', row.campaign);
+    target.searchParams.set('utm_medium', `${row.domain}-${row.channel ?? 'static'}`);
+    target.searchParams.set('utm_source', `direct-${row.domain}`);
+    target.searchParams.set('utm_content', toolLabel);
+    redirectUrl = target.toString();
+  }
+  return { originalUrl, redirectUrl };
+}

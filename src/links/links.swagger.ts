@@ -1,0 +1,59 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
+
+type Kind = 'create' | 'batch' | 'static' | 'update';
+
+interface ParameterDoc {
+  name: string;
+  description: string;
+  example?: string;
+  required?: Kind[];
+  only?: Kind[];
+}
+
+const PARAMETERS: ParameterDoc[] = [
+  { name: 'v', description: 'API version: 3', example: '3', required: ['create', 'batch', 'static', 'update'] },
+  { name: 'key', description: 'Project API key (64 hex characters)', required: ['create', 'batch', 'static', 'update'] },
+  { name: 'tool', description: 'Key of the creation (or update) method; an unknown key is registered on first use', example: 'publisher-sharebar', required: ['create', 'batch', 'static', 'update'] },
+  { name: 'channel', description: 'Where the link is shared; its service is derived from it', example: 'twitter', required: ['create', 'batch'] },
+  { name: 'url', description: 'Absolute http(s) address of the page shared (subject to redirection patterns)', example: 'https://example.com/article', required: ['create', 'batch', 'static'], only: ['create', 'batch', 'static'] },
+  { name: 'campaign', description: 'Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name', example: 'Spring Sale' },
+  { name: 'campaign_description', description: 'Needs campaign; required when the campaign is first created' },
+  { name: 'campaign_name', description: 'Needs campaign; defaults to the non-stubified campaign value' },
+  { name: 'notes', description: 'Free text, at most 256 characters' },
+  { name: 'parent', description: 'svc_id of the link that drove the visit; implicit when url is a link of this project or carries svc=<svc_id>' },
+  { name: 'service_userid', description: 'service:user_id, the service matching the channel’s (a bare numeric id on a known channel gets the prefix)', example: 'twitter:12345' },
+  { name: 'sharer_id', description: 'sharer_id of a user of the project (the link gets their username)' },
+  { name: 'tag', description: 'Case-sensitive high-cardinality label' },
+  { name: 'tag_2', description: 'Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5' },
+  { name: 'user_id', description: 'Your user id, case-sensitive' },
+  { name: 'user_id_username', description: 'Needs user_id; kept for the project’s user identity' },
+  { name: 'user_id_icon_url', description: 'Needs user_id; absolute URL' },
+  { name: 'user_id_profile_url', description: 'Needs user_id; absolute URL' },
+  { name: 'domain', description: 'Custom domain of the link (default: the project’s default domain); 403 when the project has no access', only: ['create', 'batch', 'static'] },
+  { name: 'path', description: 'Wanted path of the link (409 when taken on that domain); discouraged where tracking matters', only: ['create', 'batch', 'static'] },
+  { name: 'service_postid', description: 'service:post_id of the share', example: 'twitter:987654321', only: ['update'] },
+  { name: 'service_postid_reach', description: 'Followers or fans of the sharer at share time (integer)', only: ['update'] },
+  { name: 'service_postid_shared_at', description: 'When the post was shared (date, ISO 8601 timestamp or UNIX seconds)', only: ['update'] },
+];
+
+/** The link-creation parameters of SPEC.md 4.1 as Swagger query parameters for an endpoint kind. */
+export function ApiLinkParameters(kind: Kind): MethodDecorator {
+  return applyDecorators(
+    ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>
+      ApiQuery({
+        name: p.name,
+        required: p.required?.includes(kind) ?? false,
+        description: p.description,
+        example: p.example,
+      }),
+    ),
+  );
+}
+
+export const LINK_ERRORS: ApiResponseOptions = {
+  status: 400,
+  description:
+    'Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit.',
+  schema: { example: { error: 400, error_message: 'Invalid parameter notes: must be at most 256 characters' } },
+};
