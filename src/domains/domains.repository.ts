@@ -22,6 +22,8 @@ const PROJECT_REF_COLUMNS = {
   defaultDomain: true,
 } as const;
 
+const HOST_LOCK = 7_361_246;
+
 /** Every query on `domains` and `project_domains`, and the reads of `projects` they need. */
 @Injectable()
 export class DomainsRepository {
@@ -110,6 +112,14 @@ export class DomainsRepository {
       },
       order: { name: 'ASC' },
     });
+  }
+
+  /**
+   * Serialises connections on one host until the transaction ends, so that two subscriptions
+   * cannot connect `host` and `host_segment` at the same time.
+   */
+  async lockHost(host: string, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [HOST_LOCK, host]);
   }
 
   /** The new domain, or null when the hostname is already connected (uq_domains_hostname). */

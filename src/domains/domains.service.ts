@@ -201,10 +201,13 @@ export class DomainsService {
     hostname: string,
     manager: EntityManager,
   ): Promise<void> {
+    const host = hostPart(hostname);
+    await this.repository.lockHost(host, manager);
     if (await this.repository.findByHostname(hostname, manager)) throw hostnameTaken(hostname);
-    const sameHost = await this.repository.listByHost(hostPart(hostname), manager);
-    if (sameHost.some((domain) => domain.subscriptionId !== subscriptionId))
+    const sameHost = await this.repository.listByHost(host, manager);
+    if (sameHost.some((domain) => domain.subscriptionId !== subscriptionId)) {
       throw hostnameTaken(hostname);
+    }
   }
 
   /** Live projects of this subscription by API key: unknown or destroyed → 404, another subscription's → 403. */

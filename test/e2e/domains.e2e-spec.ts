@@ -8,6 +8,20 @@ import { TestApp, createTestApp } from '../support/app';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 
+/** The parts of the OpenAPI document the tests read. */
+interface OpenApiOperation {
+  tags: string[];
+  summary: string;
+  parameters: { in: string; name: string; description: string; schema: { example: unknown } }[];
+  requestBody: { content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<
+    string,
+    {
+      content: Record<string, { examples: Record<string, { value: { error: { code: number } } }> }>;
+    }
+  >;
+}
+
 interface ProjectRow {
   id: string;
   name: string;
@@ -845,23 +859,19 @@ describe('domains administration API', () => {
         '/domains/{hostname}/update',
       ]);
       for (const [path, method] of operations) {
-        const operation = doc.paths[path][method];
+        const operation = doc.paths[path][method] as OpenApiOperation;
         expect(operation.tags).toEqual(['domains']);
         expect(typeof operation.summary).toBe('string');
         const errors = path === '/domains/list' ? ['400', '403'] : ['400', '403', '404'];
         expect(Object.keys(operation.responses).sort()).toEqual(['200', ...errors]);
         for (const status of errors) {
           const examples = operation.responses[status].content['application/json'].examples;
-          for (const example of Object.values(examples) as {
-            value: { error: { code: number } };
-          }[]) {
+          for (const example of Object.values(examples)) {
             expect(typeof example.value.error.code).toBe('number');
           }
         }
         if (method === 'get') {
-          const names = operation.parameters
-            .filter((p: { in: string }) => p.in === 'query')
-            .map((p: { name: string }) => p.name);
+          const names = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
           expect(names).toEqual(['subscription_key', 'application_key']);
           for (const p of operation.parameters) {
             expect(p.description).toEqual(expect.any(String));
