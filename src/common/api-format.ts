@@ -24,7 +24,13 @@ export class FormattedResult<T = unknown> {
   constructor(
     readonly body: T,
     readonly text?: () => string,
+    /** When set, the answer is a 302 to this address instead of a body (retweet/share destination). */
+    readonly location?: string,
   ) {}
+
+  static redirect(location: string): FormattedResult<null> {
+    return new FormattedResult(null, undefined, location);
+  }
 }
 
 /** Reads and checks `{format}` and `callback`; throws a 400 naming the parameter. */
@@ -63,6 +69,11 @@ export class FormatInterceptor implements NestInterceptor {
     return next.handle().pipe(
       map((result: unknown) => {
         const formatted = result instanceof FormattedResult ? result : new FormattedResult(result);
+        if (formatted.location !== undefined) {
+          res.setHeader('Cache-Control', 'private, max-age=0');
+          res.redirect(302, formatted.location);
+          return undefined;
+        }
         if (format === 'txt' && !formatted.text) {
           throw Errors.invalid('format', 'txt is not available on this endpoint; use json');
         }

@@ -1,12 +1,14 @@
-import { Controller, Get, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Post, Req, UseGuards } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
-import { Errors } from '../common/app-error';
+import { AppError, Errors } from '../common/app-error';
 import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
-import { readBatchInputs, readLinkInput, requireKey, requireVersion } from './link-input';
+import { bool, readBatchInputs, readLinkInput, requireKey, requireVersion } from './link-input';
 import { LinkRecord } from './link-record';
-import { ApiLinkParameters, LINK_ERRORS } from './links.swagger';
+import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
+import { RetweetService, fillDestination, readDestination } from './retweet.service';
 import { LinksService } from './links.service';
 
 type RawParams = Record<string, unknown>;
@@ -15,7 +17,10 @@ type RawParams = Record<string, unknown>;
 @Controller()
 @UseGuards(ProjectThrottlerGuard)
 export class LinksController {
-  constructor(private readonly links: LinksService) {}
+  constructor(
+    private readonly links: LinksService,
+    private readonly retweets: RetweetService,
+  ) {}
 
   @Post('url.:format')
   @ApiOperation({ summary: 'Create a tracked link (SPEC.md 4.2)' })
@@ -104,6 +109,90 @@ export class LinksController {
     return this.update(id, params);
   }
 
+  @Post('url/retweet.:format')
+  @ApiOperation({
+    summary: 'Replace every link of a text by a new tracked link (SPEC.md 4.4)',
+    description:
+      'Links beginning http:// or https:// are recognised. destination is GET only. Known bots are refused (403).',
+  })
+  @ApiFormatted()
+  @ApiRetweetParameters(false)
+  @ApiResponse({ status: 200, description: '{svc_text, svc_urls}; txt: svc_text' })
+  @ApiResponse(LINK_ERRORS)
+  retweetPost(@Params() params: RawParams, @Req() req: Request) {
+    if (params.destination !== undefined) {
+      throw Errors.invalid('destination', 'is accepted on GET only');
+    }
+    return this.retweet(params, req);
+  }
+
+  @Get('url/retweet')
+  @ApiOperation({ summary: 'Retweet, GET form (format optional: json)' })
+  @ApiFormatted()
+  @ApiRetweetParameters(true)
+  @ApiResponse({ status: 302, description: 'With destination: redirect to it, SVC_TEXT replaced by the new text' })
+  @ApiResponse(LINK_ERRORS)
+  retweetGet(@Params() params: RawParams, @Req() req: Request) {
+    return this.retweet(params, req);
+  }
+
+  @Get('url/retweet.:format')
+  @ApiOperation({ summary: 'Retweet, GET form with format' })
+  @ApiFormatted()
+  @ApiRetweetParameters(true)
+  @ApiResponse(LINK_ERRORS)
+  retweetGetFormatted(@Params() params: RawParams, @Req() req: Request) {
+    return this.retweet(params, req);
+  }
+
+  @Get('url/share')
+  @ApiOperation({
+    summary: 'Create a link and redirect to a share address',
+    description:
+      'Creates a link for url and answers 302 to destination with every SVC_URL replaced by the new svc_url (URL-escaped). Known bots are refused (403).',
+  })
+  @ApiFormatted({ txt: false })
+  @ApiLinkParameters('create')
+  @ApiQuery({ name: 'destination', required: true, example: 'https://www.facebook.com/sharer.php?u=SVC_URL' })
+  @ApiQuery({ name: 'errors', required: false, description: 'true: a failure answers an error instead of redirecting' })
+  @ApiResponse({ status: 302, description: 'Redirect to destination' })
+  @ApiResponse(LINK_ERRORS)
+  async share(@Params() params: RawParams, @Req() req: Request): Promise<FormattedResult> {
+    const destination = readDestination(params);
+    if (destination === undefined) throw Errors.missing('destination');
+    const errors = bool(params, 'errors', false);
+    try {
+      this.retweets.refuseBots(req.headers['user-agent']);
+      requireVersion(params);
+      const project = await this.links.authenticate(requireKey(params));
+      const record = await this.retweets.share(project, params);
+      return FormattedResult.redirect(fillDestination(destination, 'SVC_URL', record.svc_url));
+    } catch (error) {
+      const url = typeof params.url === 'string' ? params.url : '';
+      if (errors || !(error instanceof AppError)) throw error;
+      return FormattedResult.redirect(fillDestination(destination, 'SVC_URL', url));
+    }
+  }
+
+  private async retweet(params: RawParams, req: Request): Promise<FormattedResult> {
+    const destination = readDestination(params);
+    const errors = bool(params, 'errors', false);
+    try {
+      this.retweets.refuseBots(req.headers['user-agent']);
+      requireVersion(params);
+      const project = await this.links.authenticate(requireKey(params));
+      const result = await this.retweets.retweet(project, params);
+      if (destination !== undefined) {
+        return FormattedResult.redirect(fillDestination(destination, 'SVC_TEXT', result.svc_text));
+      }
+      return new FormattedResult(result, () => result.svc_text);
+    } catch (error) {
+      if (destination === undefined || errors || !(error instanceof AppError)) throw error;
+      const text = typeof params.text === 'string' ? params.text : '';
+      return FormattedResult.redirect(fillDestination(destination, 'SVC_TEXT', text));
+    }
+  }
+
   private async create(params: RawParams): Promise<FormattedResult<LinkRecord>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
@@ -125,7 +214,7 @@ export class LinksController {
     return new FormattedResult(record, () => record.svc_url);
   }
 
-  private async update(id: string, params: Params): Promise<FormattedResult<LinkRecord>> {
+  private async update(id: string, params: RawParams): Promise<FormattedResult<LinkRecord>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
     const input = readLinkInput(params);

@@ -4,11 +4,14 @@ import { ProjectsModule } from '../projects/projects.module';
 import { LinksController } from './links.controller';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
+import { RetweetService } from './retweet.service';
+import { UnwrapProcessor } from './unwrap.processor';
+import { UnwrapService } from './unwrap.service';
 
 @Module({
   imports: [ProjectsModule, RateLimitModule],
   controllers: [LinksController],
-  providers: [LinksRepository, LinksService],
+  providers: [LinksRepository, LinksService, RetweetService, UnwrapService, UnwrapProcessor],
   exports: [LinksService],
 })
 export class LinksModule {}

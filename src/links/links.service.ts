@@ -334,7 +334,7 @@ export class LinksService {
   }
 }
 
-/** svc ids a URL may denote: itself as a link (also in domain_segment form) and its `svc=` value. */
+/** svc ids a URL may denote: itself as a link and its `svc=` value. */
 function linkIdsOf(url: string): string[] {
   let parsed: URL;
   try {
@@ -344,11 +344,8 @@ function linkIdsOf(url: string): string[] {
   }
   const ids: string[] = [];
   const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
-  if (path !== '') {
-    ids.push(svcId(parsed.host.toLowerCase(), path));
-    const slash = path.indexOf('/');
-    if (slash > 0) ids.push(svcId(`${parsed.host.toLowerCase()}_${path.slice(0, slash)}`, path.slice(slash + 1)));
-  }
+  // host/segment/path and host/path share one svc_id form (svc_id is unique).
+  if (path !== '') ids.push(svcId(parsed.host.toLowerCase(), path));
   const svc = parsed.searchParams.get('svc');
   if (svc) ids.push(svc);
   return ids;

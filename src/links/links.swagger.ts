@@ -57,3 +57,27 @@ export const LINK_ERRORS: ApiResponseOptions = {
     'Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit.',
   schema: { example: { error: 400, error_message: 'Invalid parameter notes: must be at most 256 characters' } },
 };
+
+/** retweet's parameters: the metadata ones plus text and its options (destination on GET only). */
+export function ApiRetweetParameters(get: boolean): MethodDecorator {
+  const extra: ParameterDoc[] = [
+    { name: 'text', description: 'The text whose links (http:// or https://) are replaced by new links', example: 'Read this https://example.com/a', required: ['create'] },
+    { name: 'make_parent', description: 'Default true: links of this service in text become parents of the new links' },
+    { name: 'unwrap', description: 'Default false: when true, links are crawled to their final destination first' },
+  ];
+  if (get) {
+    extra.push(
+      { name: 'destination', description: 'GET only: redirect (302) here with every SVC_TEXT replaced by the new text; encode & and # inside as %26 and %23', example: 'https://twitter.com/intent/tweet?text=SVC_TEXT' },
+      { name: 'errors', description: 'Default false: with destination, a failure still redirects (with the original text); true answers the error' },
+    );
+  }
+  return applyDecorators(
+    ...PARAMETERS.filter((p) => !p.only && p.name !== 'path').map((p) =>
+      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+    ),
+    ...extra.map((p) =>
+      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+    ),
+    ApiQuery({ name: 'domain', required: false, description: 'Custom domain of the new links' }),
+  );
+}

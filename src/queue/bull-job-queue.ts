@@ -1,13 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue } from './job-queue';
-import { QueueName } from './queue-names';
+import { QUEUES, QueueName } from './queue-names';
+
+const AWAITED_QUEUES: QueueName[] = [QUEUES.unwrap];
 
 /** Jobs go to Redis; whichever process runs workers (ROLE all or worker) picks them up. */
 @Injectable()
-export class BullJobQueue extends JobQueue {
+export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicationShutdown {
+  private readonly queueEvents = new Map<QueueName, QueueEvents>();
+
   constructor(private readonly moduleRef: ModuleRef) {
     super();
   }
@@ -23,7 +27,40 @@ export class BullJobQueue extends JobQueue {
     });
   }
 
+  async addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R> {
+    const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+    const job = await target.add(name, data, {
+      attempts: 1,
+      removeOnComplete: { age: 60 },
+      removeOnFail: { age: 3600 },
+    });
+    return (await job.waitUntilFinished(this.events(queue, target), timeoutMs)) as R;
+  }
+
   async drain(): Promise<void> {
     // Jobs live in Redis: nothing of them is held in this process.
+  }
+
+  /** Queues whose jobs requests await get their event stream at start, so no completion is missed. */
+  async onModuleInit(): Promise<void> {
+    for (const queue of AWAITED_QUEUES) {
+      const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+      await this.events(queue, target).waitUntilReady();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.queueEvents.values()].map((events) => events.close()));
+  }
+
+  /** One QueueEvents stream per queue awaited on, opened on first use. */
+  private events(queue: QueueName, target: Queue): QueueEvents {
+    let events = this.queueEvents.get(queue);
+    if (!events) {
+      events = new QueueEvents(queue, { connection: target.opts.connection, prefix: target.opts.prefix });
+      events.on('error', () => undefined);
+      this.queueEvents.set(queue, events);
+    }
+    return events;
   }
 }

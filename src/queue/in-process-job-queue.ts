@@ -42,6 +42,29 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     void run.finally(() => this.inFlight.delete(run));
   }
 
+  async addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R> {
+    const processor = this.processorFor(queue);
+    const job = { id: randomUUID(), name, data, queueName: queue, attemptsMade: 0, timestamp: Date.now() } as unknown as Job;
+    let timer: NodeJS.Timeout | undefined;
+    const run = processor.process(job) as Promise<R>;
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight.add(settled);
+    void settled.finally(() => this.inFlight.delete(settled));
+    try {
+      return await Promise.race([
+        run,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`job ${queue}/${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.inFlight.size > 0 && Date.now() < deadline) {
@@ -91,7 +114,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
         const meta = Reflect.getMetadata(PROCESSOR_METADATA, instance.constructor) as
           | { name: string }
           | undefined;
-        if (meta) this.processors.set(meta.name, instance);
+        if (meta) this.processors.set(meta.name, instance as WorkerHost);
       }
     }
     const processor = this.processors.get(queue);

@@ -11,6 +11,12 @@ export interface EnqueueOptions {
 export abstract class JobQueue {
   abstract add<T extends object>(queue: QueueName, name: string, data: T, options?: EnqueueOptions): Promise<void>;
 
+  /**
+   * Runs a job and waits for its result (a request that needs a worker's answer, like unwrap);
+   * rejects when it fails or takes longer than timeoutMs. Not retried: the caller decides.
+   */
+  abstract addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R>;
+
   /** Waits for work handed out but not finished (used at shutdown and by tests). */
   abstract drain(timeoutMs?: number): Promise<void>;
 }

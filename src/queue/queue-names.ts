@@ -1,6 +1,7 @@
-/** Every queue of the service. Feature issues add theirs (clicks, unwrap). */
+/** Every queue of the service. Feature issues add theirs. */
 export const QUEUES = {
   mail: 'mail',
+  unwrap: 'unwrap',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

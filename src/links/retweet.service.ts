@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { isbot } from 'isbot';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { isHttpUrl } from '../common/validators';
+import { ProjectEntity } from '../projects/project.entity';
+import { LinkInput, bool, readLinkInput, single } from './link-input';
+import { LinkRecord } from './link-record';
+import { LinksService } from './links.service';
+import { extractLinks, replaceLinks } from './text-links';
+import { UnwrapService } from './unwrap.service';
+
+type RawParams = Record<string, unknown>;
+
+export interface RetweetResult {
+  svc_text: string;
+  svc_urls: LinkRecord[];
+}
+
+/** The metadata parameters retweet and share accept besides tool, channel and url/text. */
+function metadataInput(params: RawParams): LinkInput {
+  if (single(params, 'path') !== undefined) throw Errors.invalid('path', 'is not usable on this endpoint');
+  const input = readLinkInput({ ...params, url: undefined });
+  delete input.url;
+  return input;
+}
+
+@Injectable()
+export class RetweetService {
+  constructor(
+    private readonly links: LinksService,
+    private readonly unwrapper: UnwrapService,
+  ) {}
+
+  /** Known crawlers may not create links through retweet or share (SPEC.md 4.4). */
+  refuseBots(userAgent: string | undefined): void {
+    if (userAgent && isbot(userAgent)) {
+      throw new AppError(403, ErrorCode.notPermitted, 'Known bots may not create links through this endpoint');
+    }
+  }
+
+  /**
+   * Every link in `text` becomes a new link of the project (unwrapped to its final destination
+   * when asked); links of this service found in the text become parents unless make_parent=false.
+   */
+  async retweet(project: ProjectEntity, params: RawParams): Promise<RetweetResult> {
+    const text = single(params, 'text', 100_000);
+    if (text === undefined) throw Errors.missing('text');
+    const input = metadataInput(params);
+    if (input.tool === undefined) throw Errors.missing('tool');
+    if (input.channel === undefined) throw Errors.missing('channel');
+    const makeParent = bool(params, 'make_parent', true);
+    const unwrap = bool(params, 'unwrap', false);
+    const found = extractLinks(text);
+    if (found.length === 0) return { svc_text: text, svc_urls: [] };
+    const urls = found.map((link) => link.url);
+    const parents = makeParent && input.parent === undefined ? await this.links.parentCandidates(project, urls) : new Map<string, string>();
+    const destinations = unwrap ? await Promise.all(urls.map((url) => this.unwrapper.unwrap(url))) : urls;
+    const inputs = urls.map((url, i) => ({ ...input, url: destinations[i], parent: input.parent ?? parents.get(url) }));
+    const records = await this.links.create(project, inputs, { requireChannel: true });
+    return { svc_text: replaceLinks(text, found, records.map((r) => r.svc_url)), svc_urls: records };
+  }
+
+  /** share: one link for `url`, returned for the redirect to `destination`. */
+  async share(project: ProjectEntity, params: RawParams): Promise<LinkRecord> {
+    const url = single(params, 'url', 4096);
+    if (url !== undefined && !isHttpUrl(url)) throw Errors.invalid('url', 'must be an absolute http(s) URL');
+    const [record] = await this.links.create(project, [{ ...metadataInput(params), url }], { requireChannel: true });
+    return record;
+  }
+}
+
+/**
+ * The `destination` of retweet and share: an absolute http(s) URL in which a placeholder is replaced
+ * by a URL-escaped value (SVC_TEXT by the text, SVC_URL by the link).
+ */
+export function readDestination(params: RawParams): string | undefined {
+  const destination = single(params, 'destination', 8192);
+  if (destination !== undefined && !isHttpUrl(destination)) {
+    throw Errors.invalid('destination', 'must be an absolute http(s) URL');
+  }
+  return destination;
+}
+
+export function fillDestination(destination: string, placeholder: 'SVC_TEXT' | 'SVC_URL', value: string): string {
+  return destination.split(placeholder).join(encodeURIComponent(value));
+}
