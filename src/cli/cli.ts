@@ -34,7 +34,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const COMMANDS: Record<string, CommandSpec> = {
   'subscription:create': {
-    summary: 'Creates a subscription with one authorised application; prints both keys (shown only now).',
+    summary:
+      'Creates a subscription with one authorised application; prints both keys (shown only now).',
     required: { name: 'name of the subscription' },
     async run(service, { name }) {
       const issued = await service.createSubscription(name);
@@ -53,7 +54,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     required: {},
     async run(service) {
       const subscriptions = await service.listSubscriptions();
-      return subscriptions.map((s) => ({ id: s.id, name: s.name, created_at: s.createdAt.toISOString() }));
+      return subscriptions.map((s) => ({
+        id: s.id,
+        name: s.name,
+        created_at: s.createdAt.toISOString(),
+      }));
     },
   },
   'subscription:rotate-key': {
@@ -64,7 +69,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   'application:create': {
-    summary: 'Authorises a new application on a subscription; prints its application_key (shown only now).',
+    summary:
+      'Authorises a new application on a subscription; prints its application_key (shown only now).',
     required: { subscription: 'subscription id', name: 'name of the application' },
     async run(service, { subscription, name }) {
       const { application, applicationKey } = await service.createApplication(subscription, name);
@@ -81,7 +87,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     required: { subscription: 'subscription id' },
     async run(service, { subscription }) {
       const applications = await service.listApplications(subscription);
-      return applications.map((a) => ({ id: a.id, name: a.name, created_at: a.createdAt.toISOString() }));
+      return applications.map((a) => ({
+        id: a.id,
+        name: a.name,
+        created_at: a.createdAt.toISOString(),
+      }));
     },
   },
   'application:rotate-key': {
@@ -128,7 +138,8 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
     let value = inline;
     if (value === undefined) {
       const next = rest[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      if (next === undefined || next.startsWith('--'))
+        throw new UsageError(`--${name} needs a value`);
       value = next;
       i++;
     }
@@ -140,7 +151,8 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
     options[name] = value;
   }
   for (const name of Object.keys(spec.required)) {
-    if (!(name in options)) throw new UsageError(`${command} needs --${name} <${spec.required[name]}>`);
+    if (!(name in options))
+      throw new UsageError(`${command} needs --${name} <${spec.required[name]}>`);
   }
   return { command, options, json };
 }
@@ -187,12 +199,19 @@ function render(result: Record_ | Record_[], json: boolean): string {
 @Module({})
 class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule] };
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule],
+    };
   }
 }
 
 /** Parses argv, runs one command and returns the process exit code. */
-export async function runCli(argv: readonly string[], out: CliOutput, options: CliOptions = {}): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  out: CliOutput,
+  options: CliOptions = {},
+): Promise<number> {
   let parsed: Parsed | 'help';
   try {
     parsed = parseArguments(argv);
@@ -224,7 +243,8 @@ export async function runCli(argv: readonly string[], out: CliOutput, options: C
     out.stdout(render(result, parsed.json));
     return EXIT.ok;
   } catch (error) {
-    const message = error instanceof AppError ? error.message : String((error as Error)?.message ?? error);
+    const message =
+      error instanceof AppError ? error.message : String((error as Error)?.message ?? error);
     out.stderr(`svc cli: ${parsed.command} failed: ${message}\n`);
     return EXIT.failed;
   } finally {

@@ -2,7 +2,11 @@ import type { Request } from 'express';
 import { AppError, ErrorCode } from './app-error';
 import { readFormat } from './api-format';
 
-function req(format: string | undefined, query: Record<string, unknown> = {}, body?: unknown): Request {
+function req(
+  format: string | undefined,
+  query: Record<string, unknown> = {},
+  body?: unknown,
+): Request {
   return { params: format === undefined ? {} : { format }, query, body } as unknown as Request;
 }
 
@@ -30,15 +34,23 @@ describe('readFormat', () => {
     const error = errorOf(req(format));
     expect(error.status).toBe(400);
     expect(error.code).toBe(ErrorCode.invalidParameter);
-    expect(error.message).toBe(`Invalid parameter format: "${format}" is not supported; use json or txt`);
+    expect(error.message).toBe(
+      `Invalid parameter format: "${format}" is not supported; use json or txt`,
+    );
   });
 
-  it.each(['cb', 'jQuery123_456', '$', '_x', 'window.handlers.done', 'a$b'])('accepts callback %j', (callback) => {
-    expect(readFormat(req('json', { callback }))).toEqual({ format: 'json', callback });
-  });
+  it.each(['cb', 'jQuery123_456', '$', '_x', 'window.handlers.done', 'a$b'])(
+    'accepts callback %j',
+    (callback) => {
+      expect(readFormat(req('json', { callback }))).toEqual({ format: 'json', callback });
+    },
+  );
 
   it('reads the callback from a form body too', () => {
-    expect(readFormat(req('json', {}, { callback: 'fromBody' }))).toEqual({ format: 'json', callback: 'fromBody' });
+    expect(readFormat(req('json', {}, { callback: 'fromBody' }))).toEqual({
+      format: 'json',
+      callback: 'fromBody',
+    });
   });
 
   it('treats an empty callback as none', () => {
@@ -51,7 +63,9 @@ describe('readFormat', () => {
       const error = errorOf(req('json', { callback }));
       expect(error.status).toBe(400);
       expect(error.code).toBe(ErrorCode.invalidParameter);
-      expect(error.message).toBe('Invalid parameter callback: must be a JavaScript identifier ([A-Za-z_$][\\w$.]*)');
+      expect(error.message).toBe(
+        'Invalid parameter callback: must be a JavaScript identifier ([A-Za-z_$][\\w$.]*)',
+      );
     },
   );
 

@@ -8,7 +8,11 @@ function req(path: string, query: Record<string, unknown> = {}, body?: unknown):
 describe('requestEcho', () => {
   it('echoes a project creation with its parameters as strings', () => {
     const echo = requestEcho(
-      req('/projects/new', { subscription_key: 's' }, { name: 'Acme', conversions: true, users: 2 }),
+      req(
+        '/projects/new',
+        { subscription_key: 's' },
+        { name: 'Acme', conversions: true, users: 2 },
+      ),
     );
     expect(echo).toEqual({
       subscription_key: 's',
@@ -21,13 +25,29 @@ describe('requestEcho', () => {
   });
 
   it('names the project by its API key on /projects/{apikey}/{action}', () => {
-    expect(requestEcho(req('/projects/abc123/update'))).toEqual({ apikey: 'abc123', method: 'update', object: 'project' });
-    expect(requestEcho(req('/projects/abc123/show'))).toEqual({ apikey: 'abc123', method: 'show', object: 'project' });
+    expect(requestEcho(req('/projects/abc123/update'))).toEqual({
+      apikey: 'abc123',
+      method: 'update',
+      object: 'project',
+    });
+    expect(requestEcho(req('/projects/abc123/show'))).toEqual({
+      apikey: 'abc123',
+      method: 'show',
+      object: 'project',
+    });
   });
 
   it('maps destroy to delete and keeps unknown actions as they are', () => {
-    expect(requestEcho(req('/projects/k/destroy'))).toEqual({ apikey: 'k', method: 'delete', object: 'project' });
-    expect(requestEcho(req('/projects/k/frobnicate'))).toEqual({ apikey: 'k', method: 'frobnicate', object: 'project' });
+    expect(requestEcho(req('/projects/k/destroy'))).toEqual({
+      apikey: 'k',
+      method: 'delete',
+      object: 'project',
+    });
+    expect(requestEcho(req('/projects/k/frobnicate'))).toEqual({
+      apikey: 'k',
+      method: 'frobnicate',
+      object: 'project',
+    });
     expect(requestEcho(req('/projects/list'))).toEqual({ method: 'list', object: 'project' });
   });
 
@@ -50,7 +70,11 @@ describe('requestEcho', () => {
   });
 
   it('lets the path win over parameters of the same name', () => {
-    expect(requestEcho(req('/projects/fromPath/show', { apikey: 'fromQuery', method: 'x', object: 'y' }))).toEqual({
+    expect(
+      requestEcho(
+        req('/projects/fromPath/show', { apikey: 'fromQuery', method: 'x', object: 'y' }),
+      ),
+    ).toEqual({
       apikey: 'fromPath',
       method: 'show',
       object: 'project',
@@ -59,16 +83,32 @@ describe('requestEcho', () => {
 
   it('serialises arrays element by element and objects as JSON', () => {
     expect(
-      requestEcho(req('/projects/new', { tags: ['a', 1] }, { settings: { utm: true }, empty: null })),
-    ).toEqual({ tags: ['a', '1'], settings: '{"utm":true}', empty: null, method: 'new', object: 'project' });
+      requestEcho(
+        req('/projects/new', { tags: ['a', 1] }, { settings: { utm: true }, empty: null }),
+      ),
+    ).toEqual({
+      tags: ['a', '1'],
+      settings: '{"utm":true}',
+      empty: null,
+      method: 'new',
+      object: 'project',
+    });
   });
 
   it('ignores a body that is not an object', () => {
-    expect(requestEcho(req('/projects/list', { a: '1' }, 'raw text'))).toEqual({ a: '1', method: 'list', object: 'project' });
+    expect(requestEcho(req('/projects/list', { a: '1' }, 'raw text'))).toEqual({
+      a: '1',
+      method: 'list',
+      object: 'project',
+    });
   });
 
   it('echoes conversions with their action', () => {
-    expect(requestEcho(req('/conversions', { svc: 'x' }))).toEqual({ svc: 'x', action: 'new', controller: 'conversion' });
+    expect(requestEcho(req('/conversions', { svc: 'x' }))).toEqual({
+      svc: 'x',
+      action: 'new',
+      controller: 'conversion',
+    });
     expect(requestEcho(req('/conversions/new', { value: 3 }))).toEqual({
       value: '3',
       action: 'new',

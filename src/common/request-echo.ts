@@ -24,8 +24,9 @@ function parameters(req: Request): Echo {
 
 function stringify(value: unknown): unknown {
   if (value === null || value === undefined) return value;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as string | number | boolean);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString();
+  return JSON.stringify(value);
 }
 
 /**

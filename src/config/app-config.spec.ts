@@ -75,7 +75,12 @@ describe('loadConfig', () => {
   });
 
   it('treats blank values as unset and trims values', () => {
-    const config = loadConfig({ PORT: '  ', DATABASE_URL: '', REDIS_PREFIX: ' p ', LOG_LEVEL: ' debug ' });
+    const config = loadConfig({
+      PORT: '  ',
+      DATABASE_URL: '',
+      REDIS_PREFIX: ' p ',
+      LOG_LEVEL: ' debug ',
+    });
     expect(config.port).toBe(3000);
     expect(config.databaseUrl).toBeNull();
     expect(config.redisPrefix).toBe('p');
@@ -90,7 +95,10 @@ describe('loadConfig', () => {
   });
 
   it('accepts postgresql: and rediss: URLs', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgresql://u@db/x', REDIS_URL: 'rediss://cache:6380' });
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://u@db/x',
+      REDIS_URL: 'rediss://cache:6380',
+    });
     expect(config.databaseUrl).toBe('postgresql://u@db/x');
     expect(config.redisUrl).toBe('rediss://cache:6380');
   });
@@ -122,9 +130,21 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SMTP_URL', { SMTP_URL: 'mailto:me@example.com' }],
     ['SMTP_URL', { SMTP_URL: 'nope' }],
-    ['BOOTSTRAP_SUBSCRIPTION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) }],
-    ['BOOTSTRAP_SUBSCRIPTION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 'has spaces in it!!', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) }],
-    ['BOOTSTRAP_APPLICATION_KEY', { BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16), BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(129) }],
+    [
+      'BOOTSTRAP_SUBSCRIPTION_KEY',
+      { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },
+    ],
+    [
+      'BOOTSTRAP_SUBSCRIPTION_KEY',
+      {
+        BOOTSTRAP_SUBSCRIPTION_KEY: 'has spaces in it!!',
+        BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16),
+      },
+    ],
+    [
+      'BOOTSTRAP_APPLICATION_KEY',
+      { BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16), BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(129) },
+    ],
   ])('refuses a bad %s (%j)', (variable, env) => {
     const error = errorOf(env);
     expect(error.variable).toBe(variable);
@@ -133,7 +153,9 @@ describe('loadConfig', () => {
   });
 
   it('quotes the bad value in the message', () => {
-    expect(errorOf({ PORT: 'eighty' }).message).toBe('PORT: must be an integer from 1 to 65535 (got "eighty")');
+    expect(errorOf({ PORT: 'eighty' }).message).toBe(
+      'PORT: must be an integer from 1 to 65535 (got "eighty")',
+    );
     expect(errorOf({ LOG_LEVEL: 'verbose' }).message).toBe(
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
     );
@@ -166,7 +188,13 @@ describe('loadConfig', () => {
     const onlyApplication = errorOf({ BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) });
     expect(onlyApplication.variable).toBe('BOOTSTRAP_SUBSCRIPTION_KEY');
     expect(onlyApplication.message).toContain('must be given together');
-    const both = loadConfig({ BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16), BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(128) });
-    expect([both.bootstrapSubscriptionKey, both.bootstrapApplicationKey]).toEqual(['s'.repeat(16), 'a'.repeat(128)]);
+    const both = loadConfig({
+      BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16),
+      BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(128),
+    });
+    expect([both.bootstrapSubscriptionKey, both.bootstrapApplicationKey]).toEqual([
+      's'.repeat(16),
+      'a'.repeat(128),
+    ]);
   });
 });

@@ -22,7 +22,7 @@ export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): 
   if (url) {
     return { ...common, url, poolSize: 10, applicationName: `svc-${config.role}` };
   }
-  return { ...common, driver: pgliteDriver(config.pgliteDir) } as DataSourceOptions;
+  return { ...common, driver: pgliteDriver(config.pgliteDir) };
 }
 
 const MIGRATION_LOCK = 7_361_245_001;

@@ -42,7 +42,11 @@ describe('cli', () => {
   async function cli(...argv: string[]): Promise<Run> {
     let stdout = '';
     let stderr = '';
-    const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, { env });
+    const code = await runCli(
+      argv,
+      { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+      { env },
+    );
     return { code, stdout, stderr };
   }
 
@@ -105,12 +109,16 @@ describe('cli', () => {
     const json = await cli('subscription:list', '--json');
     expect(json.code).toBe(EXIT.ok);
     const parsed = JSON.parse(json.stdout) as { id: string; name: string; created_at: string }[];
-    expect(parsed.map(({ id, name }) => ({ id, name }))).toEqual(records.map(({ id, name }) => ({ id, name })));
+    expect(parsed.map(({ id, name }) => ({ id, name }))).toEqual(
+      records.map(({ id, name }) => ({ id, name })),
+    );
     expect(parsed[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it('rotates the subscription key: the new one works, the old one is refused', async () => {
-    const created = parseRecords((await cli('subscription:create', '--name', 'rotating')).stdout)[0];
+    const created = parseRecords(
+      (await cli('subscription:create', '--name', 'rotating')).stdout,
+    )[0];
     const run = await cli('subscription:rotate-key', '--id', created.subscription_id, '--json');
     expect(run.code).toBe(EXIT.ok);
     const rotated = JSON.parse(run.stdout) as { subscription_id: string; subscription_key: string };
@@ -123,11 +131,25 @@ describe('cli', () => {
 
   it('creates, lists and rotates applications', async () => {
     const sub = parseRecords((await cli('subscription:create', '--name', 'apps')).stdout)[0];
-    const run = await cli('application:create', '--subscription', sub.subscription_id, '--name', 'dashboard');
+    const run = await cli(
+      'application:create',
+      '--subscription',
+      sub.subscription_id,
+      '--name',
+      'dashboard',
+    );
     expect(run.code).toBe(EXIT.ok);
     const app = parseRecords(run.stdout)[0];
-    expect(Object.keys(app)).toEqual(['application_id', 'application_name', 'subscription_id', 'application_key']);
-    expect(app).toMatchObject({ application_name: 'dashboard', subscription_id: sub.subscription_id });
+    expect(Object.keys(app)).toEqual([
+      'application_id',
+      'application_name',
+      'subscription_id',
+      'application_key',
+    ]);
+    expect(app).toMatchObject({
+      application_name: 'dashboard',
+      subscription_id: sub.subscription_id,
+    });
     expect(await accepted(sub.subscription_key, app.application_key)).toBe(true);
 
     const list = await cli('application:list', '--subscription', sub.subscription_id);
@@ -191,7 +213,9 @@ describe('cli', () => {
       const run = await cli(...argv);
       expect(run.code).toBe(EXIT.failed);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(new RegExp(`^svc cli: ${argv[0]} failed: No (subscription|application) ${missing}\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(`^svc cli: ${argv[0]} failed: No (subscription|application) ${missing}\\n$`),
+      );
     }
   });
 
@@ -203,6 +227,8 @@ describe('cli', () => {
       { env: { ...env, DATABASE_URL: 'mysql://localhost/x' } },
     );
     expect(code).toBe(EXIT.config);
-    expect(stderr).toBe('svc cli: configuration error: DATABASE_URL: must use postgres: or postgresql: (got mysql:)\n');
+    expect(stderr).toBe(
+      'svc cli: configuration error: DATABASE_URL: must use postgres: or postgresql: (got mysql:)\n',
+    );
   });
 });

@@ -12,7 +12,13 @@ import { AppModule } from '../../src/app.module';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { MailMessage, MailService } from '../../src/mail/mail.service';
 import { SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
-import { TestApp, clearRedisPrefix, createTestApp, createTestDatabase, dropTestDatabase } from '../support/app';
+import {
+  TestApp,
+  clearRedisPrefix,
+  createTestApp,
+  createTestDatabase,
+  dropTestDatabase,
+} from '../support/app';
 import { TEST_REDIS_URL, databaseUrl } from '../support/env';
 
 function mail(to = 'ada@example.com'): MailMessage {
@@ -93,7 +99,10 @@ describe('jobs run the same on BullMQ and in-process', () => {
 
   it('a ROLE=api process only enqueues; a ROLE=worker process runs the job', async () => {
     const databaseName = await createTestDatabase();
-    const env = { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: `svctest:${randomBytes(4).toString('hex')}` };
+    const env = {
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: `svctest:${randomBytes(4).toString('hex')}`,
+    };
     const api = await startApp(databaseName, { ...env, ROLE: 'api' });
     const worker = await startApp(databaseName, { ...env, ROLE: 'worker' });
     try {
@@ -159,10 +168,15 @@ describe('bootstrap', () => {
     try {
       expect(await count(db, 'subscriptions')).toBe(1);
       expect(await count(db, 'applications')).toBe(1);
-      const subscription = await second.app.get(SubscriptionsService).authenticate(
-        { subscription_key: env.BOOTSTRAP_SUBSCRIPTION_KEY, application_key: env.BOOTSTRAP_APPLICATION_KEY },
-        true,
-      );
+      const subscription = await second.app
+        .get(SubscriptionsService)
+        .authenticate(
+          {
+            subscription_key: env.BOOTSTRAP_SUBSCRIPTION_KEY,
+            application_key: env.BOOTSTRAP_APPLICATION_KEY,
+          },
+          true,
+        );
       expect(subscription.name).toBe('bootstrap');
     } finally {
       await second.close();
@@ -171,10 +185,12 @@ describe('bootstrap', () => {
 
   it('without BOOTSTRAP keys creates one subscription on an empty database and prints its keys once', async () => {
     const printed: string[] = [];
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      printed.push(chunk.toString());
-      return true;
-    });
+    const write = jest
+      .spyOn(process.stdout, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => {
+        printed.push(chunk.toString());
+        return true;
+      });
     let first: Started | undefined;
     let second: Started | undefined;
     try {
@@ -240,9 +256,17 @@ describe('error layer', () => {
   });
 
   it('answers an unknown admin route with the admin shape and 404', async () => {
-    const res = await t.http.post('/projects/somekey/frobnicate').query({ subscription_key: 's' }).expect(404);
+    const res = await t.http
+      .post('/projects/somekey/frobnicate')
+      .query({ subscription_key: 's' })
+      .expect(404);
     expect(res.body).toEqual({
-      request: { subscription_key: 's', apikey: 'somekey', method: 'frobnicate', object: 'project' },
+      request: {
+        subscription_key: 's',
+        apikey: 'somekey',
+        method: 'frobnicate',
+        object: 'project',
+      },
       error: { code: 1003, message: 'Cannot POST /projects/somekey/frobnicate' },
     });
   });
@@ -260,13 +284,16 @@ describe('error layer', () => {
     expect(res.headers['x-request-id']).toBe('req-500-admin');
     expect(res.body).toEqual({
       request: { apikey: 'explode-for-test', method: 'show', object: 'project' },
-      error: { code: 1099, message: 'Internal error; quote request id req-500-admin when reporting it' },
+      error: {
+        code: 1099,
+        message: 'Internal error; quote request id req-500-admin when reporting it',
+      },
     });
   });
 
   it('answers an unexpected exception with 500 in the link shape, with a generated request id', async () => {
     const res = await request(app.getHttpServer()).get('/explode-for-test.json').expect(500);
-    const id = res.headers['x-request-id'] as string;
+    const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body).toEqual({
       error: 500,
@@ -298,6 +325,9 @@ describe('ROLE=worker', () => {
     ['get', '/'],
   ] as const)('answers %s %s with 404', async (method, url) => {
     const res = await t.http[method](url).expect(404);
-    expect(res.body).toEqual({ error: 404, error_message: 'This process runs workers only (ROLE=worker)' });
+    expect(res.body).toEqual({
+      error: 404,
+      error_message: 'This process runs workers only (ROLE=worker)',
+    });
   });
 });
