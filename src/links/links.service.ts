@@ -15,6 +15,7 @@ import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
 import { PatternValues, expandPattern } from './redirect-pattern';
+import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
 
 const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -27,6 +28,15 @@ interface LinkSettings {
   utm_parameters?: boolean;
 }
 
+interface CreateContext {
+  /** Hosts the project may create links on (the shared default domain and its own). */
+  domains: Set<string>;
+  /** Implicit parents of the request's URLs. */
+  parents: Map<string, string>;
+  /** Campaign stubs already settled in this request. */
+  campaigns: Map<string, string>;
+}
+
 interface Prepared {
   row: NewLink;
   customPath: boolean;
@@ -34,6 +44,8 @@ interface Prepared {
 
 @Injectable()
 export class LinksService {
+  private readonly tools = new Map<string, ToolEntity>();
+
   constructor(
     private readonly config: AppConfig,
     private readonly repository: LinksRepository,
@@ -52,6 +64,8 @@ export class LinksService {
   async create(project: ProjectEntity, inputs: LinkInput[], options: { requireChannel: boolean }): Promise<LinkRecord[]> {
     const context = await this.context(project);
     return this.dataSource.transaction(async (manager) => {
+      const implicit = inputs.filter((i) => i.parent === undefined && i.url !== undefined).map((i) => i.url!);
+      context.parents = await this.parentCandidates(project, implicit, manager, context.domains);
       const prepared: Prepared[] = [];
       for (const input of inputs) {
         prepared.push(await this.prepare(project, input, context, options.requireChannel, manager));
@@ -65,6 +79,9 @@ export class LinksService {
   async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
     const context = await this.context(project);
     return this.dataSource.transaction(async (manager) => {
+      if (input.parent === undefined && input.url !== undefined) {
+        context.parents = await this.parentCandidates(project, [input.url], manager, context.domains);
+      }
       const prepared = await this.prepare(project, input, context, false, manager);
       prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
       const existing = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
@@ -130,15 +147,19 @@ export class LinksService {
   }
 
   /** Read before a transaction opens: on PGlite a transaction holds the only session. */
-  private async context(project: ProjectEntity): Promise<{ domains: Set<string> }> {
+  private async context(project: ProjectEntity): Promise<CreateContext> {
     const authorised = await this.projects.getAuthorisedDomains(project.id);
-    return { domains: new Set([this.config.defaultDomain, ...authorised.map((d) => d.hostname)]) };
+    return {
+      domains: new Set([this.config.defaultDomain, ...authorised.map((d) => d.hostname)]),
+      parents: new Map(),
+      campaigns: new Map(),
+    };
   }
 
   private async prepare(
     project: ProjectEntity,
     input: LinkInput,
-    context: { domains: Set<string> },
+    context: CreateContext,
     requireChannel: boolean,
     manager: EntityManager,
   ): Promise<Prepared> {
@@ -154,11 +175,11 @@ export class LinksService {
     }
     const channel = input.channel ?? null;
     const tool = await this.tool(project, input.tool, manager);
-    const campaign = input.campaign !== undefined ? await this.campaign(project, input, manager) : null;
+    const campaign = input.campaign !== undefined ? await this.memoCampaign(project, input, context, manager) : null;
     const parent =
       input.parent !== undefined
         ? await this.explicitParent(project, input.parent, manager)
-        : await this.implicitParent(project, input.url, manager);
+        : (context.parents.get(input.url) ?? null);
     const username = input.sharerId !== undefined ? await this.sharerUsername(project, input.sharerId, manager) : null;
     if (input.userId !== undefined) await this.identity(project, input, manager);
     const path = input.path ?? randomPath(PATH_LENGTH);
@@ -250,11 +271,34 @@ export class LinksService {
    * A tool key maps to its registered label and application; an unknown key is registered on
    * first use: label = the key stubified, application = the label's part before its first `-`.
    */
-  private async tool(project: ProjectEntity, key: string, manager: EntityManager) {
+  private async tool(project: ProjectEntity, key: string, manager: EntityManager): Promise<ToolEntity> {
+    const cacheKey = `${project.id}\u0000${key}`;
+    const cached = this.tools.get(cacheKey);
+    if (cached) return cached;
     const label = stubify(key) ?? 'tool';
     const dash = label.indexOf('-');
     const application = dash > 0 ? label.slice(0, dash) : label;
-    return this.repository.registerTool(project.id, key, label, application, manager);
+    const tool = await this.repository.registerTool(project.id, key, label, application, manager);
+    // Registered tools never change, so every instance may keep them; the map is bounded.
+    if (this.tools.size >= 10_000) this.tools.clear();
+    this.tools.set(cacheKey, tool);
+    return tool;
+  }
+
+  /** A batch names a campaign once per distinct value. */
+  private async memoCampaign(
+    project: ProjectEntity,
+    input: LinkInput,
+    context: CreateContext,
+    manager: EntityManager,
+  ): Promise<string> {
+    const memoKey = JSON.stringify([input.campaign, input.campaignName, input.campaignDescription]);
+    let stub = context.campaigns.get(memoKey);
+    if (!stub) {
+      stub = await this.campaign(project, input, manager);
+      context.campaigns.set(memoKey, stub);
+    }
+    return stub;
   }
 
   /**
@@ -294,15 +338,21 @@ export class LinksService {
    * When `url` is itself one of the project's links, or carries `svc=<svc_id>` of one, that link is
    * the parent (SPEC.md 4.1).
    */
-  private async implicitParent(project: ProjectEntity, url: string, manager: EntityManager): Promise<string | null> {
-    return (await this.parentCandidates(project, [url], manager)).get(url) ?? null;
-  }
-
-  /** For each URL, the svc_id of the project's link it is or names with `svc=`, if any. */
-  async parentCandidates(project: ProjectEntity, urls: string[], manager?: EntityManager): Promise<Map<string, string>> {
+  /**
+   * For each URL, the svc_id of the project's link it is or names with `svc=`, if any: one query
+   * for all, none when no URL is on one of the project's link hosts or carries `svc=`.
+   */
+  async parentCandidates(
+    project: ProjectEntity,
+    urls: string[],
+    manager?: EntityManager,
+    linkHosts?: Set<string>,
+  ): Promise<Map<string, string>> {
+    const hosts = linkHosts ?? (await this.context(project)).domains;
     const candidates = new Map<string, string[]>();
-    for (const url of urls) candidates.set(url, linkIdsOf(url));
+    for (const url of urls) candidates.set(url, linkIdsOf(url, hosts));
     const all = [...new Set([...candidates.values()].flat())];
+    if (all.length === 0) return new Map();
     const found = new Set((await this.repository.findProjectLinksBySvcIds(project.id, all, manager)).map((l) => l.svcId));
     const result = new Map<string, string>();
     for (const [url, ids] of candidates) {
@@ -334,8 +384,8 @@ export class LinksService {
   }
 }
 
-/** svc ids a URL may denote: itself as a link and its `svc=` value. */
-function linkIdsOf(url: string): string[] {
+/** svc ids a URL may denote: itself when on a link host, and its `svc=` value. */
+function linkIdsOf(url: string, linkHosts: Set<string>): string[] {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -345,7 +395,9 @@ function linkIdsOf(url: string): string[] {
   const ids: string[] = [];
   const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
   // host/segment/path and host/path share one svc_id form (svc_id is unique).
-  if (path !== '') ids.push(svcId(parsed.host.toLowerCase(), path));
+  const host = parsed.host.toLowerCase();
+  const onLinkHost = [...linkHosts].some((d) => d === host || d.startsWith(`${host}_`));
+  if (path !== '' && onLinkHost) ids.push(svcId(host, path));
   const svc = parsed.searchParams.get('svc');
   if (svc) ids.push(svc);
   return ids;

@@ -1,0 +1,108 @@
+// Shared pieces of the benchmarks: a scratch database, the service in a child process, a
+// keep-alive HTTP load loop. Plain JavaScript so `npm run bench:*` needs no compile step of its own.
+const { spawn } = require('node:child_process');
+const http = require('node:http');
+const { randomBytes } = require('node:crypto');
+const { Client } = require('pg');
+
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function databaseUrl(name) {
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function adminQuery(sql) {
+  const client = new Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function createDatabase() {
+  const name = `svc_bench_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  return name;
+}
+
+async function dropDatabase(name) {
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
+
+/** Starts dist/main.js on its own database and port; resolves when /health answers. */
+async function startService(env) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${output}`);
+    try {
+      const res = await request({ port, method: 'GET', path: '/health' });
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('service did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    port,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+
+function request({ port, method, path, body, headers = {} }) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(body ? { 'Content-Length': Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+/** Runs `task` with `concurrency` loops until `total` tasks ran; returns seconds elapsed. */
+async function runLoad(total, concurrency, task) {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        await task(i);
+      }
+    }),
+  );
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, runLoad, median };
