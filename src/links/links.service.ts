@@ -86,7 +86,13 @@ export class LinksService {
       prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
       const existing = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
       if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
-      const [link] = await this.insertAll([prepared], manager);
+      // A concurrent identical request may insert first: its row wins (uq_links_static) and is returned.
+      const [inserted] = await this.repository.insertLinks([prepared.row], manager);
+      if (!inserted) {
+        const raced = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
+        if (raced) return { ...(await this.records(project, [raced], manager))[0], new: false };
+      }
+      const [link] = inserted ? [inserted] : await this.insertAll([prepared], manager);
       return { ...(await this.records(project, [link], manager))[0], new: true };
     });
   }
