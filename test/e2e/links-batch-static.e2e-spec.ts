@@ -187,14 +187,15 @@ describe('url/batch.{format} and url/static.{format}', () => {
       const base = await t.http.post('/url/static.json').type('form').send(staticParams({ channel: 'email' })).expect(200);
       expect(base.body.new).toBe(true);
       const ids = new Set<string>([base.body.svc_id]);
-      for (const extra of [
+      const variants: Record<string, string>[] = [
         { channel: 'email', tag: 'a' },
         { channel: 'email', notes: 'n' },
         { channel: 'email', user_id: 'u1' },
         { channel: 'twitter' },
         { channel: 'email', url: 'https://example.com/static-page?x=1' },
         { channel: 'email', tool: 'another-tool' },
-      ]) {
+      ];
+      for (const extra of variants) {
         const res = await t.http.post('/url/static.json').type('form').send(staticParams(extra)).expect(200);
         expect(res.body.new).toBe(true);
         ids.add(res.body.svc_id);
