@@ -32,6 +32,9 @@ describe('loadConfig', () => {
       logLevel: 'info',
       smtpUrl: null,
       mailFrom: 'svc <no-reply@localhost>',
+      createRateLimit: 8000,
+      crawlerAllowLoopback: false,
+      unwrapTimeoutMs: 8000,
     });
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
@@ -54,6 +57,9 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       SMTP_URL: 'smtps://user:pass@mail.example.com:465',
       MAIL_FROM: 'Links <links@example.com>',
+      CREATE_RATE_LIMIT: '50',
+      CRAWLER_ALLOW_LOOPBACK: 'true',
+      UNWRAP_TIMEOUT_MS: '250',
     });
     expect({ ...config }).toEqual({
       port: 8080,
@@ -69,6 +75,9 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       smtpUrl: 'smtps://user:pass@mail.example.com:465',
       mailFrom: 'Links <links@example.com>',
+      createRateLimit: 50,
+      crawlerAllowLoopback: true,
+      unwrapTimeoutMs: 250,
     });
     expect(config.runsWorkers).toBe(false);
     expect(config.servesApi).toBe(true);
@@ -130,6 +139,13 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SMTP_URL', { SMTP_URL: 'mailto:me@example.com' }],
     ['SMTP_URL', { SMTP_URL: 'nope' }],
+    ['CREATE_RATE_LIMIT', { CREATE_RATE_LIMIT: '0' }],
+    ['CREATE_RATE_LIMIT', { CREATE_RATE_LIMIT: 'lots' }],
+    ['CREATE_RATE_LIMIT', { CREATE_RATE_LIMIT: '10000001' }],
+    ['UNWRAP_TIMEOUT_MS', { UNWRAP_TIMEOUT_MS: '99' }],
+    ['UNWRAP_TIMEOUT_MS', { UNWRAP_TIMEOUT_MS: '60001' }],
+    ['UNWRAP_TIMEOUT_MS', { UNWRAP_TIMEOUT_MS: '1.5' }],
+    ['CRAWLER_ALLOW_LOOPBACK', { CRAWLER_ALLOW_LOOPBACK: 'yes' }],
     [
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },

@@ -68,6 +68,14 @@ async function startApp(databaseName: string, env: Record<string, string> = {}):
   };
 }
 
+/** Keys for BOOTSTRAP_*: without them a first start prints new keys to stdout. */
+function bootstrapKeys(): Record<string, string> {
+  return {
+    BOOTSTRAP_SUBSCRIPTION_KEY: `sub_${randomBytes(12).toString('hex')}`,
+    BOOTSTRAP_APPLICATION_KEY: `app_${randomBytes(12).toString('hex')}`,
+  };
+}
+
 async function count(db: Client, table: 'subscriptions' | 'applications'): Promise<number> {
   const result = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
   return result.rows[0].n;
@@ -100,6 +108,7 @@ describe('jobs run the same on BullMQ and in-process', () => {
   it('a ROLE=api process only enqueues; a ROLE=worker process runs the job', async () => {
     const databaseName = await createTestDatabase();
     const env = {
+      ...bootstrapKeys(),
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: `svctest:${randomBytes(4).toString('hex')}`,
     };
@@ -124,7 +133,7 @@ describe('jobs run the same on BullMQ and in-process', () => {
 describe('graceful shutdown', () => {
   it('finishes an in-process job accepted just before close()', async () => {
     const databaseName = await createTestDatabase();
-    const started = await startApp(databaseName);
+    const started = await startApp(databaseName, bootstrapKeys());
     try {
       const messages = [mail('a@example.com'), mail('b@example.com'), mail('c@example.com')];
       const mailer = started.app.get(MailService);
@@ -158,25 +167,20 @@ describe('bootstrap', () => {
   });
 
   it('with BOOTSTRAP keys is idempotent across starts', async () => {
-    const env = {
-      BOOTSTRAP_SUBSCRIPTION_KEY: `sub_${randomBytes(12).toString('hex')}`,
-      BOOTSTRAP_APPLICATION_KEY: `app_${randomBytes(12).toString('hex')}`,
-    };
+    const env = bootstrapKeys();
     const first = await startApp(databaseName, env);
     await first.close();
     const second = await startApp(databaseName, env);
     try {
       expect(await count(db, 'subscriptions')).toBe(1);
       expect(await count(db, 'applications')).toBe(1);
-      const subscription = await second.app
-        .get(SubscriptionsService)
-        .authenticate(
-          {
-            subscription_key: env.BOOTSTRAP_SUBSCRIPTION_KEY,
-            application_key: env.BOOTSTRAP_APPLICATION_KEY,
-          },
-          true,
-        );
+      const subscription = await second.app.get(SubscriptionsService).authenticate(
+        {
+          subscription_key: env.BOOTSTRAP_SUBSCRIPTION_KEY,
+          application_key: env.BOOTSTRAP_APPLICATION_KEY,
+        },
+        true,
+      );
       expect(subscription.name).toBe('bootstrap');
     } finally {
       await second.close();
