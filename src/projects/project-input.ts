@@ -49,7 +49,15 @@ export interface UpdateProjectInput {
   conversions: ConversionsInput | null;
 }
 
-const CREATE_FIELDS = ['name', 'conversions', 'domains', 'default_domain', 'admins', 'sharers', 'viewers'];
+const CREATE_FIELDS = [
+  'name',
+  'conversions',
+  'domains',
+  'default_domain',
+  'admins',
+  'sharers',
+  'viewers',
+];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'remove_domain', 'remove_user', 'change_role'];
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -58,7 +66,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** The project creation object (SPEC.md 4.10); throws a 400 naming the offending field. */
 export function parseProjectCreation(json: Record<string, unknown>): CreateProjectInput {
   rejectUnknown(json, CREATE_FIELDS, 'json', 'the project creation object');
-  if (json.name === undefined || json.name === null || json.name === '') throw Errors.missing('json.name');
+  if (json.name === undefined || json.name === null || json.name === '')
+    throw Errors.missing('json.name');
   return {
     name: parseName(json.name),
     domains: parseHostnames(json.domains, 'json.domains'),
@@ -102,7 +111,12 @@ export function normaliseLinkHost(value: string): string {
     : `${value.slice(0, underscore).toLowerCase()}${value.slice(underscore)}`;
 }
 
-function rejectUnknown(object: Record<string, unknown>, allowed: string[], parameter: string, what: string): void {
+function rejectUnknown(
+  object: Record<string, unknown>,
+  allowed: string[],
+  parameter: string,
+  what: string,
+): void {
   const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
   if (unknown.length === 0) return;
   const fields = `allowed: ${allowed.join(', ')}`;
@@ -113,9 +127,13 @@ function rejectUnknown(object: Record<string, unknown>, allowed: string[], param
 }
 
 function parseName(value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw Errors.invalid('json.name', 'must be a non-empty string');
+  if (typeof value !== 'string' || value === '')
+    throw Errors.invalid('json.name', 'must be a non-empty string');
   if (!NAME_RE.test(value)) {
-    throw Errors.invalid('json.name', `"${value}" may contain only a-z, A-Z, 0-9, underscore and hyphen`);
+    throw Errors.invalid(
+      'json.name',
+      `"${value}" may contain only a-z, A-Z, 0-9, underscore and hyphen`,
+    );
   }
   if (value.length > PROJECT_NAME_MAX) {
     throw Errors.invalid('json.name', `must be at most ${PROJECT_NAME_MAX} characters`);
@@ -126,7 +144,10 @@ function parseName(value: unknown): string {
 /** A string or an array of strings, each with its parameter path (`json.sharers` or `json.sharers[1]`). */
 function named(value: unknown, parameter: string): Named[] {
   const list = stringList(value, parameter);
-  return list.map((item, index) => ({ value: item, parameter: Array.isArray(value) ? `${parameter}[${index}]` : parameter }));
+  return list.map((item, index) => ({
+    value: item,
+    parameter: Array.isArray(value) ? `${parameter}[${index}]` : parameter,
+  }));
 }
 
 function parseHostnames(value: unknown, parameter: string): Named[] {
@@ -186,7 +207,8 @@ function parseChangeRoles(value: unknown): MemberRef[] {
 
 function parseBoolean(value: unknown, parameter: string): boolean {
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  if (typeof value === 'string' && /^(true|false)$/i.test(value))
+    return value.toLowerCase() === 'true';
   throw Errors.invalid(parameter, 'must be true or false');
 }
 
@@ -212,12 +234,16 @@ function parseConversions(value: unknown, update: boolean): ConversionsInput {
   const allowed = ['enabled', 'domains', ...(update ? ['remove_domain'] : []), ...goalFields];
   rejectUnknown(object, allowed, parameter, 'the conversions object');
   const input: ConversionsInput = { removeDomains: [], goalLabels: {} };
-  if (object.enabled !== undefined) input.enabled = parseBoolean(object.enabled, `${parameter}.enabled`);
+  if (object.enabled !== undefined)
+    input.enabled = parseBoolean(object.enabled, `${parameter}.enabled`);
   if (object.domains !== undefined && object.domains !== null) {
     const hosts = parseLandingHosts(object.domains, `${parameter}.domains`);
-    input.domains = hosts.some((host) => host.value === 'all') ? 'all' : unique(hosts.map((host) => host.value));
+    input.domains = hosts.some((host) => host.value === 'all')
+      ? 'all'
+      : unique(hosts.map((host) => host.value));
   }
-  if (update) input.removeDomains = parseLandingHosts(object.remove_domain, `${parameter}.remove_domain`);
+  if (update)
+    input.removeDomains = parseLandingHosts(object.remove_domain, `${parameter}.remove_domain`);
   for (const n of SETTABLE_GOALS) {
     const field = `goal_${n}_label`;
     if (!(field in object)) continue;

@@ -35,7 +35,9 @@ function errorExample(method: string, code: number, message: string, apikey = fa
   return {
     request: {
       subscription_key: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
-      ...(apikey ? { apikey: '3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a' } : {}),
+      ...(apikey
+        ? { apikey: '3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a' }
+        : {}),
       method,
       object: 'project',
     },
@@ -50,13 +52,29 @@ function ApiProjectErrors(method: string, options: { apikey: boolean; json: bool
       status: 400,
       description: options.json
         ? 'Missing or invalid parameter (code 1001/1002), project name exists (10001), domain not connected to the subscription (10003), unknown user (10005)'
-        : 'Missing or invalid parameter (code 1001/1002)' + (method === 'delete' ? '; project still has users (10002)' : ''),
+        : 'Missing or invalid parameter (code 1001/1002)' +
+          (method === 'delete' ? '; project still has users (10002)' : ''),
       schema: {
         example: options.json
-          ? errorExample(method, 10001, 'Invalid parameter json.name: a project named "acme-blog" already exists', options.apikey)
+          ? errorExample(
+              method,
+              10001,
+              'Invalid parameter json.name: a project named "acme-blog" already exists',
+              options.apikey,
+            )
           : method === 'delete'
-            ? errorExample(method, 10002, 'Project acme-blog still has 2 users; remove them (json.remove_user on update) before destroying it', true)
-            : errorExample(method, 1001, 'Missing required parameter: application_key', options.apikey),
+            ? errorExample(
+                method,
+                10002,
+                'Project acme-blog still has 2 users; remove them (json.remove_user on update) before destroying it',
+                true,
+              )
+            : errorExample(
+                method,
+                1001,
+                'Missing required parameter: application_key',
+                options.apikey,
+              ),
       },
     }),
     ApiResponse({
@@ -64,7 +82,14 @@ function ApiProjectErrors(method: string, options: { apikey: boolean; json: bool
       description: options.apikey
         ? 'Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004)'
         : 'Invalid subscription_key or application_key (code 1000)',
-      schema: { example: errorExample(method, 1000, 'Invalid API key specified (subscription_key)', options.apikey) },
+      schema: {
+        example: errorExample(
+          method,
+          1000,
+          'Invalid API key specified (subscription_key)',
+          options.apikey,
+        ),
+      },
     }),
   ];
   if (options.apikey) {
@@ -76,8 +101,16 @@ function ApiProjectErrors(method: string, options: { apikey: boolean; json: bool
       }),
       ApiResponse({
         status: 404,
-        description: 'No live project has this api_key (code 1003); destroyed projects are refused at once',
-        schema: { example: errorExample(method, 1003, 'Project not found: no live project has this api_key', true) },
+        description:
+          'No live project has this api_key (code 1003); destroyed projects are refused at once',
+        schema: {
+          example: errorExample(
+            method,
+            1003,
+            'Project not found: no live project has this api_key',
+            true,
+          ),
+        },
       }),
     );
   }
@@ -86,7 +119,10 @@ function ApiProjectErrors(method: string, options: { apikey: boolean; json: bool
 
 /** POST parameters: form fields (or the query string). */
 function ApiFormParams(type: new () => object) {
-  return applyDecorators(ApiConsumes('application/x-www-form-urlencoded', 'application/json'), ApiBody({ type }));
+  return applyDecorators(
+    ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
+    ApiBody({ type }),
+  );
 }
 
 /** GET parameters: the query string. */
@@ -113,27 +149,42 @@ export class ProjectsController {
   @ApiFormParams(CreateProjectParamsDto)
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('new', { apikey: false, json: true })
-  async create(@Req() req: Request, @Params() params: CreateProjectParamsDto): Promise<AdminBody<{ project: ProjectRecordDto }>> {
+  async create(
+    @Req() req: Request,
+    @Params() params: CreateProjectParamsDto,
+  ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
     const details = await this.projects.create(params);
     return adminResponse(req, { project: toProjectRecord(details, false) });
   }
 
   @Post('list')
   @HttpCode(200)
-  @ApiOperation({ summary: 'List projects', description: 'Every live project of the subscription, oldest first, with conversions.' })
+  @ApiOperation({
+    summary: 'List projects',
+    description: 'Every live project of the subscription, oldest first, with conversions.',
+  })
   @ApiFormParams(ProjectKeysParamsDto)
   @ApiOkResponse({ type: ProjectListResponseDto })
   @ApiProjectErrors('list', { apikey: false, json: false })
-  list(@Req() req: Request, @Params() params: ProjectKeysParamsDto): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
+  list(
+    @Req() req: Request,
+    @Params() params: ProjectKeysParamsDto,
+  ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
     return this.listProjects(req, params);
   }
 
   @Get('list')
-  @ApiOperation({ summary: 'List projects (GET form)', description: 'As POST /projects/list; POST is preferred.' })
+  @ApiOperation({
+    summary: 'List projects (GET form)',
+    description: 'As POST /projects/list; POST is preferred.',
+  })
   @ApiKeyQuery()
   @ApiOkResponse({ type: ProjectListResponseDto })
   @ApiProjectErrors('list', { apikey: false, json: false })
-  listByGet(@Req() req: Request, @Params() params: ProjectKeysParamsDto): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
+  listByGet(
+    @Req() req: Request,
+    @Params() params: ProjectKeysParamsDto,
+  ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
     return this.listProjects(req, params);
   }
 
@@ -158,7 +209,10 @@ export class ProjectsController {
 
   @Post(':api_key/show')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Show a project', description: 'The project record, including conversions.' })
+  @ApiOperation({
+    summary: 'Show a project',
+    description: 'The project record, including conversions.',
+  })
   @ApiFormParams(ProjectKeysParamsDto)
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('show', { apikey: true, json: false })
@@ -171,7 +225,10 @@ export class ProjectsController {
   }
 
   @Get(':api_key/show')
-  @ApiOperation({ summary: 'Show a project (GET form)', description: 'As POST /projects/{api_key}/show; POST is preferred.' })
+  @ApiOperation({
+    summary: 'Show a project (GET form)',
+    description: 'As POST /projects/{api_key}/show; POST is preferred.',
+  })
   @ApiKeyQuery()
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('show', { apikey: true, json: false })
@@ -202,9 +259,14 @@ export class ProjectsController {
     return adminResponse(req, { deleted: true as const });
   }
 
-  private async listProjects(req: Request, params: ProjectKeysParamsDto): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
+  private async listProjects(
+    req: Request,
+    params: ProjectKeysParamsDto,
+  ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
     const projects = await this.projects.list(params);
-    return adminResponse(req, { projects: projects.map((details) => toProjectRecord(details, true)) });
+    return adminResponse(req, {
+      projects: projects.map((details) => toProjectRecord(details, true)),
+    });
   }
 
   private async showProject(

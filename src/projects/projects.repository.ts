@@ -30,7 +30,10 @@ interface RawMemberRow {
 }
 
 export type ProjectChanges = Partial<
-  Pick<ProjectEntity, 'name' | 'defaultDomain' | 'conversionsEnabled' | 'conversionDomains' | 'goalLabels'>
+  Pick<
+    ProjectEntity,
+    'name' | 'defaultDomain' | 'conversionsEnabled' | 'conversionDomains' | 'goalLabels'
+  >
 >;
 
 /** Queries of projects, their users and their authorised domains. */
@@ -39,9 +42,11 @@ export class ProjectsRepository {
   constructor(
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(ProjectUserEntity) private readonly projectUsers: Repository<ProjectUserEntity>,
+    @InjectRepository(ProjectUserEntity)
+    private readonly projectUsers: Repository<ProjectUserEntity>,
     @InjectRepository(DomainEntity) private readonly domains: Repository<DomainEntity>,
-    @InjectRepository(ProjectDomainEntity) private readonly projectDomains: Repository<ProjectDomainEntity>,
+    @InjectRepository(ProjectDomainEntity)
+    private readonly projectDomains: Repository<ProjectDomainEntity>,
   ) {}
 
   /** Live or destroyed: a destroyed key stays unique forever (uq_projects_api_key). */
@@ -74,7 +79,10 @@ export class ProjectsRepository {
   }
 
   /** Uses ix_projects_subscription. */
-  listLiveBySubscription(subscriptionId: string, manager?: EntityManager): Promise<ProjectEntity[]> {
+  listLiveBySubscription(
+    subscriptionId: string,
+    manager?: EntityManager,
+  ): Promise<ProjectEntity[]> {
     return this.repo(this.projects, manager).find({
       where: { subscriptionId, deletedAt: IsNull() },
       order: { createdAt: 'ASC', id: 'ASC' },
@@ -82,7 +90,8 @@ export class ProjectsRepository {
   }
 
   insertProject(
-    values: Pick<ProjectEntity, 'subscriptionId' | 'name' | 'apiKey' | 'defaultDomain'> & ProjectChanges,
+    values: Pick<ProjectEntity, 'subscriptionId' | 'name' | 'apiKey' | 'defaultDomain'> &
+      ProjectChanges,
     manager?: EntityManager,
   ): Promise<ProjectEntity> {
     const repo = this.repo(this.projects, manager);
@@ -115,10 +124,15 @@ export class ProjectsRepository {
   }
 
   /** The connected domains each project is authorised on, by hostname (pk_project_domains). */
-  async listAuthorisedDomains(projectIds: string[], manager?: EntityManager): Promise<Map<string, DomainEntity[]>> {
+  async listAuthorisedDomains(
+    projectIds: string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, DomainEntity[]>> {
     const byProject = new Map<string, DomainEntity[]>(projectIds.map((id) => [id, []]));
     if (projectIds.length === 0) return byProject;
-    const links = await this.repo(this.projectDomains, manager).findBy({ projectId: In(projectIds) });
+    const links = await this.repo(this.projectDomains, manager).findBy({
+      projectId: In(projectIds),
+    });
     if (links.length === 0) return byProject;
     const domains = await this.repo(this.domains, manager).find({
       where: { id: In([...new Set(links.map((link) => link.domainId))]) },
@@ -132,7 +146,11 @@ export class ProjectsRepository {
     return byProject;
   }
 
-  async addProjectDomains(projectId: string, domainIds: string[], manager?: EntityManager): Promise<void> {
+  async addProjectDomains(
+    projectId: string,
+    domainIds: string[],
+    manager?: EntityManager,
+  ): Promise<void> {
     if (domainIds.length === 0) return;
     await this.repo(this.projectDomains, manager)
       .createQueryBuilder()
@@ -143,7 +161,11 @@ export class ProjectsRepository {
       .execute();
   }
 
-  async removeProjectDomains(projectId: string, domainIds: string[] | 'all', manager?: EntityManager): Promise<void> {
+  async removeProjectDomains(
+    projectId: string,
+    domainIds: string[] | 'all',
+    manager?: EntityManager,
+  ): Promise<void> {
     if (domainIds !== 'all' && domainIds.length === 0) return;
     await this.repo(this.projectDomains, manager).delete(
       domainIds === 'all' ? { projectId } : { projectId, domainId: In(domainIds) },
@@ -155,7 +177,11 @@ export class ProjectsRepository {
    * it is a live project of this subscription the user still belongs to; otherwise the user's
    * earliest live project in this subscription (another tenant's project names never show).
    */
-  async listMembers(subscriptionId: string, projectIds: string[], manager?: EntityManager): Promise<MemberRow[]> {
+  async listMembers(
+    subscriptionId: string,
+    projectIds: string[],
+    manager?: EntityManager,
+  ): Promise<MemberRow[]> {
     if (projectIds.length === 0) return [];
     const placeholders = projectIds.map((_, index) => `$${index + 2}`).join(', ');
     const rows: RawMemberRow[] = await (manager ?? this.projects.manager).query(
@@ -197,7 +223,11 @@ export class ProjectsRepository {
   }
 
   /** A user by sharer_id, only among members of this subscription's live projects. */
-  findSubscriptionUserById(subscriptionId: string, id: string, manager?: EntityManager): Promise<UserEntity | null> {
+  findSubscriptionUserById(
+    subscriptionId: string,
+    id: string,
+    manager?: EntityManager,
+  ): Promise<UserEntity | null> {
     return this.subscriptionUsers(subscriptionId, manager).andWhere('u.id = :id', { id }).getOne();
   }
 
@@ -207,7 +237,9 @@ export class ProjectsRepository {
     username: string,
     manager?: EntityManager,
   ): Promise<UserEntity | null> {
-    return this.subscriptionUsers(subscriptionId, manager).andWhere('u.username = :username', { username }).getOne();
+    return this.subscriptionUsers(subscriptionId, manager)
+      .andWhere('u.username = :username', { username })
+      .getOne();
   }
 
   /** Usernames that start with the prefix (uq_users_username); callers pick a free suffix. */
@@ -230,7 +262,12 @@ export class ProjectsRepository {
   }
 
   /** Adds a member or changes their role (pk_project_users). */
-  async upsertMember(projectId: string, userId: string, role: ProjectRole, manager?: EntityManager): Promise<void> {
+  async upsertMember(
+    projectId: string,
+    userId: string,
+    role: ProjectRole,
+    manager?: EntityManager,
+  ): Promise<void> {
     await this.repo(this.projectUsers, manager)
       .createQueryBuilder()
       .insert()
@@ -240,7 +277,11 @@ export class ProjectsRepository {
       .execute();
   }
 
-  async removeMembers(projectId: string, userIds: string[], manager?: EntityManager): Promise<void> {
+  async removeMembers(
+    projectId: string,
+    userIds: string[],
+    manager?: EntityManager,
+  ): Promise<void> {
     if (userIds.length === 0) return;
     await this.repo(this.projectUsers, manager).delete({ projectId, userId: In(userIds) });
   }
@@ -255,7 +296,10 @@ export class ProjectsRepository {
       );
   }
 
-  private repo<T extends object>(repository: Repository<T>, manager?: EntityManager): Repository<T> {
+  private repo<T extends object>(
+    repository: Repository<T>,
+    manager?: EntityManager,
+  ): Repository<T> {
     return manager ? manager.getRepository<T>(repository.target) : repository;
   }
 }

@@ -78,7 +78,10 @@ export class ProjectsService {
       await this.assertNameFree(input.name, null, manager);
       const domains = await this.connectedDomains(subscription, input.domains, manager);
       const defaultDomain = input.defaultDomain?.value ?? this.config.defaultDomain;
-      if (defaultDomain !== this.config.defaultDomain && !domains.some((d) => d.hostname === defaultDomain)) {
+      if (
+        defaultDomain !== this.config.defaultDomain &&
+        !domains.some((d) => d.hostname === defaultDomain)
+      ) {
         throw Errors.invalid(
           'json.default_domain',
           `"${defaultDomain}" must be ${this.config.defaultDomain} or one of the project's domains (json.domains)`,
@@ -100,7 +103,13 @@ export class ProjectsService {
         domains.map((domain) => domain.id),
         manager,
       );
-      const invitations = await this.addMembers(subscription, project, input.members, new Map(), manager);
+      const invitations = await this.addMembers(
+        subscription,
+        project,
+        input.members,
+        new Map(),
+        manager,
+      );
       return { details: await this.details(subscription.id, project, manager), invitations };
     });
     await this.sendWelcomes(details.project, invitations);
@@ -122,7 +131,8 @@ export class ProjectsService {
       }
 
       // Domains: removals first, then additions; the default domain must stay reachable.
-      const current = (await this.repository.listAuthorisedDomains([project.id], manager)).get(project.id) ?? [];
+      const current =
+        (await this.repository.listAuthorisedDomains([project.id], manager)).get(project.id) ?? [];
       const remaining = new Map(current.map((domain) => [domain.hostname, domain]));
       for (const { value: hostname, parameter } of input.removeDomains) {
         const domain = remaining.get(hostname);
@@ -140,7 +150,9 @@ export class ProjectsService {
       }
       const currentIds = new Set(current.map((domain) => domain.id));
       const finalIds = new Set([...remaining.values()].map((domain) => domain.id));
-      const domainsToRemove = current.filter((domain) => !finalIds.has(domain.id)).map((domain) => domain.id);
+      const domainsToRemove = current
+        .filter((domain) => !finalIds.has(domain.id))
+        .map((domain) => domain.id);
       const domainsToAdd = [...finalIds].filter((id) => !currentIds.has(id));
       const defaultDomain = input.defaultDomain?.value ?? project.defaultDomain;
       if (defaultDomain !== this.config.defaultDomain && !remaining.has(defaultDomain)) {
@@ -157,19 +169,33 @@ export class ProjectsService {
         );
       }
       if (defaultDomain !== project.defaultDomain) changes.defaultDomain = defaultDomain;
-      if (input.conversions) Object.assign(changes, this.applyConversions(project, input.conversions));
+      if (input.conversions)
+        Object.assign(changes, this.applyConversions(project, input.conversions));
 
       // Members: additions and role changes, then removals; nobody may be named twice.
       const members = new Map(
-        (await this.repository.listMembers(subscription.id, [project.id], manager)).map((m) => [m.userId, m]),
+        (await this.repository.listMembers(subscription.id, [project.id], manager)).map((m) => [
+          m.userId,
+          m,
+        ]),
       );
       const named = new Map<string, string>();
-      const invitations = await this.addMembers(subscription, project, input.members, members, manager, named);
+      const invitations = await this.addMembers(
+        subscription,
+        project,
+        input.members,
+        members,
+        manager,
+        named,
+      );
       for (const ref of input.changeRoles) {
         const member = this.findMember(members, ref, named);
-        if (member.role !== ref.role) await this.repository.upsertMember(project.id, member.userId, ref.role, manager);
+        if (member.role !== ref.role)
+          await this.repository.upsertMember(project.id, member.userId, ref.role, manager);
       }
-      const removedUsers = input.removeUsers.map((ref) => this.findMember(members, ref, named).userId);
+      const removedUsers = input.removeUsers.map(
+        (ref) => this.findMember(members, ref, named).userId,
+      );
       await this.repository.removeMembers(project.id, removedUsers, manager);
 
       await this.repository.removeProjectDomains(project.id, domainsToRemove, manager);
@@ -225,11 +251,16 @@ export class ProjectsService {
   }
 
   /** The live project of this subscription with that key: 404 when none, 403 when another's. */
-  private async getOwnedProject(subscription: SubscriptionEntity, apiKey: string): Promise<ProjectEntity> {
+  private async getOwnedProject(
+    subscription: SubscriptionEntity,
+    apiKey: string,
+  ): Promise<ProjectEntity> {
     const project = API_KEY_RE.test(apiKey) ? await this.repository.findByApiKey(apiKey) : null;
     if (!project || project.deletedAt) throw this.projectNotFound();
     if (project.subscriptionId !== subscription.id) {
-      throw Errors.forbidden('Not permitted: the project api_key belongs to another subscription than subscription_key');
+      throw Errors.forbidden(
+        'Not permitted: the project api_key belongs to another subscription than subscription_key',
+      );
     }
     return project;
   }
@@ -238,13 +269,21 @@ export class ProjectsService {
     return Errors.notFound('Project not found: no live project has this api_key');
   }
 
-  private async details(subscriptionId: string, project: ProjectEntity, manager?: EntityManager): Promise<ProjectDetails> {
+  private async details(
+    subscriptionId: string,
+    project: ProjectEntity,
+    manager?: EntityManager,
+  ): Promise<ProjectDetails> {
     const domains = await this.repository.listAuthorisedDomains([project.id], manager);
     const members = await this.repository.listMembers(subscriptionId, [project.id], manager);
     return { project, domains: domains.get(project.id) ?? [], members };
   }
 
-  private async assertNameFree(name: string, projectId: string | null, manager: EntityManager): Promise<void> {
+  private async assertNameFree(
+    name: string,
+    projectId: string | null,
+    manager: EntityManager,
+  ): Promise<void> {
     const existing = await this.repository.findLiveByName(name, manager);
     if (existing && existing.id !== projectId) throw this.nameTaken(name);
   }
@@ -282,7 +321,10 @@ export class ProjectsService {
   }
 
   /** The conversion columns after applying the conversions object to the project (null: a new one). */
-  private applyConversions(project: ProjectEntity | null, input: ConversionsInput | null): ProjectChanges {
+  private applyConversions(
+    project: ProjectEntity | null,
+    input: ConversionsInput | null,
+  ): ProjectChanges {
     const changes: ProjectChanges = project
       ? {}
       : { conversionsEnabled: false, conversionDomains: [], goalLabels: {} };
@@ -295,9 +337,13 @@ export class ProjectsService {
         continue;
       }
       if (domains === 'all') {
-        throw Errors.invalid(parameter, `conversions are tracked on all domains; remove "all" to list hostnames`);
+        throw Errors.invalid(
+          parameter,
+          `conversions are tracked on all domains; remove "all" to list hostnames`,
+        );
       }
-      if (!domains.includes(host)) throw Errors.invalid(parameter, `${host} is not a conversions domain of this project`);
+      if (!domains.includes(host))
+        throw Errors.invalid(parameter, `${host} is not a conversions domain of this project`);
       domains = domains.filter((existing) => existing !== host);
     }
     if (input.domains === 'all') {
@@ -361,15 +407,24 @@ export class ProjectsService {
    * A user by e-mail (anywhere: new users only by e-mail), sharer_id or username (only among the
    * users of this subscription's projects, so other tenants' users stay invisible).
    */
-  private async resolveUser(subscription: SubscriptionEntity, ref: MemberRef, manager: EntityManager): Promise<ResolvedUser> {
+  private async resolveUser(
+    subscription: SubscriptionEntity,
+    ref: MemberRef,
+    manager: EntityManager,
+  ): Promise<ResolvedUser> {
     if (ref.value.includes('@')) {
       const email = ref.value.toLowerCase();
-      if (!isEmail(email)) throw Errors.invalid(ref.parameter, `"${ref.value}" is not a valid e-mail address`);
+      if (!isEmail(email))
+        throw Errors.invalid(ref.parameter, `"${ref.value}" is not a valid e-mail address`);
       const user = await this.repository.findUserByEmail(email, manager);
       return user ? { user } : { user: null, email };
     }
     const user = isUuid(ref.value)
-      ? await this.repository.findSubscriptionUserById(subscription.id, ref.value.toLowerCase(), manager)
+      ? await this.repository.findSubscriptionUserById(
+          subscription.id,
+          ref.value.toLowerCase(),
+          manager,
+        )
       : await this.repository.findSubscriptionUserByUsername(subscription.id, ref.value, manager);
     if (!user) {
       throw Errors.badRequest(
@@ -381,19 +436,25 @@ export class ProjectsService {
   }
 
   /** A member of the project named by e-mail, sharer_id or username (remove_user, change_role). */
-  private findMember(members: Map<string, MemberRow>, ref: Named, named: Map<string, string>): MemberRow {
+  private findMember(
+    members: Map<string, MemberRow>,
+    ref: Named,
+    named: Map<string, string>,
+  ): MemberRow {
     const value = ref.value.toLowerCase();
     const member = [...members.values()].find(
       (m) => m.email === value || m.userId === value || m.username === ref.value,
     );
-    if (!member) throw Errors.invalid(ref.parameter, `"${ref.value}" is not a user of this project`);
+    if (!member)
+      throw Errors.invalid(ref.parameter, `"${ref.value}" is not a user of this project`);
     this.noteNamed(named, member.userId, ref);
     return member;
   }
 
   private noteNamed(named: Map<string, string>, key: string, ref: Named): void {
     const earlier = named.get(key);
-    if (earlier) throw Errors.invalid(ref.parameter, `"${ref.value}" names the same user as ${earlier}`);
+    if (earlier)
+      throw Errors.invalid(ref.parameter, `"${ref.value}" names the same user as ${earlier}`);
     named.set(key, ref.parameter);
   }
 
@@ -411,11 +472,19 @@ export class ProjectsService {
   /** After commit: a welcome e-mail per invited user; a queue failure is logged, not the request's. */
   private async sendWelcomes(project: ProjectEntity, invitations: Invitation[]): Promise<void> {
     for (const { user, role } of invitations) {
-      const message = this.mail.welcomeMessage(`welcome-${user.id}-${project.id}`, user.email, project.name, role);
+      const message = this.mail.welcomeMessage(
+        `welcome-${user.id}-${project.id}`,
+        user.email,
+        project.name,
+        role,
+      );
       try {
         await this.mail.enqueue(message);
       } catch (error) {
-        this.logger.error({ err: error, messageId: message.id }, 'welcome e-mail could not be queued');
+        this.logger.error(
+          { err: error, messageId: message.id },
+          'welcome e-mail could not be queued',
+        );
       }
     }
   }
@@ -431,7 +500,10 @@ export class ProjectsService {
       } catch (error) {
         const constraint = uniqueViolation(error);
         if (constraint === 'uq_projects_name_live') {
-          throw Errors.badRequest('Invalid parameter json.name: a project of that name already exists', ErrorCode.projectNameTaken);
+          throw Errors.badRequest(
+            'Invalid parameter json.name: a project of that name already exists',
+            ErrorCode.projectNameTaken,
+          );
         }
         if (constraint?.startsWith('uq_users_') && attempt < TRANSACTION_ATTEMPTS) continue;
         throw error;

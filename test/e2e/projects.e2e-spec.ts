@@ -6,14 +6,22 @@ import { TestApp, createTestApp } from '../support/app';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 const API_KEY = expect.stringMatching(/^[0-9a-f]{64}$/);
-const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+const UUID = expect.stringMatching(
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+);
 
 type Params = Record<string, string>;
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const NO_GOALS = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`goal_${i + 1}_label`, null]));
+const NO_GOALS = Object.fromEntries(
+  Array.from({ length: 10 }, (_, i) => [`goal_${i + 1}_label`, null]),
+);
 
-function conversions(enabled: boolean, domains: 'all' | string[], labels: Record<string, string> = {}): Body {
+function conversions(
+  enabled: boolean,
+  domains: 'all' | string[],
+  labels: Record<string, string> = {},
+): Body {
   return { enabled, domains, ...NO_GOALS, ...labels };
 }
 
@@ -33,7 +41,12 @@ describe('projects administration', () => {
     method,
     object: 'project',
   });
-  const user = (email: string, username: string, defaultProject: string, name = username): Body => ({
+  const user = (
+    email: string,
+    username: string,
+    defaultProject: string,
+    name = username,
+  ): Body => ({
     default_project: defaultProject,
     email,
     name,
@@ -51,7 +64,10 @@ describe('projects administration', () => {
     viewers: [],
     ...fields,
   });
-  const create = async (object: unknown, credentials: Params = { subscription_key: keys.subscription_key }) => {
+  const create = async (
+    object: unknown,
+    credentials: Params = { subscription_key: keys.subscription_key },
+  ) => {
     const params = { ...credentials, json: json(object) };
     return post('/projects/new', params);
   };
@@ -60,13 +76,23 @@ describe('projects administration', () => {
     expect(res.status).toBe(200);
     return res.body.response.project as Body;
   };
-  const expectError = (res: { status: number; body: Body }, status: number, code: number, message: string) => {
-    expect({ status: res.status, error: res.body.error }).toEqual({ status, error: { code, message } });
+  const projectsOf = (res: { body: Body }): Body[] => res.body.response.projects as Body[];
+  const expectError = (
+    res: { status: number; body: Body },
+    status: number,
+    code: number,
+    message: string,
+  ) => {
+    expect({ status: res.status, error: res.body.error }).toEqual({
+      status,
+      error: { code, message },
+    });
   };
   const userId = async (email: string): Promise<string> =>
     (await t.db.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email])).rows[0].id;
   const projectId = async (apiKey: string): Promise<string> =>
-    (await t.db.query<{ id: string }>('SELECT id FROM projects WHERE api_key = $1', [apiKey])).rows[0].id;
+    (await t.db.query<{ id: string }>('SELECT id FROM projects WHERE api_key = $1', [apiKey]))
+      .rows[0].id;
   const connect = async (subscription: string, hostname: string) =>
     t.db.query(
       `INSERT INTO domains (subscription_id, hostname, root_redirect, not_found_redirect) VALUES ($1, $2, $3, $3)`,
@@ -79,9 +105,11 @@ describe('projects administration', () => {
     const issued = await t.app.get(SubscriptionsService).createSubscription('other');
     other = { subscription_key: issued.subscriptionKey, application_key: issued.applicationKey };
     otherSubscriptionId = issued.subscription.id;
-    subscriptionId = (await t.db.query<{ id: string }>(`SELECT id FROM subscriptions WHERE name = 'bootstrap'`)).rows[0]
-      .id;
-    for (const host of ['go.acme.test', 'links.acme.test', 'seg.acme.test_blog']) await connect(subscriptionId, host);
+    subscriptionId = (
+      await t.db.query<{ id: string }>(`SELECT id FROM subscriptions WHERE name = 'bootstrap'`)
+    ).rows[0].id;
+    for (const host of ['go.acme.test', 'links.acme.test', 'seg.acme.test_blog'])
+      await connect(subscriptionId, host);
     await connect(otherSubscriptionId, 'other.test');
   });
   afterAll(() => t.close());
@@ -91,7 +119,10 @@ describe('projects administration', () => {
       const params = { subscription_key: keys.subscription_key, json: json({ name: 'solo' }) };
       const res = await post('/projects/new', params);
       expect(res.status).toBe(200);
-      expect(res.body).toStrictEqual({ request: echo(params, 'new'), response: { project: record({ name: 'solo' }) } });
+      expect(res.body).toStrictEqual({
+        request: echo(params, 'new'),
+        response: { project: record({ name: 'solo' }) },
+      });
       expect(res.body.response.project.created_at).toBe(res.body.response.project.updated_at);
     });
 
@@ -133,7 +164,9 @@ describe('projects administration', () => {
     });
 
     it('shows the conversions object only on show', async () => {
-      const [acme] = (await post('/projects/list', keys)).body.response.projects.filter((p: Body) => p.name === 'acme');
+      const [acme] = projectsOf(await post('/projects/list', keys)).filter(
+        (p) => p.name === 'acme',
+      );
       const res = await post(`/projects/${acme.api_key}/show`, keys);
       expect(res.status).toBe(200);
       expect(res.body).toStrictEqual({
@@ -155,7 +188,11 @@ describe('projects administration', () => {
     it('finds existing users by e-mail, username and sharer_id; no welcome e-mail for them', async () => {
       const bob = await userId('bob@example.com');
       const outbox = readdirSync(t.config.outboxDir).sort();
-      const project = await createOk({ name: 'acme-team', admins: ['ANN@example.com'], viewers: bob });
+      const project = await createOk({
+        name: 'acme-team',
+        admins: ['ANN@example.com'],
+        viewers: bob,
+      });
       expect(project).toStrictEqual(
         record({
           name: 'acme-team',
@@ -163,7 +200,10 @@ describe('projects administration', () => {
           viewers: [user('bob@example.com', 'bob', 'acme')],
         }),
       );
-      const team = await post(`/projects/${project.api_key}/update`, { ...keys, json: json({ sharers: ['bob'] }) });
+      const team = await post(`/projects/${project.api_key}/update`, {
+        ...keys,
+        json: json({ sharers: ['bob'] }),
+      });
       expect(team.body.response.project.sharers).toEqual([user('bob@example.com', 'bob', 'acme')]);
       expect(team.body.response.project.viewers).toEqual([]);
       await t.settle();
@@ -172,11 +212,19 @@ describe('projects administration', () => {
 
     it('refuses a user named twice', async () => {
       const res = await create({ name: 'twice', admins: ['ann@example.com'], viewers: ['ann'] });
-      expectError(res, 400, 1002, 'Invalid parameter json.viewers[0]: "ann" names the same user as json.admins[0]');
+      expectError(
+        res,
+        400,
+        1002,
+        'Invalid parameter json.viewers[0]: "ann" names the same user as json.admins[0]',
+      );
     });
 
     it('makes usernames of new users unique with a numeric suffix', async () => {
-      const project = await createOk({ name: 'suffix', viewers: ['ann@other.example', 'ann.b+x@example.com'] });
+      const project = await createOk({
+        name: 'suffix',
+        viewers: ['ann@other.example', 'ann.b+x@example.com'],
+      });
       expect(project.viewers).toEqual([
         user('ann.b+x@example.com', 'ann.b_x', 'suffix', 'ann.b+x'),
         user('ann@other.example', 'ann2', 'suffix', 'ann'),
@@ -224,14 +272,24 @@ describe('projects administration', () => {
     });
 
     it('requires a name of a-z, A-Z, 0-9, _ and - that no live project has (10001)', async () => {
-      expectError(await create({ domains: [] }), 400, 1001, 'Missing required parameter: json.name');
+      expectError(
+        await create({ domains: [] }),
+        400,
+        1001,
+        'Missing required parameter: json.name',
+      );
       expectError(
         await create({ name: 'has space' }),
         400,
         1002,
         'Invalid parameter json.name: "has space" may contain only a-z, A-Z, 0-9, underscore and hyphen',
       );
-      expectError(await create({ name: 7 }), 400, 1002, 'Invalid parameter json.name: must be a non-empty string');
+      expectError(
+        await create({ name: 7 }),
+        400,
+        1002,
+        'Invalid parameter json.name: must be a non-empty string',
+      );
       expectError(
         await create({ name: 'acme' }, other),
         400,
@@ -241,7 +299,12 @@ describe('projects administration', () => {
     });
 
     it('requires json to be a JSON object', async () => {
-      expectError(await post('/projects/new', { subscription_key: keys.subscription_key }), 400, 1001, 'Missing required parameter: json');
+      expectError(
+        await post('/projects/new', { subscription_key: keys.subscription_key }),
+        400,
+        1001,
+        'Missing required parameter: json',
+      );
       expectError(
         await post('/projects/new', { subscription_key: keys.subscription_key, json: '{name' }),
         400,
@@ -260,7 +323,13 @@ describe('projects administration', () => {
       const res = await create({ name: 'x', remove_domain: 'go.acme.test' });
       expect(res.status).toBe(400);
       expect(res.body).toStrictEqual({
-        request: echo({ subscription_key: keys.subscription_key, json: json({ name: 'x', remove_domain: 'go.acme.test' }) }, 'new'),
+        request: echo(
+          {
+            subscription_key: keys.subscription_key,
+            json: json({ name: 'x', remove_domain: 'go.acme.test' }),
+          },
+          'new',
+        ),
         error: {
           code: 1002,
           message:
@@ -306,7 +375,12 @@ describe('projects administration', () => {
         1002,
         'Invalid parameter json.conversions.domains[1]: "not a host" is not a hostname',
       );
-      expectError(await create({ name: 'x', conversions: [] }), 400, 1002, 'Invalid parameter json.conversions: must be an object');
+      expectError(
+        await create({ name: 'x', conversions: [] }),
+        400,
+        1002,
+        'Invalid parameter json.conversions: must be an object',
+      );
       const project = await createOk({
         name: 'conv',
         conversions: { enabled: 'TRUE', domains: 'all', goal_5_label: 'g'.repeat(256) },
@@ -356,7 +430,12 @@ describe('projects administration', () => {
     });
 
     it('checks the keys: subscription_key required, application_key optional but valid', async () => {
-      expectError(await create({ name: 'x' }, {}), 400, 1001, 'Missing required parameter: subscription_key');
+      expectError(
+        await create({ name: 'x' }, {}),
+        400,
+        1001,
+        'Missing required parameter: subscription_key',
+      );
       expectError(
         await create({ name: 'x' }, { subscription_key: 'sub_wrongwrongwrongwrong' }),
         403,
@@ -364,7 +443,10 @@ describe('projects administration', () => {
         'Invalid API key specified (subscription_key)',
       );
       expectError(
-        await create({ name: 'x' }, { subscription_key: keys.subscription_key, application_key: other.application_key }),
+        await create(
+          { name: 'x' },
+          { subscription_key: keys.subscription_key, application_key: other.application_key },
+        ),
         403,
         1000,
         'Invalid API key specified (application_key)',
@@ -376,14 +458,14 @@ describe('projects administration', () => {
     let acmeKey: string;
     beforeAll(async () => {
       const list = await post('/projects/list', keys);
-      acmeKey = list.body.response.projects.find((p: Body) => p.name === 'acme').api_key;
+      acmeKey = projectsOf(list).find((p) => p.name === 'acme')!.api_key as string;
     });
 
     it('lists the live projects of the subscription, oldest first, with conversions', async () => {
       const res = await post('/projects/list', keys);
       expect(res.status).toBe(200);
       expect(res.body.request).toStrictEqual(echo(keys, 'list'));
-      expect(res.body.response.projects.map((p: Body) => p.name)).toEqual([
+      expect(projectsOf(res).map((p) => p.name as string)).toEqual([
         'solo',
         'acme',
         'acme-team',
@@ -421,8 +503,17 @@ describe('projects administration', () => {
 
     it('requires application_key on show, list and destroy', async () => {
       const only = { subscription_key: keys.subscription_key };
-      for (const url of ['/projects/list', `/projects/${acmeKey}/show`, `/projects/${acmeKey}/destroy`]) {
-        expectError(await post(url, only), 400, 1001, 'Missing required parameter: application_key');
+      for (const url of [
+        '/projects/list',
+        `/projects/${acmeKey}/show`,
+        `/projects/${acmeKey}/destroy`,
+      ]) {
+        expectError(
+          await post(url, only),
+          400,
+          1001,
+          'Missing required parameter: application_key',
+        );
       }
       expectError(
         await post('/projects/list', { ...keys, application_key: 'app_wrongwrongwrongwrong' }),
@@ -437,10 +528,15 @@ describe('projects administration', () => {
         const res = await post(`/projects/${acmeKey}/${action}`, { ...other, json: '{}' });
         expect(res.status).toBe(403);
         expect(res.body).toStrictEqual({
-          request: echo({ ...other, json: '{}' }, action === 'destroy' ? 'delete' : action, acmeKey),
+          request: echo(
+            { ...other, json: '{}' },
+            action === 'destroy' ? 'delete' : action,
+            acmeKey,
+          ),
           error: {
             code: 1004,
-            message: 'Not permitted: the project api_key belongs to another subscription than subscription_key',
+            message:
+              'Not permitted: the project api_key belongs to another subscription than subscription_key',
           },
         });
       }
@@ -470,14 +566,24 @@ describe('projects administration', () => {
         name: 'upd',
         domains: ['go.acme.test'],
         admins: ['carol@example.com'],
-        conversions: { enabled: false, domains: ['a.test'], goal_1_label: 'One', goal_2_label: 'Two' },
+        conversions: {
+          enabled: false,
+          domains: ['a.test'],
+          goal_1_label: 'One',
+          goal_2_label: 'Two',
+        },
       });
       key = project.api_key;
       await t.settle();
     });
 
     it('renames, adds users and domains, and answers without conversions', async () => {
-      const object = { name: 'upd-2', domains: ['links.acme.test'], sharers: 'dave@example.com', viewers: ['bob'] };
+      const object = {
+        name: 'upd-2',
+        domains: ['links.acme.test'],
+        sharers: 'dave@example.com',
+        viewers: ['bob'],
+      };
       const params = { subscription_key: keys.subscription_key, json: json(object) };
       const res = await post(`/projects/${key}/update`, params);
       expect(res.status).toBe(200);
@@ -495,7 +601,10 @@ describe('projects administration', () => {
         },
       });
       await t.settle();
-      const file = path.join(t.config.outboxDir, `welcome-${await userId('dave@example.com')}-${await projectId(key)}.eml`);
+      const file = path.join(
+        t.config.outboxDir,
+        `welcome-${await userId('dave@example.com')}-${await projectId(key)}.eml`,
+      );
       expect(readFileSync(file, 'utf8')).toContain('To: dave@example.com\r\n');
     });
 
@@ -543,7 +652,10 @@ describe('projects administration', () => {
         'Invalid parameter json.remove_user[0]: "nobody@example.com" is not a user of this project',
       );
       expectError(
-        await update({ remove_user: ['bob'], change_role: { user: 'bob@example.com', role: 'viewer' } }),
+        await update({
+          remove_user: ['bob'],
+          change_role: { user: 'bob@example.com', role: 'viewer' },
+        }),
         400,
         1002,
         'Invalid parameter json.remove_user[0]: "bob" names the same user as json.change_role.user',
@@ -557,7 +669,9 @@ describe('projects administration', () => {
         1002,
         'Invalid parameter json.default_domain: "go.acme.test" must be svc.test or one of the project\'s domains',
       );
-      expect((await updateOk({ default_domain: 'go.acme.test' })).default_domain).toBe('go.acme.test');
+      expect((await updateOk({ default_domain: 'go.acme.test' })).default_domain).toBe(
+        'go.acme.test',
+      );
       expectError(
         await update({ remove_domain: 'go.acme.test' }),
         400,
@@ -597,9 +711,19 @@ describe('projects administration', () => {
     });
 
     it('updates conversions: domains are added, remove_domain removes, all covers every host, null clears a label', async () => {
-      const show = async () => (await post(`/projects/${key}/show`, keys)).body.response.project.conversions as Body;
-      await updateOk({ conversions: { enabled: true, domains: ['b.test', 'a.test'], goal_1_label: null, goal_3_label: 'Three' } });
-      expect(await show()).toStrictEqual(conversions(true, ['a.test', 'b.test'], { goal_2_label: 'Two', goal_3_label: 'Three' }));
+      const show = async () =>
+        (await post(`/projects/${key}/show`, keys)).body.response.project.conversions as Body;
+      await updateOk({
+        conversions: {
+          enabled: true,
+          domains: ['b.test', 'a.test'],
+          goal_1_label: null,
+          goal_3_label: 'Three',
+        },
+      });
+      expect(await show()).toStrictEqual(
+        conversions(true, ['a.test', 'b.test'], { goal_2_label: 'Two', goal_3_label: 'Three' }),
+      );
       await updateOk({ conversions: { remove_domain: 'a.test' } });
       expect((await show()).domains).toEqual(['b.test']);
       expectError(
@@ -613,11 +737,18 @@ describe('projects administration', () => {
       await updateOk({ conversions: { domains: 'c.test' } });
       expect((await show()).domains).toBe('all');
       await updateOk({ conversions: { remove_domain: 'all', domains: ['c.test'] } });
-      expect(await show()).toStrictEqual(conversions(true, ['c.test'], { goal_2_label: 'Two', goal_3_label: 'Three' }));
+      expect(await show()).toStrictEqual(
+        conversions(true, ['c.test'], { goal_2_label: 'Two', goal_3_label: 'Three' }),
+      );
     });
 
     it('keeps the update rules of creation: unique name, unknown fields', async () => {
-      expectError(await update({ name: 'acme' }), 400, 10001, 'Invalid parameter json.name: a project named "acme" already exists');
+      expectError(
+        await update({ name: 'acme' }),
+        400,
+        10001,
+        'Invalid parameter json.name: a project named "acme" already exists',
+      );
       expectError(
         await update({ name: 'bad/name' }),
         400,
@@ -635,7 +766,10 @@ describe('projects administration', () => {
 
     it('checks application_key when given', async () => {
       expectError(
-        await update({ name: 'y' }, { subscription_key: keys.subscription_key, application_key: other.application_key }),
+        await update(
+          { name: 'y' },
+          { subscription_key: keys.subscription_key, application_key: other.application_key },
+        ),
         403,
         1000,
         'Invalid API key specified (application_key)',
@@ -645,7 +779,12 @@ describe('projects administration', () => {
 
   describe('destroy', () => {
     it('is refused while the project has users, then frees the name and refuses the key at once', async () => {
-      const project = await createOk({ name: 'doomed', domains: ['links.acme.test'], admins: ['ann'], viewers: ['bob'] });
+      const project = await createOk({
+        name: 'doomed',
+        domains: ['links.acme.test'],
+        admins: ['ann'],
+        viewers: ['bob'],
+      });
       const key = project.api_key as string;
       const service = t.app.get(ProjectsService);
       expect((await service.findActiveByApiKey(key))?.name).toBe('doomed');
@@ -656,11 +795,15 @@ describe('projects administration', () => {
         request: echo(keys, 'delete', key),
         error: {
           code: 10002,
-          message: 'Project doomed still has 2 users; remove them (json.remove_user on update) before destroying it',
+          message:
+            'Project doomed still has 2 users; remove them (json.remove_user on update) before destroying it',
         },
       });
 
-      const emptied = await post(`/projects/${key}/update`, { ...keys, json: json({ remove_user: ['ann', 'bob'] }) });
+      const emptied = await post(`/projects/${key}/update`, {
+        ...keys,
+        json: json({ remove_user: ['ann', 'bob'] }),
+      });
       expect(emptied.status).toBe(200);
       expect(emptied.body.response.project).toStrictEqual(
         record({ name: 'doomed', api_key: key, domains: ['links.acme.test'] }),
@@ -668,7 +811,10 @@ describe('projects administration', () => {
 
       const destroyed = await post(`/projects/${key}/destroy`, keys);
       expect(destroyed.status).toBe(200);
-      expect(destroyed.body).toStrictEqual({ request: echo(keys, 'delete', key), response: { deleted: true } });
+      expect(destroyed.body).toStrictEqual({
+        request: echo(keys, 'delete', key),
+        response: { deleted: true },
+      });
 
       expect(await service.findActiveByApiKey(key)).toBeNull();
       for (const action of ['show', 'update', 'destroy']) {
@@ -680,7 +826,7 @@ describe('projects administration', () => {
         );
       }
       const list = await post('/projects/list', keys);
-      expect(list.body.response.projects.map((p: Body) => p.name)).not.toContain('doomed');
+      expect(projectsOf(list).map((p) => p.name as string)).not.toContain('doomed');
       const again = await createOk({ name: 'doomed' });
       expect(again.api_key).not.toBe(key);
       const { rows } = await t.db.query<{ n: number }>(
@@ -711,8 +857,13 @@ describe('projects administration', () => {
       );
     }
     const getList = doc.paths['/projects/list'].get as Body;
-    expect(getList.parameters.map((p: Body) => p.name)).toEqual(['subscription_key', 'application_key']);
-    const form = doc.paths['/projects/new'].post.requestBody.content['application/x-www-form-urlencoded'].schema;
+    expect((getList.parameters as Body[]).map((p) => p.name as string)).toEqual([
+      'subscription_key',
+      'application_key',
+    ]);
+    const form =
+      doc.paths['/projects/new'].post.requestBody.content['application/x-www-form-urlencoded']
+        .schema;
     expect(form.$ref).toBe('#/components/schemas/CreateProjectParamsDto');
     expect(Object.keys(doc.components.schemas.CreateProjectParamsDto.properties)).toEqual([
       'subscription_key',

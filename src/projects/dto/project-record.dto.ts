@@ -37,7 +37,13 @@ export class ConversionsRecordDto {
   enabled: boolean;
 
   /** 'all' (every redirection) or the landing-page hostnames where conversions are tracked. */
-  @ApiProperty({ oneOf: [{ type: 'string', enum: ['all'] }, { type: 'array', items: { type: 'string' } }], example: ['shop.example.com'] })
+  @ApiProperty({
+    oneOf: [
+      { type: 'string', enum: ['all'] },
+      { type: 'array', items: { type: 'string' } },
+    ],
+    example: ['shop.example.com'],
+  })
   domains: 'all' | string[];
 
   [label: `goal_${number}_label`]: string | null;
@@ -101,7 +107,10 @@ export function toConversionsRecord(details: ProjectDetails): ConversionsRecordD
   return record;
 }
 
-export function toProjectRecord(details: ProjectDetails, withConversions: boolean): ProjectRecordDto {
+export function toProjectRecord(
+  details: ProjectDetails,
+  withConversions: boolean,
+): ProjectRecordDto {
   const { project, members } = details;
   const byRole = (role: ProjectRole): UserRecordDto[] =>
     members
@@ -157,7 +166,11 @@ export class ProjectListBodyDto {
 }
 
 export class ProjectListResponseDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { ...ECHO_EXAMPLE, json: undefined, method: 'list' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { ...ECHO_EXAMPLE, json: undefined, method: 'list' },
+  })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: ProjectListBodyDto })
@@ -170,7 +183,11 @@ export class ProjectDeletedBodyDto {
 }
 
 export class ProjectDeletedResponseDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { ...ECHO_EXAMPLE, json: undefined, apikey: '3f9a…', method: 'delete' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { ...ECHO_EXAMPLE, json: undefined, apikey: '3f9a…', method: 'delete' },
+  })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: ProjectDeletedBodyDto })
