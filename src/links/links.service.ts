@@ -60,12 +60,21 @@ export class LinksService {
     return project;
   }
 
-  /** Creates one link per input, in order (create and batch). */
-  async create(project: ProjectEntity, inputs: LinkInput[], options: { requireChannel: boolean }): Promise<LinkRecord[]> {
+  /**
+   * Creates one link per input, in order (create and batch). `implicitParents: false` (retweet with
+   * make_parent=false) keeps links of the service in `url` from becoming parents.
+   */
+  async create(
+    project: ProjectEntity,
+    inputs: LinkInput[],
+    options: { requireChannel: boolean; implicitParents?: boolean },
+  ): Promise<LinkRecord[]> {
     const context = await this.context(project);
     return this.dataSource.transaction(async (manager) => {
       const implicit = inputs.filter((i) => i.parent === undefined && i.url !== undefined).map((i) => i.url!);
-      context.parents = await this.parentCandidates(project, implicit, manager, context.domains);
+      if (options.implicitParents !== false) {
+        context.parents = await this.parentCandidates(project, implicit, manager, context.domains);
+      }
       const prepared: Prepared[] = [];
       for (const input of inputs) {
         prepared.push(await this.prepare(project, input, context, options.requireChannel, manager));

@@ -56,7 +56,7 @@ export class RetweetService {
     const parents = makeParent && input.parent === undefined ? await this.links.parentCandidates(project, urls) : new Map<string, string>();
     const destinations = unwrap ? await Promise.all(urls.map((url) => this.unwrapper.unwrap(url))) : urls;
     const inputs = urls.map((url, i) => ({ ...input, url: destinations[i], parent: input.parent ?? parents.get(url) }));
-    const records = await this.links.create(project, inputs, { requireChannel: true });
+    const records = await this.links.create(project, inputs, { requireChannel: true, implicitParents: makeParent });
     return { svc_text: replaceLinks(text, found, records.map((r) => r.svc_url)), svc_urls: records };
   }
 
