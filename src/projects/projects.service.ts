@@ -154,23 +154,27 @@ export class ProjectsService {
         .filter((domain) => !finalIds.has(domain.id))
         .map((domain) => domain.id);
       const domainsToAdd = [...finalIds].filter((id) => !currentIds.has(id));
+      // The default domain must stay usable; a stale one (its domain disconnected) is left alone
+      // until the caller changes it.
       const defaultDomain = input.defaultDomain?.value ?? project.defaultDomain;
-      if (defaultDomain !== this.config.defaultDomain && !remaining.has(defaultDomain)) {
-        const removal = input.removeDomains.find((ref) => ref.value === defaultDomain);
-        if (!input.defaultDomain && removal) {
-          throw Errors.invalid(
-            removal.parameter,
-            `${defaultDomain} is the project's default_domain; change default_domain first`,
-          );
-        }
+      const reachable = defaultDomain === this.config.defaultDomain || remaining.has(defaultDomain);
+      if (!reachable && input.defaultDomain) {
         throw Errors.invalid(
           'json.default_domain',
           `"${defaultDomain}" must be ${this.config.defaultDomain} or one of the project's domains`,
         );
       }
+      const removal = input.removeDomains.find((ref) => ref.value === defaultDomain);
+      if (!reachable && removal) {
+        throw Errors.invalid(
+          removal.parameter,
+          `${defaultDomain} is the project's default_domain; change default_domain first`,
+        );
+      }
       if (defaultDomain !== project.defaultDomain) changes.defaultDomain = defaultDomain;
-      if (input.conversions)
+      if (input.conversions) {
         Object.assign(changes, this.applyConversions(project, input.conversions));
+      }
 
       // Members: additions and role changes, then removals; nobody may be named twice.
       const members = new Map(
@@ -190,8 +194,9 @@ export class ProjectsService {
       );
       for (const ref of input.changeRoles) {
         const member = this.findMember(members, ref, named);
-        if (member.role !== ref.role)
+        if (member.role !== ref.role) {
           await this.repository.upsertMember(project.id, member.userId, ref.role, manager);
+        }
       }
       const removedUsers = input.removeUsers.map(
         (ref) => this.findMember(members, ref, named).userId,

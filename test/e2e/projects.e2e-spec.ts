@@ -764,6 +764,43 @@ describe('projects administration', () => {
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });
 
+    it('leaves a default domain whose domain was disconnected until the caller changes it', async () => {
+      await connect(subscriptionId, 'stale.acme.test');
+      const project = await createOk({
+        name: 'stale',
+        domains: ['stale.acme.test'],
+        default_domain: 'stale.acme.test',
+      });
+      await t.db.query(`DELETE FROM domains WHERE hostname = 'stale.acme.test'`);
+      const renamed = await post(`/projects/${project.api_key}/update`, {
+        ...keys,
+        json: json({ name: 'stale-2' }),
+      });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.response.project).toStrictEqual(
+        record({
+          name: 'stale-2',
+          api_key: project.api_key,
+          default_domain: 'stale.acme.test',
+          domains: [],
+        }),
+      );
+      expectError(
+        await post(`/projects/${project.api_key}/update`, {
+          ...keys,
+          json: json({ default_domain: 'stale.acme.test' }),
+        }),
+        400,
+        1002,
+        'Invalid parameter json.default_domain: "stale.acme.test" must be svc.test or one of the project\'s domains',
+      );
+      const moved = await post(`/projects/${project.api_key}/update`, {
+        ...keys,
+        json: json({ default_domain: 'svc.test' }),
+      });
+      expect(moved.body.response.project.default_domain).toBe('svc.test');
+    });
+
     it('checks application_key when given', async () => {
       expectError(
         await update(
