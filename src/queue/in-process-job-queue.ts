@@ -26,6 +26,8 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
   async add<T extends object>(queue: QueueName, name: string, data: T, options: EnqueueOptions = {}): Promise<void> {
     if (options.jobId) {
       if (this.seenJobIds.has(`${queue}:${options.jobId}`)) return;
+      // Deduplication over the recent past, as BullMQ's kept jobs give; bounded memory.
+      if (this.seenJobIds.size >= 100_000) this.seenJobIds.clear();
       this.seenJobIds.add(`${queue}:${options.jobId}`);
     }
     const processor = this.processorFor(queue);

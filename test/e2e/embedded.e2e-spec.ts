@@ -11,18 +11,6 @@ import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { JobQueue } from '../../src/queue/job-queue';
 
-/*
- * PGlite loads Node built-ins with dynamic import(), which code inside Jest's module sandbox may not
- * use unless Node runs with --experimental-vm-modules. Loading PGlite with Node's own require keeps
- * it outside the sandbox, so this file runs under a plain `jest`.
- */
-jest.mock('@electric-sql/pglite', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const vm = require('node:vm') as typeof import('node:vm');
-  const nodeProcess = vm.runInThisContext('process') as NodeJS.Process;
-  return nodeProcess.mainModule!.require(require.resolve('@electric-sql/pglite')) as unknown;
-});
-
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
