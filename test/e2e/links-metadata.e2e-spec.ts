@@ -1,4 +1,5 @@
 import { TestApp, createTestApp } from '../support/app';
+import type { LinkRecord } from '../../src/links/link-record';
 import { connectDomain, createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 
@@ -19,34 +20,62 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
   });
   afterAll(() => t.close());
 
-  const base = (k = key) => ({ v: '3', key: k, tool: 'publisher-sharebar', channel: 'twitter', url: 'https://example.com/a' });
+  const base = (k = key) => ({
+    v: '3',
+    key: k,
+    tool: 'publisher-sharebar',
+    channel: 'twitter',
+    url: 'https://example.com/a',
+  });
   const create = (params: Record<string, string | undefined>, k = key) =>
-    t.http.post('/url.json').type('form').send(Object.fromEntries(Object.entries({ ...base(k), ...params }).filter(([, v]) => v !== undefined)));
+    t.http
+      .post('/url.json')
+      .type('form')
+      .send(
+        Object.fromEntries(
+          Object.entries({ ...base(k), ...params }).filter(([, v]) => v !== undefined),
+        ),
+      );
 
   describe('campaign', () => {
     it('stubifies the value and keeps the submitted value as its name', async () => {
-      const res = await create({ campaign: 'Summer Sale 2026!', campaign_description: 'The summer sale' }).expect(200);
+      const res = await create({
+        campaign: 'Summer Sale 2026!',
+        campaign_description: 'The summer sale',
+      }).expect(200);
       expect(res.body.campaign).toBe('summer_sale_2026');
-      expect(res.body.campaign_metadata).toEqual({ description: 'The summer sale', name: 'Summer Sale 2026!' });
+      expect(res.body.campaign_metadata).toEqual({
+        description: 'The summer sale',
+        name: 'Summer Sale 2026!',
+      });
     });
 
     it('needs campaign_description when the campaign is first created', async () => {
       const res = await create({ campaign: 'brand_new' }).expect(400);
       expect(res.body).toEqual({
         error: 400,
-        error_message: 'Invalid parameter campaign_description: must be given when campaign "brand_new" is created',
+        error_message:
+          'Invalid parameter campaign_description: must be given when campaign "brand_new" is created',
       });
     });
 
     it('keeps name and description per project once created; another project must create its own', async () => {
-      await create({ campaign: 'launch', campaign_description: 'Launch day', campaign_name: 'The Launch' }).expect(200);
+      await create({
+        campaign: 'launch',
+        campaign_description: 'Launch day',
+        campaign_name: 'The Launch',
+      }).expect(200);
       const again = await create({ campaign: 'launch' }).expect(200);
       expect(again.body.campaign).toBe('launch');
-      expect(again.body.campaign_metadata).toEqual({ description: 'Launch day', name: 'The Launch' });
+      expect(again.body.campaign_metadata).toEqual({
+        description: 'Launch day',
+        name: 'The Launch',
+      });
       const other = await create({ campaign: 'launch' }, otherKey).expect(400);
       expect(other.body).toEqual({
         error: 400,
-        error_message: 'Invalid parameter campaign_description: must be given when campaign "launch" is created',
+        error_message:
+          'Invalid parameter campaign_description: must be given when campaign "launch" is created',
       });
     });
 
@@ -64,7 +93,9 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
         error: 400,
         error_message: 'Invalid parameter campaign_name: needs a valid campaign',
       });
-      expect((await create({ campaign: '!!!', campaign_description: 'd' }).expect(400)).body).toEqual({
+      expect(
+        (await create({ campaign: '!!!', campaign_description: 'd' }).expect(400)).body,
+      ).toEqual({
         error: 400,
         error_message: 'Invalid parameter campaign: must contain at least one letter or digit',
       });
@@ -76,7 +107,10 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       const ok = await create({ notes: 'n'.repeat(256) }).expect(200);
       expect(ok.body.notes).toBe('n'.repeat(256));
       const tooLong = await create({ notes: 'n'.repeat(257) }).expect(400);
-      expect(tooLong.body).toEqual({ error: 400, error_message: 'Invalid parameter notes: must be at most 256 characters' });
+      expect(tooLong.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter notes: must be at most 256 characters',
+      });
     });
 
     it('keeps tag case-sensitive', async () => {
@@ -87,8 +121,8 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
   });
 
   describe('parent', () => {
-    let parent: Record<string, any>;
-    let foreign: Record<string, any>;
+    let parent: LinkRecord;
+    let foreign: LinkRecord;
     beforeAll(async () => {
       parent = await createLink(t, key);
       foreign = await createLink(t, otherKey);
@@ -100,9 +134,12 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
     });
 
     it('refuses an unknown parent and another project’s link as parent', async () => {
-      for (const id of ['svc.test_nothere', foreign.svc_id as string]) {
+      for (const id of ['svc.test_nothere', foreign.svc_id]) {
         const res = await create({ parent: id }).expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: `Invalid parameter parent: no link ${id} in this project` });
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: `Invalid parameter parent: no link ${id} in this project`,
+        });
       }
     });
 
@@ -117,7 +154,9 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       const res = await create({ url }).expect(200);
       expect(res.body.parent).toBe(parent.svc_id);
       expect(res.body.original_url).toBe(url);
-      const other = await create({ url: `https://shop.example/item?svc=${foreign.svc_id}` }).expect(200);
+      const other = await create({ url: `https://shop.example/item?svc=${foreign.svc_id}` }).expect(
+        200,
+      );
       expect(other.body.parent).toBeNull();
       const otherUrl = await create({ url: foreign.svc_url }).expect(200);
       expect(otherUrl.body.parent).toBeNull();
@@ -132,15 +171,25 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
 
   describe('service_userid', () => {
     it('takes service:user_id matching the channel’s service', async () => {
-      const res = await create({ channel: 'facebook-post', service_userid: 'facebook:12345' }).expect(200);
-      expect([res.body.channel, res.body.service, res.body.service_userid]).toEqual(['facebook-post', 'facebook', 'facebook:12345']);
+      const res = await create({
+        channel: 'facebook-post',
+        service_userid: 'facebook:12345',
+      }).expect(200);
+      expect([res.body.channel, res.body.service, res.body.service_userid]).toEqual([
+        'facebook-post',
+        'facebook',
+        'facebook:12345',
+      ]);
     });
 
     it('refuses a service other than the channel’s (400)', async () => {
-      const res = await create({ channel: 'twitter', service_userid: 'facebook:12345' }).expect(400);
+      const res = await create({ channel: 'twitter', service_userid: 'facebook:12345' }).expect(
+        400,
+      );
       expect(res.body).toEqual({
         error: 400,
-        error_message: 'Invalid parameter service_userid: service "facebook" does not match the channel\'s service "twitter"',
+        error_message:
+          'Invalid parameter service_userid: service "facebook" does not match the channel\'s service "twitter"',
       });
     });
 
@@ -153,7 +202,10 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
         ['twitter', 'twitter:'],
       ]) {
         const bad = await create({ channel, service_userid: value }).expect(400);
-        expect(bad.body).toEqual({ error: 400, error_message: 'Invalid parameter service_userid: must be service:id' });
+        expect(bad.body).toEqual({
+          error: 400,
+          error_message: 'Invalid parameter service_userid: must be service:id',
+        });
       }
     });
   });
@@ -166,7 +218,11 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
         user_id_icon_url: 'https://cdn.example/42.png',
         user_id_profile_url: 'https://social.example/fortytwo',
       }).expect(200);
-      const metadata = { icon_url: 'https://cdn.example/42.png', username: 'fortytwo', profile_url: 'https://social.example/fortytwo' };
+      const metadata = {
+        icon_url: 'https://cdn.example/42.png',
+        username: 'fortytwo',
+        profile_url: 'https://social.example/fortytwo',
+      };
       expect(first.body.user_id).toBe('User42');
       expect(first.body.user_id_metadata).toEqual(metadata);
       const again = await create({ user_id: 'User42' }).expect(200);
@@ -174,19 +230,33 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       const renamed = await create({ user_id: 'User42', user_id_username: 'the42' }).expect(200);
       expect(renamed.body.user_id_metadata).toEqual({ ...metadata, username: 'the42' });
       const caseDiffers = await create({ user_id: 'user42' }).expect(200);
-      expect(caseDiffers.body.user_id_metadata).toEqual({ icon_url: null, username: null, profile_url: null });
+      expect(caseDiffers.body.user_id_metadata).toEqual({
+        icon_url: null,
+        username: null,
+        profile_url: null,
+      });
       const otherProject = await create({ user_id: 'User42' }, otherKey).expect(200);
-      expect(otherProject.body.user_id_metadata).toEqual({ icon_url: null, username: null, profile_url: null });
+      expect(otherProject.body.user_id_metadata).toEqual({
+        icon_url: null,
+        username: null,
+        profile_url: null,
+      });
     });
 
     it('refuses user_id_* without user_id (400)', async () => {
       for (const name of ['user_id_username', 'user_id_icon_url', 'user_id_profile_url']) {
         const value = name === 'user_id_username' ? 'someone' : 'https://cdn.example/x';
         const res = await create({ [name]: value }).expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: `Invalid parameter ${name}: needs a valid user_id` });
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: `Invalid parameter ${name}: needs a valid user_id`,
+        });
       }
       const badIcon = await create({ user_id: '7', user_id_icon_url: 'not a url' }).expect(400);
-      expect(badIcon.body).toEqual({ error: 400, error_message: 'Invalid parameter user_id_icon_url: must be an absolute http(s) URL' });
+      expect(badIcon.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter user_id_icon_url: must be an absolute http(s) URL',
+      });
     });
   });
 
@@ -199,9 +269,15 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
     it('refuses a sharer_id that is not a member of the project', async () => {
       const stranger = '00000000-0000-4000-8000-000000000000';
       const res = await create({ sharer_id: stranger }).expect(400);
-      expect(res.body).toEqual({ error: 400, error_message: `Invalid parameter sharer_id: ${stranger} is not a user of this project` });
+      expect(res.body).toEqual({
+        error: 400,
+        error_message: `Invalid parameter sharer_id: ${stranger} is not a user of this project`,
+      });
       const elsewhere = await create({ sharer_id: annId }, otherKey).expect(400);
-      expect(elsewhere.body).toEqual({ error: 400, error_message: `Invalid parameter sharer_id: ${annId} is not a user of this project` });
+      expect(elsewhere.body).toEqual({
+        error: 400,
+        error_message: `Invalid parameter sharer_id: ${annId} is not a user of this project`,
+      });
     });
   });
 
@@ -218,10 +294,20 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
 
   describe('url', () => {
     it('accepts absolute http and https URLs only', async () => {
-      expect((await create({ url: 'http://example.com/' }).expect(200)).body.original_url).toBe('http://example.com/');
-      for (const url of ['ftp://example.com/file', '/relative/path', 'example.com/page', 'mailto:a@example.com']) {
+      expect((await create({ url: 'http://example.com/' }).expect(200)).body.original_url).toBe(
+        'http://example.com/',
+      );
+      for (const url of [
+        'ftp://example.com/file',
+        '/relative/path',
+        'example.com/page',
+        'mailto:a@example.com',
+      ]) {
         const res = await create({ url }).expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: 'Invalid parameter url: must be an absolute http(s) URL' });
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: 'Invalid parameter url: must be an absolute http(s) URL',
+        });
       }
     });
   });
@@ -254,7 +340,10 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
     });
 
     it('builds svc_url and svc_id for a domain with a path segment', async () => {
-      const res = await create({ domain: 'brand.example_deals', path: 'spring/shoes' }, custom).expect(200);
+      const res = await create(
+        { domain: 'brand.example_deals', path: 'spring/shoes' },
+        custom,
+      ).expect(200);
       expect(res.body).toMatchObject({
         domain: 'brand.example_deals',
         path: 'spring/shoes',
@@ -266,31 +355,51 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
     it('refuses a domain the project may not use (403)', async () => {
       for (const domain of ['not-ours.example', 'unknown.example']) {
         const res = await create({ domain }, custom).expect(403);
-        expect(res.body).toEqual({ error: 403, error_message: `The project has no access to domain ${domain}` });
+        expect(res.body).toEqual({
+          error: 403,
+          error_message: `The project has no access to domain ${domain}`,
+        });
       }
       const otherProject = await create({ domain: 'go.brand.example' }).expect(403);
-      expect(otherProject.body).toEqual({ error: 403, error_message: 'The project has no access to domain go.brand.example' });
+      expect(otherProject.body).toEqual({
+        error: 403,
+        error_message: 'The project has no access to domain go.brand.example',
+      });
     });
 
     it('takes a custom path, 409 when it is taken on that domain, free on another domain', async () => {
       const first = await create({ path: 'my-page' }, custom).expect(200);
-      expect(first.body).toMatchObject({ path: 'my-page', svc_id: 'svc.test_my-page', svc_url: 'http://svc.test/my-page' });
+      expect(first.body).toMatchObject({
+        path: 'my-page',
+        svc_id: 'svc.test_my-page',
+        svc_url: 'http://svc.test/my-page',
+      });
       const taken = await create({ path: 'my-page' }).expect(409);
-      expect(taken.body).toEqual({ error: 409, error_message: 'Path my-page is already taken on svc.test' });
-      const elsewhere = await create({ path: 'my-page', domain: 'go.brand.example' }, custom).expect(200);
+      expect(taken.body).toEqual({
+        error: 409,
+        error_message: 'Path my-page is already taken on svc.test',
+      });
+      const elsewhere = await create(
+        { path: 'my-page', domain: 'go.brand.example' },
+        custom,
+      ).expect(200);
       expect(elsewhere.body.svc_id).toBe('go.brand.example_my-page');
     });
 
     it('replaces every / of the path by _ in svc_id', async () => {
       const res = await create({ path: 'a/b/c' }, custom).expect(200);
-      expect([res.body.svc_id, res.body.svc_url]).toEqual(['svc.test_a_b_c', 'http://svc.test/a/b/c']);
+      expect([res.body.svc_id, res.body.svc_url]).toEqual([
+        'svc.test_a_b_c',
+        'http://svc.test/a/b/c',
+      ]);
     });
 
     it('refuses a path that is not URL-safe', async () => {
       const res = await create({ path: 'has space' }, custom).expect(400);
       expect(res.body).toEqual({
         error: 400,
-        error_message: 'Invalid parameter path: must be URL-safe segments (A-Z a-z 0-9 _ . ~ -) separated by /, at most 200 characters',
+        error_message:
+          'Invalid parameter path: must be URL-safe segments (A-Z a-z 0-9 _ . ~ -) separated by /, at most 200 characters',
       });
     });
   });

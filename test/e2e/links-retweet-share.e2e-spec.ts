@@ -1,11 +1,13 @@
 import { AddressInfo } from 'node:net';
 import { Server, createServer } from 'node:http';
 import { TestApp, createTestApp } from '../support/app';
+import type { LinkRecord } from '../../src/links/link-record';
 import { createProject } from '../factories/projects';
 import { LINK_FIELDS, createLink } from '../factories/links';
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const BROWSER =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
 /** A real peer for unwrapping: /start → /middle → /final (200), /loop redirects to itself. */
 async function startPeer(): Promise<{ server: Server; base: string }> {
@@ -41,23 +43,42 @@ describe('url/retweet and url/share', () => {
     await new Promise((resolve) => peer.server.close(resolve));
   });
 
-  const params = (extra: Record<string, string> = {}) => ({ v: '3', key, tool: 'publisher-retweet', channel: 'twitter', ...extra });
+  const params = (extra: Record<string, string> = {}) => ({
+    v: '3',
+    key,
+    tool: 'publisher-retweet',
+    channel: 'twitter',
+    ...extra,
+  });
   const retweet = (extra: Record<string, string>) =>
     t.http.post('/url/retweet.json').set('User-Agent', BROWSER).type('form').send(params(extra));
-  const linkCount = async () => Number((await t.db.query('SELECT count(*)::int AS n FROM links')).rows[0].n);
+  const linkCount = async () =>
+    Number((await t.db.query('SELECT count(*)::int AS n FROM links')).rows[0].n);
 
   describe('retweet', () => {
     it('replaces every http:// and https:// link of the text by a new link', async () => {
-      const text = 'Read http://example.com/a, then https://example.org/b?x=1. And (https://example.net/c)!';
+      const text =
+        'Read http://example.com/a, then https://example.org/b?x=1. And (https://example.net/c)!';
       const res = await retweet({ text }).expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['svc_text', 'svc_urls']);
-      const records = res.body.svc_urls as Record<string, any>[];
-      expect(records.map((r) => r.original_url)).toEqual(['http://example.com/a', 'https://example.org/b?x=1', 'https://example.net/c']);
+      const records = res.body.svc_urls as LinkRecord[];
+      expect(records.map((r) => r.original_url)).toEqual([
+        'http://example.com/a',
+        'https://example.org/b?x=1',
+        'https://example.net/c',
+      ]);
       for (const record of records) {
         expect(Object.keys(record).sort()).toEqual(LINK_FIELDS);
-        expect(record).toMatchObject({ channel: 'twitter', service: 'twitter', tool: 'publisher-retweet', parent: null });
+        expect(record).toMatchObject({
+          channel: 'twitter',
+          service: 'twitter',
+          tool: 'publisher-retweet',
+          parent: null,
+        });
       }
-      expect(res.body.svc_text).toBe(`Read ${records[0].svc_url}, then ${records[1].svc_url}. And (${records[2].svc_url})!`);
+      expect(res.body.svc_text).toBe(
+        `Read ${records[0].svc_url}, then ${records[1].svc_url}. And (${records[2].svc_url})!`,
+      );
     });
 
     it('gives each occurrence its own link and applies the metadata to all of them', async () => {
@@ -68,7 +89,7 @@ describe('url/retweet and url/share', () => {
         campaign_description: 'From retweet',
         user_id: 'U5',
       }).expect(200);
-      const [a, b] = res.body.svc_urls as Record<string, any>[];
+      const [a, b] = res.body.svc_urls as LinkRecord[];
       expect(a.svc_id).not.toBe(b.svc_id);
       for (const r of [a, b]) {
         expect(r).toMatchObject({
@@ -83,19 +104,39 @@ describe('url/retweet and url/share', () => {
     });
 
     it('returns the text unchanged and no links when the text has none', async () => {
-      const res = await retweet({ text: 'nothing to see here, www.example.com is not a link' }).expect(200);
-      expect(res.body).toEqual({ svc_text: 'nothing to see here, www.example.com is not a link', svc_urls: [] });
+      const res = await retweet({
+        text: 'nothing to see here, www.example.com is not a link',
+      }).expect(200);
+      expect(res.body).toEqual({
+        svc_text: 'nothing to see here, www.example.com is not a link',
+        svc_urls: [],
+      });
     });
 
     it('answers GET url/retweet without format as JSON, url/retweet.txt with svc_text', async () => {
-      const json = await t.http.get('/url/retweet').set('User-Agent', BROWSER).query(params({ text: 'see http://example.com/g' })).expect(200);
+      const json = await t.http
+        .get('/url/retweet')
+        .set('User-Agent', BROWSER)
+        .query(params({ text: 'see http://example.com/g' }))
+        .expect(200);
       expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(json.body.svc_text).toBe(`see ${json.body.svc_urls[0].svc_url}`);
-      const txt = await t.http.post('/url/retweet.txt').type('form').send(params({ text: 'see http://example.com/t' })).expect(200);
+      const txt = await t.http
+        .post('/url/retweet.txt')
+        .type('form')
+        .send(params({ text: 'see http://example.com/t' }))
+        .expect(200);
       expect(txt.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(txt.text).toMatch(/^see http:\/\/svc\.test\/[0-9A-Za-z]{7}$/);
-      const xml = await t.http.post('/url/retweet.xml').type('form').send(params({ text: 'x' })).expect(400);
-      expect(xml.body).toEqual({ error: 400, error_message: 'Invalid parameter format: "xml" is not supported; use json or txt' });
+      const xml = await t.http
+        .post('/url/retweet.xml')
+        .type('form')
+        .send(params({ text: 'x' }))
+        .expect(400);
+      expect(xml.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter format: "xml" is not supported; use json or txt',
+      });
     });
 
     it('requires v, key, tool, channel and text; refuses path', async () => {
@@ -105,21 +146,29 @@ describe('url/retweet and url/share', () => {
           .type('form')
           .send({ ...params({ text: 'http://example.com/' }), [name]: '' })
           .expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: `Missing required parameter: ${name}` });
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: `Missing required parameter: ${name}`,
+        });
       }
       const path = await retweet({ text: 'http://example.com/', path: 'mine' }).expect(400);
-      expect(path.body).toEqual({ error: 400, error_message: 'Invalid parameter path: is not usable on this endpoint' });
+      expect(path.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter path: is not usable on this endpoint',
+      });
     });
 
     describe('make_parent', () => {
-      let parent: Record<string, any>;
+      let parent: LinkRecord;
       beforeAll(async () => {
         parent = await createLink(t, key, { url: 'https://example.com/original' });
       });
 
       it('makes links of the service in the text parents by default (svc_url or svc= parameter)', async () => {
-        const res = await retweet({ text: `${parent.svc_url} and https://shop.example/?svc=${parent.svc_id}` }).expect(200);
-        expect(res.body.svc_urls.map((r: Record<string, any>) => [r.original_url, r.parent])).toEqual([
+        const res = await retweet({
+          text: `${parent.svc_url} and https://shop.example/?svc=${parent.svc_id}`,
+        }).expect(200);
+        expect((res.body.svc_urls as LinkRecord[]).map((r) => [r.original_url, r.parent])).toEqual([
           [parent.svc_url, parent.svc_id],
           [`https://shop.example/?svc=${parent.svc_id}`, parent.svc_id],
         ]);
@@ -138,16 +187,29 @@ describe('url/retweet and url/share', () => {
 
       it('unwraps links of the service from the database and keeps them as parents', async () => {
         const res = await retweet({ text: `look ${parent.svc_url}`, unwrap: 'true' }).expect(200);
-        expect(res.body.svc_urls[0]).toMatchObject({ original_url: 'https://example.com/original', parent: parent.svc_id });
-        const noParent = await retweet({ text: parent.svc_url, unwrap: 'true', make_parent: 'false' }).expect(200);
-        expect(noParent.body.svc_urls[0]).toMatchObject({ original_url: 'https://example.com/original', parent: null });
+        expect(res.body.svc_urls[0]).toMatchObject({
+          original_url: 'https://example.com/original',
+          parent: parent.svc_id,
+        });
+        const noParent = await retweet({
+          text: parent.svc_url,
+          unwrap: 'true',
+          make_parent: 'false',
+        }).expect(200);
+        expect(noParent.body.svc_urls[0]).toMatchObject({
+          original_url: 'https://example.com/original',
+          parent: null,
+        });
       });
     });
 
     describe('unwrap through the crawler (local peer, CRAWLER_ALLOW_LOOPBACK=true)', () => {
       it('follows a redirect chain to the final URL', async () => {
-        const res = await retweet({ text: `chain ${peer.base}/start and ${peer.base}/final`, unwrap: 'true' }).expect(200);
-        expect(res.body.svc_urls.map((r: Record<string, any>) => r.original_url)).toEqual([
+        const res = await retweet({
+          text: `chain ${peer.base}/start and ${peer.base}/final`,
+          unwrap: 'true',
+        }).expect(200);
+        expect((res.body.svc_urls as LinkRecord[]).map((r) => r.original_url)).toEqual([
           `${peer.base}/final?from=chain`,
           `${peer.base}/final`,
         ]);
@@ -167,23 +229,44 @@ describe('url/retweet and url/share', () => {
         const res = await t.http
           .get('/url/retweet')
           .set('User-Agent', BROWSER)
-          .query(params({ text, destination: 'https://twitter.example/intent/tweet?text=SVC_TEXT&via=svc&copy=SVC_TEXT' }))
+          .query(
+            params({
+              text,
+              destination:
+                'https://twitter.example/intent/tweet?text=SVC_TEXT&via=svc&copy=SVC_TEXT',
+            }),
+          )
           .expect(302);
-        const [link] = (await t.db.query('SELECT domain, path FROM links ORDER BY id DESC LIMIT 1')).rows as { domain: string; path: string }[];
+        const [link] = (await t.db.query('SELECT domain, path FROM links ORDER BY id DESC LIMIT 1'))
+          .rows as { domain: string; path: string }[];
         const svcText = `Great read: http://${link.domain}/${link.path} #news & more`;
         const escaped = encodeURIComponent(svcText);
-        expect(res.headers.location).toBe(`https://twitter.example/intent/tweet?text=${escaped}&via=svc&copy=${escaped}`);
+        expect(res.headers.location).toBe(
+          `https://twitter.example/intent/tweet?text=${escaped}&via=svc&copy=${escaped}`,
+        );
         expect(res.headers['cache-control']).toBe('private, max-age=0');
       });
 
       it('is refused on POST', async () => {
-        const res = await retweet({ text: 'http://example.com/', destination: 'https://twitter.example/?t=SVC_TEXT' }).expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: 'Invalid parameter destination: is accepted on GET only' });
+        const res = await retweet({
+          text: 'http://example.com/',
+          destination: 'https://twitter.example/?t=SVC_TEXT',
+        }).expect(400);
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: 'Invalid parameter destination: is accepted on GET only',
+        });
       });
 
       it('refuses a destination that is not an absolute http(s) URL', async () => {
-        const res = await t.http.get('/url/retweet').query(params({ text: 'x', destination: 'javascript:alert(SVC_TEXT)' })).expect(400);
-        expect(res.body).toEqual({ error: 400, error_message: 'Invalid parameter destination: must be an absolute http(s) URL' });
+        const res = await t.http
+          .get('/url/retweet')
+          .query(params({ text: 'x', destination: 'javascript:alert(SVC_TEXT)' }))
+          .expect(400);
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: 'Invalid parameter destination: must be an absolute http(s) URL',
+        });
       });
 
       it('errors=false (default): a failure still redirects, with the original text', async () => {
@@ -191,28 +274,61 @@ describe('url/retweet and url/share', () => {
         const text = 'see http://example.com/x';
         const destination = 'https://twitter.example/intent/tweet?text=SVC_TEXT';
         for (const extra of [{ key: 'bad-key' }, { tool: '' }, { errors: 'false', v: '2' }]) {
-          const res = await t.http.get('/url/retweet').query({ ...params({ text, destination }), ...extra }).expect(302);
-          expect(res.headers.location).toBe(`https://twitter.example/intent/tweet?text=${encodeURIComponent(text)}`);
+          const res = await t.http
+            .get('/url/retweet')
+            .query({ ...params({ text, destination }), ...extra })
+            .expect(302);
+          expect(res.headers.location).toBe(
+            `https://twitter.example/intent/tweet?text=${encodeURIComponent(text)}`,
+          );
         }
         expect(await linkCount()).toBe(before);
       });
 
       it('errors=true: a failure answers the error', async () => {
-        const query = params({ text: 'see http://example.com/x', destination: 'https://twitter.example/?t=SVC_TEXT', errors: 'true' });
-        const badKey = await t.http.get('/url/retweet').query({ ...query, key: 'bad-key' }).expect(403);
+        const query = params({
+          text: 'see http://example.com/x',
+          destination: 'https://twitter.example/?t=SVC_TEXT',
+          errors: 'true',
+        });
+        const badKey = await t.http
+          .get('/url/retweet')
+          .query({ ...query, key: 'bad-key' })
+          .expect(403);
         expect(badKey.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
-        const noTool = await t.http.get('/url/retweet').query({ ...query, tool: '' }).expect(400);
-        expect(noTool.body).toEqual({ error: 400, error_message: 'Missing required parameter: tool' });
+        const noTool = await t.http
+          .get('/url/retweet')
+          .query({ ...query, tool: '' })
+          .expect(400);
+        expect(noTool.body).toEqual({
+          error: 400,
+          error_message: 'Missing required parameter: tool',
+        });
       });
     });
 
     describe('known bots', () => {
       it('refuses a crawler user agent with 403 and creates nothing', async () => {
         const before = await linkCount();
-        const post = await t.http.post('/url/retweet.json').set('User-Agent', GOOGLEBOT).type('form').send(params({ text: 'http://example.com/' })).expect(403);
-        expect(post.body).toEqual({ error: 403, error_message: 'Known bots may not create links through this endpoint' });
-        const get = await t.http.get('/url/retweet').set('User-Agent', 'curl/8.5.0').query(params({ text: 'http://example.com/' })).expect(403);
-        expect(get.body).toEqual({ error: 403, error_message: 'Known bots may not create links through this endpoint' });
+        const post = await t.http
+          .post('/url/retweet.json')
+          .set('User-Agent', GOOGLEBOT)
+          .type('form')
+          .send(params({ text: 'http://example.com/' }))
+          .expect(403);
+        expect(post.body).toEqual({
+          error: 403,
+          error_message: 'Known bots may not create links through this endpoint',
+        });
+        const get = await t.http
+          .get('/url/retweet')
+          .set('User-Agent', 'curl/8.5.0')
+          .query(params({ text: 'http://example.com/' }))
+          .expect(403);
+        expect(get.body).toEqual({
+          error: 403,
+          error_message: 'Known bots may not create links through this endpoint',
+        });
         expect(await linkCount()).toBe(before);
       });
 
@@ -221,9 +337,16 @@ describe('url/retweet and url/share', () => {
         const res = await t.http
           .get('/url/retweet')
           .set('User-Agent', GOOGLEBOT)
-          .query(params({ text: 'http://example.com/', destination: 'https://twitter.example/?t=SVC_TEXT' }))
+          .query(
+            params({
+              text: 'http://example.com/',
+              destination: 'https://twitter.example/?t=SVC_TEXT',
+            }),
+          )
           .expect(302);
-        expect(res.headers.location).toBe(`https://twitter.example/?t=${encodeURIComponent('http://example.com/')}`);
+        expect(res.headers.location).toBe(
+          `https://twitter.example/?t=${encodeURIComponent('http://example.com/')}`,
+        );
         expect(await linkCount()).toBe(before);
       });
     });
@@ -231,32 +354,59 @@ describe('url/retweet and url/share', () => {
 
   describe('share', () => {
     const share = (extra: Record<string, string>, ua = BROWSER) =>
-      t.http.get('/url/share').set('User-Agent', ua).query(params({ url: 'https://example.com/shared', ...extra }));
+      t.http
+        .get('/url/share')
+        .set('User-Agent', ua)
+        .query(params({ url: 'https://example.com/shared', ...extra }));
 
     it('creates a link and redirects 302 to destination with every SVC_URL replaced', async () => {
-      const res = await share({ destination: 'https://facebook.example/sharer.php?u=SVC_URL&alt=SVC_URL', tag: 'share' }).expect(302);
-      const rows = (await t.db.query(`SELECT domain, path, original_url, tag, channel FROM links WHERE tag = 'share'`)).rows as Record<string, string>[];
+      const res = await share({
+        destination: 'https://facebook.example/sharer.php?u=SVC_URL&alt=SVC_URL',
+        tag: 'share',
+      }).expect(302);
+      const rows = (
+        await t.db.query(
+          `SELECT domain, path, original_url, tag, channel FROM links WHERE tag = 'share'`,
+        )
+      ).rows as Record<string, string>[];
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ domain: 'svc.test', original_url: 'https://example.com/shared', tag: 'share', channel: 'twitter' });
+      expect(rows[0]).toMatchObject({
+        domain: 'svc.test',
+        original_url: 'https://example.com/shared',
+        tag: 'share',
+        channel: 'twitter',
+      });
       const escaped = encodeURIComponent(`http://svc.test/${rows[0].path}`);
-      expect(res.headers.location).toBe(`https://facebook.example/sharer.php?u=${escaped}&alt=${escaped}`);
+      expect(res.headers.location).toBe(
+        `https://facebook.example/sharer.php?u=${escaped}&alt=${escaped}`,
+      );
       expect(res.headers['cache-control']).toBe('private, max-age=0');
     });
 
     it('requires destination', async () => {
       const res = await share({}).expect(400);
-      expect(res.body).toEqual({ error: 400, error_message: 'Missing required parameter: destination' });
+      expect(res.body).toEqual({
+        error: 400,
+        error_message: 'Missing required parameter: destination',
+      });
     });
 
     it('errors=false: a failure redirects with the url as given; errors=true answers the error', async () => {
       const before = await linkCount();
       const destination = 'https://facebook.example/sharer.php?u=SVC_URL';
       const redirected = await share({ destination, key: 'bad-key' }).expect(302);
-      expect(redirected.headers.location).toBe(`https://facebook.example/sharer.php?u=${encodeURIComponent('https://example.com/shared')}`);
+      expect(redirected.headers.location).toBe(
+        `https://facebook.example/sharer.php?u=${encodeURIComponent('https://example.com/shared')}`,
+      );
       const error = await share({ destination, key: 'bad-key', errors: 'true' }).expect(403);
       expect(error.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
-      const badUrl = await share({ destination, url: 'ftp://example.com/', errors: 'true' }).expect(400);
-      expect(badUrl.body).toEqual({ error: 400, error_message: 'Invalid parameter url: must be an absolute http(s) URL' });
+      const badUrl = await share({ destination, url: 'ftp://example.com/', errors: 'true' }).expect(
+        400,
+      );
+      expect(badUrl.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter url: must be an absolute http(s) URL',
+      });
       expect(await linkCount()).toBe(before);
     });
 
@@ -264,9 +414,14 @@ describe('url/retweet and url/share', () => {
       const before = await linkCount();
       const destination = 'https://facebook.example/sharer.php?u=SVC_URL';
       const refused = await share({ destination, errors: 'true' }, GOOGLEBOT).expect(403);
-      expect(refused.body).toEqual({ error: 403, error_message: 'Known bots may not create links through this endpoint' });
+      expect(refused.body).toEqual({
+        error: 403,
+        error_message: 'Known bots may not create links through this endpoint',
+      });
       const redirected = await share({ destination }, GOOGLEBOT).expect(302);
-      expect(redirected.headers.location).toBe(`https://facebook.example/sharer.php?u=${encodeURIComponent('https://example.com/shared')}`);
+      expect(redirected.headers.location).toBe(
+        `https://facebook.example/sharer.php?u=${encodeURIComponent('https://example.com/shared')}`,
+      );
       expect(await linkCount()).toBe(before);
     });
   });
@@ -297,11 +452,13 @@ describe.each([
       .type('form')
       .send({ v: '3', key, tool: 'rt', channel: 'twitter', text, unwrap: 'true' })
       .expect(200);
-    return (res.body.svc_urls as Record<string, any>[]).map((r) => r.original_url as string);
+    return (res.body.svc_urls as LinkRecord[]).map((r) => r.original_url);
   };
 
   it('gives the final URL of a local redirect chain with CRAWLER_ALLOW_LOOPBACK=true', async () => {
-    expect(await unwrapped(allowed, `${peer.base}/start`)).toEqual([`${peer.base}/final?from=chain`]);
+    expect(await unwrapped(allowed, `${peer.base}/start`)).toEqual([
+      `${peer.base}/final?from=chain`,
+    ]);
   });
 
   it('refuses the loopback peer without it: the link keeps the URL as given', async () => {

@@ -20,9 +20,15 @@ describe('url/update/{svc_id}.{format}', () => {
   afterAll(() => t.close());
 
   const update = (id: string, params: Record<string, string> = {}, k = key) =>
-    t.http.post(`/url/update/${id}.json`).type('form').send({ v: '3', key: k, tool: 'publisher-updater', ...params });
+    t.http
+      .post(`/url/update/${id}.json`)
+      .type('form')
+      .send({ v: '3', key: k, tool: 'publisher-updater', ...params });
   const setCreatedAt = (id: string, interval: string) =>
-    t.db.query(`UPDATE links SET created_at = now() - $2::interval WHERE svc_id = $1`, [id, interval]);
+    t.db.query(`UPDATE links SET created_at = now() - $2::interval WHERE svc_id = $1`, [
+      id,
+      interval,
+    ]);
 
   it('changes only the given fields and answers the full record plus updated_at', async () => {
     const link = await createLink(t, key, { tag: 'before', notes: 'old notes', user_id: 'U1' });
@@ -40,18 +46,33 @@ describe('url/update/{svc_id}.{format}', () => {
       service_postid_shared_at: '2026-01-02T03:04:05Z',
     }).expect(200);
     expect(res.body.service_postid).toBe('twitter:1234567890');
-    expect(res.body.service_postid_metadata).toEqual({ reach: 1500, shared_at: '2026-01-02T03:04:05Z' });
+    expect(res.body.service_postid_metadata).toEqual({
+      reach: 1500,
+      shared_at: '2026-01-02T03:04:05Z',
+    });
     const date = await update(link.svc_id, { service_postid_shared_at: '2026-02-03' }).expect(200);
-    expect(date.body.service_postid_metadata).toEqual({ reach: 1500, shared_at: '2026-02-03T00:00:00Z' });
+    expect(date.body.service_postid_metadata).toEqual({
+      reach: 1500,
+      shared_at: '2026-02-03T00:00:00Z',
+    });
     expect(date.body.service_postid).toBe('twitter:1234567890');
   });
 
   it('refuses a service_postid of another service, a bad reach and a bad shared_at', async () => {
     const link = await createLink(t, key);
     const cases: [Record<string, string>, string][] = [
-      [{ service_postid: 'facebook:1' }, 'Invalid parameter service_postid: service "facebook" does not match the channel\'s service "twitter"'],
-      [{ service_postid_reach: '-3' }, 'Invalid parameter service_postid_reach: must be a non-negative integer'],
-      [{ service_postid_reach: 'many' }, 'Invalid parameter service_postid_reach: must be a non-negative integer'],
+      [
+        { service_postid: 'facebook:1' },
+        'Invalid parameter service_postid: service "facebook" does not match the channel\'s service "twitter"',
+      ],
+      [
+        { service_postid_reach: '-3' },
+        'Invalid parameter service_postid_reach: must be a non-negative integer',
+      ],
+      [
+        { service_postid_reach: 'many' },
+        'Invalid parameter service_postid_reach: must be a non-negative integer',
+      ],
       [
         { service_postid_shared_at: 'yesterday' },
         'Invalid parameter service_postid_shared_at: must be a date (YYYY-MM-DD), a timestamp (ISO 8601) or UNIX seconds',
@@ -101,9 +122,16 @@ describe('url/update/{svc_id}.{format}', () => {
       ['path', 'new-path'],
     ]) {
       const res = await update(link.svc_id, { [name]: value }).expect(400);
-      expect(res.body).toEqual({ error: 400, error_message: `Invalid parameter ${name}: cannot change on an existing link` });
+      expect(res.body).toEqual({
+        error: 400,
+        error_message: `Invalid parameter ${name}: cannot change on an existing link`,
+      });
     }
-    const res = await update(link.svc_id, { original_url: 'https://evil.example/', redirect_url: 'https://evil.example/', created_at: '2020-01-01' }).expect(200);
+    const res = await update(link.svc_id, {
+      original_url: 'https://evil.example/',
+      redirect_url: 'https://evil.example/',
+      created_at: '2020-01-01',
+    }).expect(200);
     expect([res.body.original_url, res.body.redirect_url, res.body.created_at]).toEqual([
       link.original_url,
       link.redirect_url,
@@ -128,10 +156,16 @@ describe('url/update/{svc_id}.{format}', () => {
 
   it('answers 404 for an unknown id and for another project’s link', async () => {
     const unknown = await update('svc.test_doesnotexist').expect(404);
-    expect(unknown.body).toEqual({ error: 404, error_message: 'No link svc.test_doesnotexist in this project' });
+    expect(unknown.body).toEqual({
+      error: 404,
+      error_message: 'No link svc.test_doesnotexist in this project',
+    });
     const theirs = await createLink(t, otherKey);
     const res = await update(theirs.svc_id, { tag: 'mine' }).expect(404);
-    expect(res.body).toEqual({ error: 404, error_message: `No link ${theirs.svc_id} in this project` });
+    expect(res.body).toEqual({
+      error: 404,
+      error_message: `No link ${theirs.svc_id} in this project`,
+    });
     const row = await t.db.query('SELECT tag FROM links WHERE svc_id = $1', [theirs.svc_id]);
     expect(row.rows).toEqual([{ tag: null }]);
   });
@@ -139,20 +173,43 @@ describe('url/update/{svc_id}.{format}', () => {
   it('finds links with a custom path containing /', async () => {
     const link = await createLink(t, key, { path: 'deep/page' });
     const res = await update('svc.test_deep_page', { tag: 'deep' }).expect(200);
-    expect([res.body.svc_id, res.body.svc_url, res.body.tag]).toEqual(['svc.test_deep_page', link.svc_url, 'deep']);
+    expect([res.body.svc_id, res.body.svc_url, res.body.tag]).toEqual([
+      'svc.test_deep_page',
+      link.svc_url,
+      'deep',
+    ]);
   });
 
   it('works on GET, answers txt and JSON-P, refuses other formats', async () => {
     const link = await createLink(t, key);
-    const get = await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 'x', tag: 'g' }).expect(200);
+    const get = await t.http
+      .get(`/url/update/${link.svc_id}.json`)
+      .query({ v: '3', key, tool: 'x', tag: 'g' })
+      .expect(200);
     expect(get.body.tag).toBe('g');
-    const txt = await t.http.post(`/url/update/${link.svc_id}.txt`).type('form').send({ v: '3', key, tool: 'x' }).expect(200);
+    const txt = await t.http
+      .post(`/url/update/${link.svc_id}.txt`)
+      .type('form')
+      .send({ v: '3', key, tool: 'x' })
+      .expect(200);
     expect(txt.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(txt.text).toBe(link.svc_url);
-    const jsonp = await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 'x', callback: 'up' }).expect(200);
-    expect(jsonp.text).toMatch(new RegExp(`^up\\(\\{"svc_url":"${link.svc_url}",.*"updated_at":"[0-9T:Z-]+"\\}\\);$`));
-    const xml = await t.http.post(`/url/update/${link.svc_id}.xml`).type('form').send({ v: '3', key, tool: 'x' }).expect(400);
-    expect(xml.body).toEqual({ error: 400, error_message: 'Invalid parameter format: "xml" is not supported; use json or txt' });
+    const jsonp = await t.http
+      .get(`/url/update/${link.svc_id}.json`)
+      .query({ v: '3', key, tool: 'x', callback: 'up' })
+      .expect(200);
+    expect(jsonp.text).toMatch(
+      new RegExp(`^up\\(\\{"svc_url":"${link.svc_url}",.*"updated_at":"[0-9T:Z-]+"\\}\\);$`),
+    );
+    const xml = await t.http
+      .post(`/url/update/${link.svc_id}.xml`)
+      .type('form')
+      .send({ v: '3', key, tool: 'x' })
+      .expect(400);
+    expect(xml.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter format: "xml" is not supported; use json or txt',
+    });
   });
 
   it('requires v (3), key and tool', async () => {
@@ -165,7 +222,11 @@ describe('url/update/{svc_id}.{format}', () => {
       [{ v: '3', key: 'wrong', tool: 'x' }, 403, 'Invalid API key specified'],
     ];
     for (const [params, status, message] of cases) {
-      const res = await t.http.post(`/url/update/${link.svc_id}.json`).type('form').send(params).expect(status);
+      const res = await t.http
+        .post(`/url/update/${link.svc_id}.json`)
+        .type('form')
+        .send(params)
+        .expect(status);
       expect(res.body).toEqual({ error: status, error_message: message });
     }
   });
