@@ -10,16 +10,42 @@ describe('url.{format}: create', () => {
   });
   afterAll(() => t.close());
 
-  const base = () => ({ v: '3', key, tool: 'publisher-sharebar', channel: 'twitter', url: 'https://example.com/a?b=1' });
+  const base = () => ({
+    v: '3',
+    key,
+    tool: 'publisher-sharebar',
+    channel: 'twitter',
+    url: 'https://example.com/a?b=1',
+  });
 
   it('creates a link with every 2.1 field', async () => {
     const res = await t.http.post('/url.json').type('form').send(base()).expect(200);
     const body = res.body;
     expect(Object.keys(body).sort()).toEqual(
       [
-        'svc_url', 'svc_id', 'domain', 'path', 'created_at', 'redirect_url', 'original_url', 'channel', 'service',
-        'tool', 'application', 'parent', 'sharer_id', 'username', 'service_userid', 'service_postid',
-        'service_postid_metadata', 'campaign', 'campaign_metadata', 'user_id', 'user_id_metadata', 'tag', 'notes',
+        'svc_url',
+        'svc_id',
+        'domain',
+        'path',
+        'created_at',
+        'redirect_url',
+        'original_url',
+        'channel',
+        'service',
+        'tool',
+        'application',
+        'parent',
+        'sharer_id',
+        'username',
+        'service_userid',
+        'service_postid',
+        'service_postid_metadata',
+        'campaign',
+        'campaign_metadata',
+        'user_id',
+        'user_id_metadata',
+        'tag',
+        'notes',
       ].sort(),
     );
     expect(body.path).toMatch(/^[0-9A-Za-z]{7}$/);
@@ -54,22 +80,62 @@ describe('url.{format}: create', () => {
     const txt = await t.http.get('/url.txt').query(base()).expect(200);
     expect(txt.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(txt.text).toMatch(/^http:\/\/svc\.test\/[0-9A-Za-z]{7}$/);
-    const jsonp = await t.http.get('/url.json').query({ ...base(), callback: 'cb.done' }).expect(200);
+    const jsonp = await t.http
+      .get('/url.json')
+      .query({ ...base(), callback: 'cb.done' })
+      .expect(200);
     expect(jsonp.headers['content-type']).toBe('application/javascript; charset=utf-8');
-    expect(jsonp.text).toMatch(/^cb\.done\(\{"svc_url":"http:\/\/svc\.test\/[0-9A-Za-z]{7}",.*\}\);$/);
+    expect(jsonp.text).toMatch(
+      /^cb\.done\(\{"svc_url":"http:\/\/svc\.test\/[0-9A-Za-z]{7}",.*\}\);$/,
+    );
   });
 
   it('refuses other formats, bad versions and keys', async () => {
     const xml = await t.http.get('/url.xml').query(base()).expect(400);
-    expect(xml.body).toEqual({ error: 400, error_message: 'Invalid parameter format: "xml" is not supported; use json or txt' });
-    const noV = await t.http.get('/url.json').query({ ...base(), v: undefined }).expect(400);
+    expect(xml.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter format: "xml" is not supported; use json or txt',
+    });
+    const noV = await t.http
+      .get('/url.json')
+      .query({ ...base(), v: undefined })
+      .expect(400);
     expect(noV.body).toEqual({ error: 400, error_message: 'Missing required parameter: v' });
-    const v2 = await t.http.get('/url.json').query({ ...base(), v: '2' }).expect(400);
+    const v2 = await t.http
+      .get('/url.json')
+      .query({ ...base(), v: '2' })
+      .expect(400);
     expect(v2.body).toEqual({ error: 400, error_message: 'Invalid parameter v: must be 3' });
-    const badKey = await t.http.get('/url.json').query({ ...base(), key: 'nope' }).expect(403);
+    const badKey = await t.http
+      .get('/url.json')
+      .query({ ...base(), key: 'nope' })
+      .expect(403);
     expect(badKey.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
-    const txtErr = await t.http.get('/url.txt').query({ ...base(), key: 'nope' }).expect(403);
+    const txtErr = await t.http
+      .get('/url.txt')
+      .query({ ...base(), key: 'nope' })
+      .expect(403);
     expect(txtErr.text).toBe('Invalid API key specified');
+    const jsonpErr = await t.http
+      .get('/url.json')
+      .query({ ...base(), key: 'nope', callback: 'cb' })
+      .expect(403);
+    expect(jsonpErr.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(jsonpErr.text).toBe('cb({"error":403,"error_message":"Invalid API key specified"});');
+    const txtJsonp = await t.http
+      .get('/url.txt')
+      .query({ ...base(), callback: 'cb' })
+      .expect(400);
+    expect(txtJsonp.text).toBe('Invalid parameter callback: requires the json format');
+    const badCallback = await t.http
+      .get('/url.json')
+      .query({ ...base(), callback: 'alert(1)' })
+      .expect(400);
+    expect(badCallback.body).toEqual({
+      error: 400,
+      error_message:
+        'Invalid parameter callback: must be a JavaScript identifier ([A-Za-z_$][\\w$.]*)',
+    });
   });
 
   it('requires tool, channel and an absolute http(s) url', async () => {
@@ -78,10 +144,19 @@ describe('url.{format}: create', () => {
       ['channel', 'Missing required parameter: channel'],
       ['url', 'Missing required parameter: url'],
     ]) {
-      const res = await t.http.get('/url.json').query({ ...base(), [name]: undefined }).expect(400);
+      const res = await t.http
+        .get('/url.json')
+        .query({ ...base(), [name]: undefined })
+        .expect(400);
       expect(res.body).toEqual({ error: 400, error_message: message });
     }
-    const bad = await t.http.get('/url.json').query({ ...base(), url: 'javascript:alert(1)' }).expect(400);
-    expect(bad.body).toEqual({ error: 400, error_message: 'Invalid parameter url: must be an absolute http(s) URL' });
+    const bad = await t.http
+      .get('/url.json')
+      .query({ ...base(), url: 'javascript:alert(1)' })
+      .expect(400);
+    expect(bad.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter url: must be an absolute http(s) URL',
+    });
   });
 });

@@ -352,6 +352,12 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       });
     });
 
+    it('takes a link on a domain with a path segment as implicit parent', async () => {
+      const parent = await create({ domain: 'brand.example_deals' }, custom).expect(200);
+      const child = await create({ url: parent.body.svc_url }, custom).expect(200);
+      expect(child.body.parent).toBe(parent.body.svc_id);
+    });
+
     it('refuses a domain the project may not use (403)', async () => {
       for (const domain of ['not-ours.example', 'unknown.example']) {
         const res = await create({ domain }, custom).expect(403);

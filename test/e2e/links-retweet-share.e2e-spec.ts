@@ -16,6 +16,8 @@ async function startPeer(): Promise<{ server: Server; base: string }> {
       '/start': [302, '/middle'],
       '/middle': [301, '/final?from=chain'],
       '/loop': [302, '/loop'],
+      '/to-metadata': [302, 'http://169.254.169.254/latest/meta-data/'],
+      '/to-private': [302, 'http://10.1.2.3/admin'],
     };
     const path = (req.url ?? '/').split('?')[0];
     const hop = redirects[path];
@@ -220,6 +222,25 @@ describe('url/retweet and url/share', () => {
         expect(plain.body.svc_urls[0].original_url).toBe(`${peer.base}/start`);
         const loop = await retweet({ text: `${peer.base}/loop`, unwrap: 'true' }).expect(200);
         expect(loop.body.svc_urls[0].original_url).toBe(`${peer.base}/loop`);
+      });
+
+      it('refuses a hop to a metadata or private address (SSRF): the URL stays as given', async () => {
+        const res = await retweet({
+          text: `${peer.base}/to-metadata ${peer.base}/to-private`,
+          unwrap: 'true',
+        }).expect(200);
+        expect((res.body.svc_urls as LinkRecord[]).map((r) => r.original_url)).toEqual([
+          `${peer.base}/to-metadata`,
+          `${peer.base}/to-private`,
+        ]);
+      });
+
+      it('answers JSON-P with callback', async () => {
+        const res = await retweet({ text: 'http://example.com/p', callback: 'rt' }).expect(200);
+        expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+        expect(res.text).toMatch(
+          /^rt\(\{"svc_text":"http:\/\/svc\.test\/[0-9A-Za-z]{7}","svc_urls":\[\{.*\}\]\}\);$/,
+        );
       });
     });
 
