@@ -1,3 +1,5 @@
+import { isValidPattern } from '../links/redirect-pattern';
+import type { ProjectSettings } from './project.entity';
 import { Errors } from '../common/app-error';
 import { stringList } from '../common/json-parameter';
 import { parseLinkHost } from '../common/validators';
@@ -30,8 +32,15 @@ export interface ConversionsInput {
   goalLabels: Record<string, string | null>;
 }
 
+/** Link settings as given: patterns to set (null removes) and the UTM switch. */
+export interface LinkSettingsInput {
+  redirectionPatterns: Record<string, string | null>;
+  utmParameters?: boolean;
+}
+
 export interface CreateProjectInput {
   name: string;
+  settings: LinkSettingsInput;
   domains: Named[];
   defaultDomain: Named | null;
   members: MemberRef[];
@@ -40,6 +49,7 @@ export interface CreateProjectInput {
 
 export interface UpdateProjectInput {
   name: string | null;
+  settings: LinkSettingsInput;
   domains: Named[];
   removeDomains: Named[];
   defaultDomain: Named | null;
@@ -57,6 +67,8 @@ const CREATE_FIELDS = [
   'admins',
   'sharers',
   'viewers',
+  'redirection_patterns',
+  'utm_parameters',
 ];
 const UPDATE_FIELDS = [...CREATE_FIELDS, 'remove_domain', 'remove_user', 'change_role'];
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
@@ -70,6 +82,7 @@ export function parseProjectCreation(json: Record<string, unknown>): CreateProje
     throw Errors.missing('json.name');
   return {
     name: parseName(json.name),
+    settings: parseLinkSettings(json),
     domains: parseHostnames(json.domains, 'json.domains'),
     defaultDomain: parseDefaultDomain(json.default_domain),
     members: parseMembers(json),
@@ -82,6 +95,7 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
   rejectUnknown(json, UPDATE_FIELDS, 'json', 'the project update object');
   return {
     name: json.name === undefined ? null : parseName(json.name),
+    settings: parseLinkSettings(json),
     domains: parseHostnames(json.domains, 'json.domains'),
     removeDomains: parseHostnames(json.remove_domain, 'json.remove_domain'),
     defaultDomain: parseDefaultDomain(json.default_domain),
@@ -89,6 +103,52 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
     removeUsers: named(json.remove_user, 'json.remove_user'),
     changeRoles: parseChangeRoles(json.change_role),
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, true),
+  };
+}
+
+const PATTERN_HOST_RE = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * redirection_patterns: {"<original-URL hostname>": "<pattern>" | null}, one pattern per hostname,
+ * null removing it; utm_parameters: boolean.
+ */
+function parseLinkSettings(json: Record<string, unknown>): LinkSettingsInput {
+  const settings: LinkSettingsInput = { redirectionPatterns: {} };
+  const patterns = json.redirection_patterns;
+  if (patterns !== undefined) {
+    if (typeof patterns !== 'object' || patterns === null || Array.isArray(patterns)) {
+      throw Errors.invalid('json.redirection_patterns', 'must be an object of hostname → pattern');
+    }
+    for (const [host, pattern] of Object.entries(patterns)) {
+      const hostname = host.toLowerCase();
+      const parameter = `json.redirection_patterns.${host}`;
+      if (!PATTERN_HOST_RE.test(hostname)) throw Errors.invalid(parameter, 'the key must be a hostname');
+      if (pattern !== null && (typeof pattern !== 'string' || !isValidPattern(pattern))) {
+        throw Errors.invalid(
+          parameter,
+          'must be null or a pattern starting with http(s):// or %original_url%, at most 2048 characters',
+        );
+      }
+      settings.redirectionPatterns[hostname] = pattern;
+    }
+  }
+  if (json.utm_parameters !== undefined) {
+    settings.utmParameters = parseBoolean(json.utm_parameters, 'json.utm_parameters');
+  }
+  return settings;
+}
+
+/** The stored settings after applying the given ones. */
+export function applyLinkSettings(current: ProjectSettings, input: LinkSettingsInput): ProjectSettings {
+  const patterns = { ...(current.redirection_patterns ?? {}) };
+  for (const [host, pattern] of Object.entries(input.redirectionPatterns)) {
+    if (pattern === null) delete patterns[host];
+    else patterns[host] = pattern;
+  }
+  return {
+    ...current,
+    redirection_patterns: patterns,
+    utm_parameters: input.utmParameters ?? current.utm_parameters ?? false,
   };
 }
 

@@ -12,8 +12,13 @@ export type ConversionDomains = 'all' | string[];
 /** goal_1 … goal_10 → display label. */
 export type GoalLabels = Partial<Record<string, string>>;
 
-/** Per-project settings that later features add to (redirection patterns, UTM). */
-export type ProjectSettings = Record<string, unknown>;
+/** Per-project link settings, set through the project creation and update objects. */
+export interface ProjectSettings {
+  /** Original-URL hostname → redirection pattern (DESIGN.md). */
+  redirection_patterns?: Record<string, string>;
+  /** Append utm_campaign, utm_medium, utm_source and utm_content to redirect URLs. */
+  utm_parameters?: boolean;
+}
 
 @Entity('projects')
 export class ProjectEntity {

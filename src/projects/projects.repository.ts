@@ -32,7 +32,7 @@ interface RawMemberRow {
 export type ProjectChanges = Partial<
   Pick<
     ProjectEntity,
-    'name' | 'defaultDomain' | 'conversionsEnabled' | 'conversionDomains' | 'goalLabels'
+    'name' | 'defaultDomain' | 'conversionsEnabled' | 'conversionDomains' | 'goalLabels' | 'settings'
   >
 >;
 

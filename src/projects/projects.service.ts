@@ -12,6 +12,7 @@ import {
   ConversionsInput,
   MemberRef,
   Named,
+  applyLinkSettings,
   isEmail,
   isUuid,
   parseProjectCreation,
@@ -95,6 +96,7 @@ export class ProjectsService {
           apiKey: generateProjectApiKey(),
           defaultDomain,
           ...conversions,
+          settings: applyLinkSettings({}, input.settings),
         },
         manager,
       );
@@ -174,6 +176,9 @@ export class ProjectsService {
       if (defaultDomain !== project.defaultDomain) changes.defaultDomain = defaultDomain;
       if (input.conversions) {
         Object.assign(changes, this.applyConversions(project, input.conversions));
+      }
+      if (Object.keys(input.settings.redirectionPatterns).length > 0 || input.settings.utmParameters !== undefined) {
+        changes.settings = applyLinkSettings(project.settings, input.settings);
       }
 
       // Members: additions and role changes, then removals; nobody may be named twice.

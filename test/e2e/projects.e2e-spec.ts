@@ -180,6 +180,8 @@ describe('projects administration', () => {
             admins: [user('ann@example.com', 'ann', 'acme')],
             sharers: [user('bob@example.com', 'bob', 'acme')],
             conversions: conversions(true, ['shop.acme.test'], { goal_1_label: 'Signup' }),
+            redirection_patterns: {},
+            utm_parameters: false,
           }),
         },
       });
@@ -333,14 +335,14 @@ describe('projects administration', () => {
         error: {
           code: 1002,
           message:
-            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers)',
+            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters)',
         },
       });
       expectError(
         await create({ name: 'x', foo: 1, bar: 2 }),
         400,
         1002,
-        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers)',
+        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters)',
       );
       expectError(
         await create({ name: 'x', conversions: { enabled: true, goal_6_label: 'Six' } }),
@@ -474,7 +476,7 @@ describe('projects administration', () => {
         'explicit-default',
       ]);
       expect(res.body.response.projects[0]).toStrictEqual(
-        record({ name: 'solo', conversions: conversions(false, []) }),
+        record({ name: 'solo', conversions: conversions(false, []), redirection_patterns: {}, utm_parameters: false }),
       );
       const otherList = await post('/projects/list', other);
       expect(otherList.body).toStrictEqual({
@@ -485,6 +487,8 @@ describe('projects administration', () => {
               name: 'foreign',
               admins: [user('ann@example.com', 'ann', 'foreign')],
               conversions: conversions(false, []),
+              redirection_patterns: {},
+              utm_parameters: false,
             }),
           ],
         },
@@ -759,7 +763,7 @@ describe('projects administration', () => {
         await update({ colour: 'red' }),
         400,
         1002,
-        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, remove_domain, remove_user, change_role)',
+        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, remove_domain, remove_user, change_role)',
       );
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });

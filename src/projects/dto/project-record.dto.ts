@@ -95,6 +95,14 @@ export class ProjectRecordDto {
   /** Present in show and list; absent in the answers to new and update (SPEC.md 2.3). */
   @ApiPropertyOptional({ type: ConversionsRecordDto })
   conversions?: ConversionsRecordDto;
+
+  /** Show and list: original-URL hostname → redirection pattern. */
+  @ApiPropertyOptional({ example: { 'shop.example.com': 'https://shop.example.com/r?to=%escaped_original_url%&by=%user_id%' } })
+  redirection_patterns?: Record<string, string>;
+
+  /** Show and list: whether redirect URLs get the UTM parameters. */
+  @ApiPropertyOptional({ example: false })
+  utm_parameters?: boolean;
 }
 
 export function toConversionsRecord(details: ProjectDetails): ConversionsRecordDto {
@@ -133,7 +141,11 @@ export function toProjectRecord(
     sharers: byRole('sharer'),
     viewers: byRole('viewer'),
   };
-  if (withConversions) record.conversions = toConversionsRecord(details);
+  if (withConversions) {
+    record.conversions = toConversionsRecord(details);
+    record.redirection_patterns = { ...(project.settings.redirection_patterns ?? {}) };
+    record.utm_parameters = project.settings.utm_parameters ?? false;
+  }
   return record;
 }
 
