@@ -29,6 +29,7 @@ describe('parseProjectCreation', () => {
       }),
     ).toEqual({
       name: 'acme_1-x',
+      settings: { redirectionPatterns: {} },
       domains: [
         { value: 'go.acme.com', parameter: 'json.domains[0]' },
         { value: 'acme.com_Blog', parameter: 'json.domains[1]' },
@@ -83,6 +84,7 @@ describe('parseProjectUpdate', () => {
   it('reads removals and role changes; an empty object changes nothing', () => {
     expect(parseProjectUpdate({})).toEqual({
       name: null,
+      settings: { redirectionPatterns: {} },
       domains: [],
       removeDomains: [],
       defaultDomain: null,

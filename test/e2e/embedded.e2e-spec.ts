@@ -147,6 +147,8 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
         goal_1_label: 'Signup',
         ...Object.fromEntries([2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [`goal_${n}_label`, null])),
       },
+      redirection_patterns: {},
+      utm_parameters: false,
     };
     const shown = await http.get(`/projects/${key}/show`).query(keys);
     expect(shown.status).toBe(200);
