@@ -46,7 +46,8 @@ function toLink(raw: Raw): LinkEntity {
   for (const [property, column] of LINK_COLUMNS) {
     (link as unknown as Raw)[property] = raw[column] ?? null;
   }
-  link.servicePostidReach = raw.service_postid_reach === null ? null : String(raw.service_postid_reach);
+  const reach = raw.service_postid_reach as string | number | null;
+  link.servicePostidReach = reach === null ? null : String(reach);
   link.createdAt = new Date(raw.created_at as string | Date);
   link.updatedAt = new Date(raw.updated_at as string | Date);
   if (link.servicePostidSharedAt) link.servicePostidSharedAt = new Date(link.servicePostidSharedAt);

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { ProjectEntity } from '../projects/project.entity';
+import { ProjectEntity, ProjectSettings } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { CampaignEntity } from './campaign.entity';
 import { isStub, stubify } from './campaign';
@@ -21,12 +21,6 @@ import { UserIdentityEntity } from './user-identity.entity';
 const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const PATH_LENGTH = 7;
 const PATH_ATTEMPTS = 5;
-
-/** Project settings this module reads (set through the project update object). */
-interface LinkSettings {
-  redirection_patterns?: Record<string, string>;
-  utm_parameters?: boolean;
-}
 
 interface CreateContext {
   /** Hosts the project may create links on (the shared default domain and its own). */
@@ -198,7 +192,7 @@ export class LinksService {
     const username = input.sharerId !== undefined ? await this.sharerUsername(project, input.sharerId, manager) : null;
     if (input.userId !== undefined) await this.identity(project, input, manager);
     const path = input.path ?? randomPath(PATH_LENGTH);
-    const settings = project.settings as LinkSettings;
+    const settings = project.settings;
     const row: NewLink = {
       projectId: project.id,
       svcId: svcId(domain, path),
@@ -462,7 +456,7 @@ export function canonicalUrl(url: string): string {
 function buildRedirect(
   row: NewLink,
   input: LinkInput,
-  settings: LinkSettings,
+  settings: ProjectSettings,
   toolLabel: string,
   scheme: string,
 ): { originalUrl: string; redirectUrl: string } {

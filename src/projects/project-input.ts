@@ -119,7 +119,7 @@ function parseLinkSettings(json: Record<string, unknown>): LinkSettingsInput {
     if (typeof patterns !== 'object' || patterns === null || Array.isArray(patterns)) {
       throw Errors.invalid('json.redirection_patterns', 'must be an object of hostname → pattern');
     }
-    for (const [host, pattern] of Object.entries(patterns)) {
+    for (const [host, pattern] of Object.entries(patterns as Record<string, unknown>)) {
       const hostname = host.toLowerCase();
       const parameter = `json.redirection_patterns.${host}`;
       if (!PATTERN_HOST_RE.test(hostname)) throw Errors.invalid(parameter, 'the key must be a hostname');

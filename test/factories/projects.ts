@@ -17,7 +17,8 @@ export async function createProject(
       json: JSON.stringify({ name: `project_${process.pid}_${counter}`, ...object }),
     });
   if (res.status !== 200) throw new Error(`projects/new answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body.response.project;
+  return (res.body as { response: { project: { api_key: string; name: string; default_domain: string } } }).response
+    .project;
 }
 
 /** Updates a project through the admin API. */
