@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { isbot } from 'isbot';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { isCrawler } from '../common/bots';
 import { isHttpUrl } from '../common/validators';
 import { ProjectEntity } from '../projects/project.entity';
 import { LinkInput, bool, readLinkInput, single } from './link-input';
@@ -31,9 +31,9 @@ export class RetweetService {
     private readonly unwrapper: UnwrapService,
   ) {}
 
-  /** Known crawlers may not create links through retweet or share (SPEC.md 4.4). */
+  /** Known crawlers may not create links through retweet or share (SPEC.md 4.4); HTTP clients may. */
   refuseBots(userAgent: string | undefined): void {
-    if (userAgent && isbot(userAgent)) {
+    if (isCrawler(userAgent)) {
       throw new AppError(403, ErrorCode.notPermitted, 'Known bots may not create links through this endpoint');
     }
   }

@@ -343,7 +343,7 @@ describe('url/retweet and url/share', () => {
         });
         const get = await t.http
           .get('/url/retweet')
-          .set('User-Agent', 'curl/8.5.0')
+          .set('User-Agent', 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)')
           .query(params({ text: 'http://example.com/' }))
           .expect(403);
         expect(get.body).toEqual({
@@ -351,6 +351,16 @@ describe('url/retweet and url/share', () => {
           error_message: 'Known bots may not create links through this endpoint',
         });
         expect(await linkCount()).toBe(before);
+      });
+
+      it('lets HTTP client libraries through: server-side applications call retweet', async () => {
+        for (const agent of ['curl/8.5.0', 'python-requests/2.31.0', 'node', 'Go-http-client/1.1']) {
+          await t.http
+            .get('/url/retweet')
+            .set('User-Agent', agent)
+            .query(params({ text: 'http://example.com/' }))
+            .expect(200);
+        }
       });
 
       it('with a destination and errors=false, redirects a bot with the original text without creating a link', async () => {
