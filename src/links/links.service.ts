@@ -10,7 +10,7 @@ import { CampaignEntity } from './campaign.entity';
 import { isStub, stubify } from './campaign';
 import { normaliseServiceId, serviceForChannel } from './channels';
 import { LinkInput } from './link-input';
-import { isValidCustomPath, randomPath, svcId } from './link-path';
+import { isValidCustomPath, randomPath, svcId, svcUrl } from './link-path';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
@@ -27,13 +27,24 @@ interface CreateContext {
   domains: Set<string>;
   /** Implicit parents of the request's URLs. */
   parents: Map<string, string>;
-  /** Campaign stubs already settled in this request. */
-  campaigns: Map<string, string>;
+  /** Campaigns already settled in this request. */
+  campaigns: Map<string, CampaignEntity>;
 }
 
 interface Prepared {
   row: NewLink;
   customPath: boolean;
+  /** What redirect_url is built from; rebuilt when a collision changes the path. */
+  redirect: RedirectInputs;
+}
+
+interface RedirectInputs {
+  pageUrl: string;
+  settings: ProjectSettings;
+  toolLabel: string;
+  scheme: string;
+  campaign: CampaignEntity | null;
+  identity: UserIdentityEntity | null;
 }
 
 @Injectable()
@@ -128,7 +139,7 @@ export class LinksService {
       if (input.servicePostid !== undefined) changes.servicePostid = this.serviceId(input.servicePostid, channel, 'service_postid');
       if (input.servicePostidReach !== undefined) changes.servicePostidReach = String(input.servicePostidReach);
       if (input.servicePostidSharedAt !== undefined) changes.servicePostidSharedAt = input.servicePostidSharedAt;
-      if (input.campaign !== undefined) changes.campaign = await this.campaign(project, input, manager);
+      if (input.campaign !== undefined) changes.campaign = (await this.campaign(project, input, manager)).stub;
       if (input.notes !== undefined) changes.notes = input.notes;
       if (input.tag !== undefined) changes.tag = input.tag;
       for (const [name, property] of [
@@ -190,7 +201,7 @@ export class LinksService {
         ? await this.explicitParent(project, input.parent, manager)
         : (context.parents.get(input.url) ?? null);
     const username = input.sharerId !== undefined ? await this.sharerUsername(project, input.sharerId, manager) : null;
-    if (input.userId !== undefined) await this.identity(project, input, manager);
+    const identity = input.userId !== undefined ? await this.identity(project, input, manager) : null;
     const path = input.path ?? randomPath(PATH_LENGTH);
     const settings = project.settings;
     const row: NewLink = {
@@ -211,7 +222,7 @@ export class LinksService {
       servicePostid: input.servicePostid === undefined ? null : this.serviceId(input.servicePostid, channel, 'service_postid'),
       servicePostidReach: input.servicePostidReach === undefined ? null : String(input.servicePostidReach),
       servicePostidSharedAt: input.servicePostidSharedAt ?? null,
-      campaign,
+      campaign: campaign?.stub ?? null,
       userId: input.userId ?? null,
       tag: input.tag ?? null,
       tag2: input.tags?.tag_2 ?? null,
@@ -221,10 +232,16 @@ export class LinksService {
       notes: input.notes ?? null,
       staticKey: null,
     };
-    const redirect = buildRedirect(row, input, settings, tool.label, this.config.publicScheme);
-    row.originalUrl = redirect.originalUrl;
-    row.redirectUrl = redirect.redirectUrl;
-    return { row, customPath: input.path !== undefined };
+    const redirect: RedirectInputs = {
+      pageUrl: input.url,
+      settings,
+      toolLabel: tool.label,
+      scheme: this.config.publicScheme,
+      campaign,
+      identity,
+    };
+    applyRedirect(row, redirect);
+    return { row, customPath: input.path !== undefined, redirect };
   }
 
   /** Inserts all rows at once; random paths that collided are drawn again, custom ones are a 409. */
@@ -250,6 +267,7 @@ export class LinksService {
         if (attempt >= PATH_ATTEMPTS) throw new Error('could not find a free random path');
         p.row.path = randomPath(PATH_LENGTH + Math.floor(attempt / 2));
         p.row.svcId = svcId(p.row.domain, p.row.path);
+        applyRedirect(p.row, p.redirect);
       }
       pending = missed;
     }
@@ -300,21 +318,21 @@ export class LinksService {
     input: LinkInput,
     context: CreateContext,
     manager: EntityManager,
-  ): Promise<string> {
+  ): Promise<CampaignEntity> {
     const memoKey = JSON.stringify([input.campaign, input.campaignName, input.campaignDescription]);
-    let stub = context.campaigns.get(memoKey);
-    if (!stub) {
-      stub = await this.campaign(project, input, manager);
-      context.campaigns.set(memoKey, stub);
+    let campaign = context.campaigns.get(memoKey);
+    if (!campaign) {
+      campaign = await this.campaign(project, input, manager);
+      context.campaigns.set(memoKey, campaign);
     }
-    return stub;
+    return campaign;
   }
 
   /**
    * The campaign stub. A new campaign needs campaign_description; its name defaults to the value
    * as submitted. An existing one keeps its name and description unless new ones are given.
    */
-  private async campaign(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<string> {
+  private async campaign(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<CampaignEntity> {
     const value = input.campaign!;
     const stub = stubify(value);
     if (!stub) throw Errors.invalid('campaign', 'must contain at least one letter or digit');
@@ -323,10 +341,10 @@ export class LinksService {
       if (input.campaignDescription === undefined) {
         throw Errors.invalid('campaign_description', `must be given when campaign "${stub}" is created`);
       }
-      const name = input.campaignName ?? value;
-      await this.repository.upsertCampaign(project.id, stub, name, input.campaignDescription, manager);
-    } else if (input.campaignName !== undefined || input.campaignDescription !== undefined || !isStub(value)) {
-      await this.repository.upsertCampaign(
+      return this.repository.upsertCampaign(project.id, stub, input.campaignName ?? value, input.campaignDescription, manager);
+    }
+    if (input.campaignName !== undefined || input.campaignDescription !== undefined || !isStub(value)) {
+      return this.repository.upsertCampaign(
         project.id,
         stub,
         input.campaignName ?? (isStub(value) ? null : value),
@@ -334,7 +352,7 @@ export class LinksService {
         manager,
       );
     }
-    return stub;
+    return existing;
   }
 
   private async explicitParent(project: ProjectEntity, parent: string, manager: EntityManager): Promise<string> {
@@ -377,8 +395,8 @@ export class LinksService {
     return username;
   }
 
-  private async identity(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<void> {
-    await this.repository.upsertUserIdentity(
+  private identity(project: ProjectEntity, input: LinkInput, manager: EntityManager): Promise<UserIdentityEntity> {
+    return this.repository.upsertUserIdentity(
       project.id,
       input.userId!,
       { username: input.userIdUsername, iconUrl: input.userIdIconUrl, profileUrl: input.userIdProfileUrl },
@@ -450,24 +468,20 @@ export function canonicalUrl(url: string): string {
 }
 
 /**
- * The redirect address: the project's redirection pattern for the page's hostname, if any (then
- * original_url is canonical), then the UTM parameters when the project has them on (DESIGN.md).
+ * Sets original_url and redirect_url: the project's redirection pattern for the page's hostname, if
+ * any (then original_url is canonical), then the UTM parameters when the project has them on
+ * (DESIGN.md). Stored campaign and user identity values fill their %fields%.
  */
-function buildRedirect(
-  row: NewLink,
-  input: LinkInput,
-  settings: ProjectSettings,
-  toolLabel: string,
-  scheme: string,
-): { originalUrl: string; redirectUrl: string } {
-  let originalUrl = row.originalUrl;
-  let redirectUrl = row.originalUrl;
+function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
+  const { settings, campaign, identity } = inputs;
+  let originalUrl = inputs.pageUrl;
+  let redirectUrl = inputs.pageUrl;
   const hostname = new URL(originalUrl).hostname.toLowerCase();
   const pattern = settings.redirection_patterns?.[hostname];
   if (pattern) {
     originalUrl = canonicalUrl(originalUrl);
     const values: PatternValues = {
-      svc_url: `${scheme}://${row.domain.replace('_', '/')}/${row.path}`,
+      svc_url: svcUrl(inputs.scheme, row.domain, row.path),
       svc_id: row.svcId,
       domain: row.domain,
       path: row.path,
@@ -482,12 +496,12 @@ function buildRedirect(
       service_userid: row.serviceUserid,
       service_postid: row.servicePostid,
       campaign: row.campaign,
-      campaign_name: input.campaignName ?? null,
-      campaign_description: input.campaignDescription ?? null,
+      campaign_name: campaign?.name ?? null,
+      campaign_description: campaign?.description ?? null,
       user_id: row.userId,
-      user_id_username: input.userIdUsername ?? null,
-      user_id_icon_url: input.userIdIconUrl ?? null,
-      user_id_profile_url: input.userIdProfileUrl ?? null,
+      user_id_username: identity?.username ?? null,
+      user_id_icon_url: identity?.iconUrl ?? null,
+      user_id_profile_url: identity?.profileUrl ?? null,
       tag: row.tag,
       notes: row.notes,
     };
@@ -498,8 +512,9 @@ function buildRedirect(
     if (row.campaign) target.searchParams.set('utm_campaign', row.campaign);
     target.searchParams.set('utm_medium', `${row.domain}-${row.channel ?? 'static'}`);
     target.searchParams.set('utm_source', `direct-${row.domain}`);
-    target.searchParams.set('utm_content', toolLabel);
+    target.searchParams.set('utm_content', inputs.toolLabel);
     redirectUrl = target.toString();
   }
-  return { originalUrl, redirectUrl };
+  row.originalUrl = originalUrl;
+  row.redirectUrl = redirectUrl;
 }

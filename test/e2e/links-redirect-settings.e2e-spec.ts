@@ -37,6 +37,21 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
     expect(other.body.redirect_url).toBe('https://other.example/a?utm_source=x#f');
   });
 
+  it('fills %fields% from the stored user identity and campaign when a later link does not repeat them', async () => {
+    const project = await createProject(t, {
+      redirection_patterns: { 'b.example': 'https://r.example/?by=%user_id_username%&cn=%campaign_name%&u=%svc_url%' },
+    });
+    await link(project.api_key, {
+      url: 'https://c.example/',
+      user_id: '7',
+      user_id_username: 'Bea',
+      campaign: 'Winter Deals',
+      campaign_description: 'Winter',
+    }).expect(200);
+    const res = await link(project.api_key, { url: 'https://b.example/x', user_id: '7', campaign: 'winter_deals' }).expect(200);
+    expect(res.body.redirect_url).toBe(`https://r.example/?by=Bea&cn=Winter%20Deals&u=${encodeURIComponent(res.body.svc_url)}`);
+  });
+
   it('removes a pattern with null and appends UTM parameters when switched on', async () => {
     const project = await createProject(t, { redirection_patterns: { 'a.example': 'https://r.example/?u=%original_url%' } });
     await updateProject(t, project.api_key, { redirection_patterns: { 'a.example': null }, utm_parameters: true });
