@@ -25,6 +25,7 @@ export function setupSwagger(app: INestApplication, config: AppConfig): void {
       .addServer(`${config.publicScheme}://${config.defaultDomain}`)
       .addTag('projects', 'Administration: projects, their users and conversion settings')
       .addTag('domains', 'Administration: custom link domains')
+      .addTag('links', 'Tracked links: create, batch, static, retweet, share, update')
       .addTag('health', 'Liveness and readiness')
       .build(),
   );
