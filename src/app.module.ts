@@ -11,6 +11,8 @@ import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RedirectsModule } from './redirects/redirects.module';
 import { MailModule } from './mail/mail.module';
 import { ProjectsModule } from './projects/projects.module';
 import { QueueModule } from './queue/queue.module';
@@ -54,6 +56,8 @@ export class AppModule {
         ProjectsModule,
         DomainsModule,
         LinksModule,
+        RedirectsModule,
+        MetricsModule,
         HealthModule,
       ],
       providers: [

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 
@@ -15,11 +17,42 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen(config.port);
+  handleSignals(app);
   process.stdout.write(
     `svc listening on port ${config.port} (role ${config.role}, ` +
       `${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.pgliteDir}`}, ` +
       `${config.redisUrl ? 'Redis queues' : 'in-process jobs'}); console at http://localhost:${config.port}/docs\n`,
   );
+}
+
+/**
+ * Graceful shutdown: stop accepting and let in-flight requests finish (idle keep-alive connections
+ * close at once), then close the application: buffered clicks and in-process jobs are flushed
+ * before workers, queues and database connections close.
+ */
+function handleSignals(app: NestExpressApplication): void {
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`svc: ${signal} received, shutting down\n`);
+    const server: Server = app.getHttpServer();
+    const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`svc: shutdown failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    });
+    server.closeIdleConnections();
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
 }
 
 main().catch((error: unknown) => {

@@ -35,6 +35,9 @@ describe('loadConfig', () => {
       createRateLimit: 8000,
       crawlerAllowLoopback: false,
       unwrapTimeoutMs: 8000,
+      clickIp: 'anonymised',
+      trustProxy: false,
+      redirectCacheSize: 100000,
     });
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
@@ -60,6 +63,9 @@ describe('loadConfig', () => {
       CREATE_RATE_LIMIT: '50',
       CRAWLER_ALLOW_LOOPBACK: 'true',
       UNWRAP_TIMEOUT_MS: '250',
+      CLICK_IP: 'full',
+      TRUST_PROXY: 'true',
+      REDIRECT_CACHE_SIZE: '5000',
     });
     expect({ ...config }).toEqual({
       port: 8080,
@@ -78,6 +84,9 @@ describe('loadConfig', () => {
       createRateLimit: 50,
       crawlerAllowLoopback: true,
       unwrapTimeoutMs: 250,
+      clickIp: 'full',
+      trustProxy: true,
+      redirectCacheSize: 5000,
     });
     expect(config.runsWorkers).toBe(false);
     expect(config.servesApi).toBe(true);
@@ -146,6 +155,10 @@ describe('loadConfig', () => {
     ['UNWRAP_TIMEOUT_MS', { UNWRAP_TIMEOUT_MS: '60001' }],
     ['UNWRAP_TIMEOUT_MS', { UNWRAP_TIMEOUT_MS: '1.5' }],
     ['CRAWLER_ALLOW_LOOPBACK', { CRAWLER_ALLOW_LOOPBACK: 'yes' }],
+    ['CLICK_IP', { CLICK_IP: 'partial' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+    ['REDIRECT_CACHE_SIZE', { REDIRECT_CACHE_SIZE: '99' }],
+    ['REDIRECT_CACHE_SIZE', { REDIRECT_CACHE_SIZE: 'big' }],
     [
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },

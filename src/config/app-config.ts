@@ -50,6 +50,12 @@ export class AppConfig {
   readonly crawlerAllowLoopback: boolean;
   /** How long retweet waits for link unwrapping, in ms (UNWRAP_TIMEOUT_MS). */
   readonly unwrapTimeoutMs: number;
+  /** How a click's IP address is stored (CLICK_IP): full, anonymised (last octet / 80 bits zeroed) or none. */
+  readonly clickIp: 'full' | 'anonymised' | 'none';
+  /** Whether X-Forwarded-For names the client (TRUST_PROXY: behind a load balancer). */
+  readonly trustProxy: boolean;
+  /** Entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
+  readonly redirectCacheSize: number;
 
   constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
     Object.assign(this, values);
@@ -163,6 +169,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const unwrapTimeoutMs = readInt(env, 'UNWRAP_TIMEOUT_MS', 8000, 100, 60_000);
   const allowLoopback = readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
+    clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
+    trustProxy: readEnum(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',
+    redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
     createRateLimit,
     crawlerAllowLoopback: allowLoopback,
     unwrapTimeoutMs,

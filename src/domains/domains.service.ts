@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject, stringList } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { AdminCredentials, SubscriptionsService } from '../subscriptions/subscriptions.service';
 import {
   CREATE_FIELDS,
@@ -34,6 +35,7 @@ export class DomainsService {
     private readonly subscriptions: SubscriptionsService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly bus: InvalidationBus,
   ) {}
 
   /**
@@ -67,7 +69,7 @@ export class DomainsService {
     const notFoundRedirect = parseRedirect(input.not_found_redirect, 'json.not_found_redirect');
     const apiKeys = stringList(input.projects, 'json.projects');
 
-    return this.dataSource.transaction(async (manager) => {
+    const view = await this.dataSource.transaction(async (manager) => {
       await this.assertHostnameFree(subscription.id, hostname, manager);
       const projects = await this.resolveProjects(
         subscription.id,
@@ -87,6 +89,9 @@ export class DomainsService {
       );
       return this.view(domain, manager);
     });
+    // Redirects of this host may have been cached as "not a link host".
+    await this.bus.publish('domain', [hostname]);
+    return view;
   }
 
   /** Changes only the given fields; `projects` adds authorisations, `remove_projects` removes them. */
@@ -112,7 +117,7 @@ export class DomainsService {
       throw Errors.invalid('json.remove_projects', `${both} is also listed in json.projects`);
     }
 
-    return this.dataSource.transaction(async (manager) => {
+    const view = await this.dataSource.transaction(async (manager) => {
       const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
       const added = await this.resolveProjects(subscription.id, addKeys, 'json.projects', manager);
       const removed = await this.resolveProjects(
@@ -147,6 +152,8 @@ export class DomainsService {
       const updated = await this.repository.findByHostname(domain.hostname, manager);
       return this.view(updated!, manager);
     });
+    await this.bus.publish('domain', [view.domain.hostname]);
+    return view;
   }
 
   /** Disconnects the domain; refused while a live project links on it by default. */
@@ -167,6 +174,7 @@ export class DomainsService {
       }
       await this.repository.deleteDomain(domain.id, manager);
     });
+    await this.bus.publish('domain', [hostname.toLowerCase()]);
   }
 
   /**

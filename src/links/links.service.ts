@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { ProjectEntity, ProjectSettings } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { CampaignEntity } from './campaign.entity';
@@ -56,6 +57,7 @@ export class LinksService {
     private readonly repository: LinksRepository,
     private readonly projects: ProjectsService,
     private readonly dataSource: DataSource,
+    private readonly bus: InvalidationBus,
   ) {}
 
   /** The project of a `key` parameter; 403 "Invalid API key specified" otherwise. */
@@ -85,14 +87,26 @@ export class LinksService {
         prepared.push(await this.prepare(project, input, context, options.requireChannel, manager));
       }
       const links = await this.insertAll(prepared, manager);
-      return this.records(project, links, manager);
+      return { records: await this.records(project, links, manager), custom: prepared.filter((p) => p.customPath) };
+    }).then(async ({ records, custom }) => {
+      await this.announce(custom);
+      return records;
     });
+  }
+
+  /**
+   * A wanted path may have been visited before it existed and cached as unknown: every instance
+   * forgets that. (A random path cannot have been guessed; its 30 s negative TTL covers the rest.)
+   */
+  private async announce(prepared: Prepared[]): Promise<void> {
+    await this.bus.publish('link', prepared.map((p) => p.row.svcId));
   }
 
   /** Returns the project's link with the same url and metadata, or creates it (`new` says which). */
   async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
     const context = await this.context(project);
-    return this.dataSource.transaction(async (manager) => {
+    let created: Prepared | null = null;
+    const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       if (input.parent === undefined && input.url !== undefined) {
         context.parents = await this.parentCandidates(project, [input.url], manager, context.domains);
       }
@@ -107,8 +121,11 @@ export class LinksService {
         if (raced) return { ...(await this.records(project, [raced], manager))[0], new: false };
       }
       const [link] = inserted ? [inserted] : await this.insertAll([prepared], manager);
+      if (prepared.customPath) created = prepared;
       return { ...(await this.records(project, [link], manager))[0], new: true };
     });
+    if (created) await this.announce([created]);
+    return record;
   }
 
   /**

@@ -3,6 +3,7 @@ import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { DomainEntity } from '../domains/domain.entity';
 import { MailService } from '../mail/mail.service';
 import { generateProjectApiKey } from '../subscriptions/keys';
@@ -58,6 +59,7 @@ export class ProjectsService {
     private readonly mail: MailService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly bus: InvalidationBus,
   ) {}
 
   /** The live project a project API key (`key` of link, stats and conversion endpoints) names. */
@@ -218,6 +220,8 @@ export class ProjectsService {
       const saved = (await this.repository.findById(project.id, manager))!;
       return { details: await this.details(subscription.id, saved, manager), invitations };
     });
+    // Redirects read the project's conversion settings and liveness from their caches.
+    await this.bus.publish('project', [details.project.id]);
     await this.sendWelcomes(details.project, invitations);
     return details;
   }
@@ -258,6 +262,8 @@ export class ProjectsService {
       await this.repository.removeProjectDomains(project.id, 'all', manager);
       await this.repository.markDeleted(project.id, manager);
     });
+    // Its links stop redirecting on every instance at once.
+    await this.bus.publish('project', [found.id]);
   }
 
   /** The live project of this subscription with that key: 404 when none, 403 when another's. */

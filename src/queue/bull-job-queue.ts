@@ -21,7 +21,10 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     await target.add(name, data, {
       jobId: options.jobId,
       attempts: options.attempts ?? DEFAULT_ATTEMPTS,
-      backoff: { type: 'exponential', delay: BACKOFF_MS },
+      backoff:
+        options.fixedBackoffMs !== undefined
+          ? { type: 'fixed', delay: options.fixedBackoffMs }
+          : { type: 'exponential', delay: BACKOFF_MS },
       removeOnComplete: { age: 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });

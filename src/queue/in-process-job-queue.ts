@@ -4,7 +4,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { PROCESSOR_METADATA } from '@nestjs/bullmq/dist/bull.constants';
-import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue } from './job-queue';
+import { DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue, retryDelay } from './job-queue';
 import { QueueName } from './queue-names';
 
 /**
@@ -39,7 +39,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
       attemptsMade: 0,
       timestamp: Date.now(),
     } as unknown as Job;
-    const run = this.runWithRetries(processor, job, options.attempts ?? DEFAULT_ATTEMPTS);
+    const run = this.runWithRetries(processor, job, options);
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
   }
@@ -87,7 +87,8 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     await this.drain();
   }
 
-  private async runWithRetries(processor: WorkerHost, job: Job, attempts: number): Promise<void> {
+  private async runWithRetries(processor: WorkerHost, job: Job, options: EnqueueOptions): Promise<void> {
+    const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     await new Promise((resolve) => setImmediate(resolve));
     for (let attempt = 1; ; attempt++) {
       try {
@@ -102,7 +103,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
           );
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * 2 ** (attempt - 1)));
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, options)));
       }
     }
   }

@@ -3,8 +3,18 @@ import { QueueName } from './queue-names';
 export interface EnqueueOptions {
   /** Deduplicates: a job with the same id is accepted once. */
   jobId?: string;
-  /** Tries before the job is given up (default 5), with exponential back-off. */
+  /** Tries before the job is given up (default 5). */
   attempts?: number;
+  /**
+   * Delay before retry n: exponential (BACKOFF_MS·2^(n-1), the default) or a fixed delay in ms —
+   * for jobs that must outlive an outage (clicks: many attempts, a steady pace).
+   */
+  fixedBackoffMs?: number;
+}
+
+/** The delay before retry `attempt` (1-based). */
+export function retryDelay(attempt: number, options: EnqueueOptions): number {
+  return options.fixedBackoffMs ?? BACKOFF_MS * 2 ** (attempt - 1);
 }
 
 /** The one way the code hands work to processors, on BullMQ or in-process. */

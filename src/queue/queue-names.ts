@@ -2,6 +2,7 @@
 export const QUEUES = {
   mail: 'mail',
   unwrap: 'unwrap',
+  clicks: 'clicks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

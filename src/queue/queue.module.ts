@@ -4,6 +4,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { AppConfig } from '../config/app-config';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
+import { InvalidationBus } from './invalidation-bus';
 import { JobQueue } from './job-queue';
 import { ALL_QUEUES } from './queue-names';
 import { RedisClient } from './redis.provider';
@@ -25,15 +26,15 @@ export class QueueModule {
           }),
           BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
         ],
-        providers: [{ provide: JobQueue, useClass: BullJobQueue }, WorkerRunner, RedisClient],
-        exports: [JobQueue, RedisClient, BullModule],
+        providers: [{ provide: JobQueue, useClass: BullJobQueue }, WorkerRunner, RedisClient, InvalidationBus],
+        exports: [JobQueue, RedisClient, InvalidationBus, BullModule],
       };
     }
     return {
       module: QueueModule,
       imports: [DiscoveryModule],
-      providers: [{ provide: JobQueue, useClass: InProcessJobQueue }, RedisClient],
-      exports: [JobQueue, RedisClient],
+      providers: [{ provide: JobQueue, useClass: InProcessJobQueue }, RedisClient, InvalidationBus],
+      exports: [JobQueue, RedisClient, InvalidationBus],
     };
   }
 }

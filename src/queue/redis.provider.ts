@@ -2,19 +2,44 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 
-/** The shared Redis connection (commands, not blocking reads); null without REDIS_URL. */
+/**
+ * Redis connections; both null without REDIS_URL.
+ * - `client`: ordinary commands (rate limits, health), queued while reconnecting.
+ * - `fast`: the redirect hot path's cache reads and writes: no offline queue and a short command
+ *   timeout, so a Redis outage costs a redirect a few milliseconds, never a hang.
+ */
 @Injectable()
 export class RedisClient implements OnApplicationShutdown {
   readonly client: Redis | null;
+  readonly fast: Redis | null;
 
   constructor(config: AppConfig) {
     this.client = config.redisUrl
-      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false })
+      ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
+      : null;
+    this.fast = config.redisUrl
+      ? new Redis(config.redisUrl, {
+          maxRetriesPerRequest: 0,
+          enableOfflineQueue: false,
+          commandTimeout: 50,
+          retryStrategy: (times) => Math.min(times * 100, 1000),
+        })
       : null;
     this.client?.on('error', () => undefined);
+    this.fast?.on('error', () => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client?.quit().catch(() => this.client?.disconnect());
+    await Promise.all([closeRedis(this.client), closeRedis(this.fast)]);
+  }
+}
+
+/** QUIT, or a hard disconnect when Redis does not answer. */
+export async function closeRedis(redis: Redis | null): Promise<void> {
+  if (!redis) return;
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
   }
 }

@@ -40,8 +40,8 @@ export async function connectDomain(t: TestApp, hostname: string, projectKeys: s
       application_key: t.applicationKey,
       json: JSON.stringify({
         hostname,
-        root_redirect: `https://${hostname.replace(/_.*/, '')}.example/`,
-        not_found_redirect: `https://${hostname.replace(/_.*/, '')}.example/404`,
+        root_redirect: `https://${hostname.replace(/_/g, '-')}.example/`,
+        not_found_redirect: `https://${hostname.replace(/_/g, '-')}.example/404`,
         projects: projectKeys,
       }),
     });

@@ -10,6 +10,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { ClickBuffer } from '../../src/clicks/click-buffer';
 import { JobQueue } from '../../src/queue/job-queue';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, stampedName, templateDatabase } from './env';
 
@@ -30,7 +31,7 @@ export interface TestApp {
   databaseName: string;
   /** A plain connection to the test file's database, for assertions and fixtures. */
   db: Client;
-  /** Waits until queued jobs ran (in-process) or the BullMQ queues are empty. */
+  /** Flushes the click buffer, then waits until queued jobs ran (in-process) or the BullMQ queues are empty. */
   settle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -106,6 +107,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     databaseName,
     db,
     settle: async () => {
+      await app.get(ClickBuffer, { strict: false }).flush();
       await queue.drain(10_000);
       if (useRedis) await waitForBullQueues(prefix);
     },

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir, readFile, readdir, rename, unlink } from 'node:fs/promises';
+import * as path from 'node:path';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { JobQueue } from '../queue/job-queue';
+import { QUEUES } from '../queue/queue-names';
+import { ClickBatch, ClickEvent } from './click-event';
+
+/** A batch goes out after this long or at this size, whichever comes first (DESIGN.md). */
+export const FLUSH_INTERVAL_MS = 100;
+export const FLUSH_SIZE = 1000;
+/** Clicks kept in memory while the queue is unreachable; older ones are spilled to disk. */
+const MEMORY_LIMIT = 50_000;
+/** How long one hand-over to the queue may take before it counts as failed. */
+const ENQUEUE_TIMEOUT_MS = 2000;
+const RETRY_MS = 1000;
+
+/**
+ * Redirects never wait for storage: each click is appended here and handed to the `clicks` queue in
+ * batches. While the queue (Redis) is unreachable, batches wait in memory, then on disk under
+ * DATA_DIR/spool, and go out when it is back; at shutdown everything is flushed or spilled. A batch
+ * that was handed over twice is harmless: ingestion is idempotent by click id.
+ */
+@Injectable()
+export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('ClickBuffer');
+  private pending: ClickEvent[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private failing = false;
+  private spooled = false;
+  private closed = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly queue: JobQueue,
+  ) {}
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  get spoolDir(): string {
+    return path.join(this.config.dataDir, 'spool');
+  }
+
+  push(click: ClickEvent): void {
+    this.pending.push(click);
+    if (this.pending.length >= FLUSH_SIZE && !this.failing) void this.flush();
+    else this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
+  }
+
+  /** Hands every buffered click to the queue (or, failing that, keeps or spills them). */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = this.flushAll().finally(() => {
+      this.flushing = null;
+      if (this.pending.length > 0 && !this.closed) this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
+    });
+    return this.flushing;
+  }
+
+  /** Clicks spilled by an earlier run go out once this one is up. */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      this.spooled = (await readdir(this.spoolDir)).some((f) => f.endsWith('.ndjson'));
+    } catch {
+      this.spooled = false;
+    }
+    if (this.spooled) this.schedule(FLUSH_INTERVAL_MS);
+  }
+
+  /**
+   * Before any connection closes: every buffered click goes to the queue (and, in-process, is
+   * written), or to the spool when the queue is unreachable.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+    if (this.pending.length > 0) {
+      await this.spill(this.pending.splice(0));
+      this.logger.warn('queue unreachable at shutdown: clicks spilled to disk, sent at next start');
+    }
+    await this.queue.drain();
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer || (this.closed && this.pending.length === 0)) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async flushAll(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.slice(0, FLUSH_SIZE);
+      if (!(await this.send(batch))) {
+        this.failing = true;
+        if (this.pending.length > MEMORY_LIMIT) await this.spill(this.pending.splice(0, this.pending.length - MEMORY_LIMIT));
+        return;
+      }
+      this.pending.splice(0, batch.length);
+    }
+    if (this.failing || this.spooled) await this.drainSpool();
+    this.failing = false;
+  }
+
+  private async send(clicks: ClickEvent[]): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queue.add<ClickBatch>(QUEUES.clicks, 'ingest', { clicks }, {
+          jobId: randomUUID(),
+          // Outlives database outages: a steady retry for days rather than giving up.
+          attempts: 500_000,
+          fixedBackoffMs: 1000,
+        }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+      return true;
+    } catch (error) {
+      if (!this.failing) this.logger.warn(`clicks wait in the buffer: ${(error as Error).message}`);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Appends clicks to a spool file (one JSON line per click). */
+  private async spill(clicks: ClickEvent[]): Promise<void> {
+    if (clicks.length === 0) return;
+    await mkdir(this.spoolDir, { recursive: true });
+    const file = path.join(this.spoolDir, `clicks-${process.pid}.ndjson`);
+    await appendFile(file, clicks.map((c) => JSON.stringify(c)).join('\n') + '\n', 'utf8');
+    this.spooled = true;
+  }
+
+  /** Sends spooled clicks (from this run or an earlier one) once the queue answers again. */
+  private async drainSpool(): Promise<void> {
+    let files: string[];
+    try {
+      files = (await readdir(this.spoolDir)).filter((f) => f.endsWith('.ndjson'));
+    } catch {
+      this.spooled = false;
+      return;
+    }
+    for (const name of files) {
+      // Claimed by renaming, so two processes never send one file.
+      const claimed = path.join(this.spoolDir, `${name}.${process.pid}.sending`);
+      try {
+        await rename(path.join(this.spoolDir, name), claimed);
+      } catch {
+        continue;
+      }
+      const clicks = (await readFile(claimed, 'utf8'))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as ClickEvent);
+      for (let i = 0; i < clicks.length; i += FLUSH_SIZE) {
+        if (!(await this.send(clicks.slice(i, i + FLUSH_SIZE)))) {
+          await rename(claimed, path.join(this.spoolDir, name)).catch(() => undefined);
+          return;
+        }
+      }
+      await unlink(claimed);
+    }
+    this.spooled = false;
+  }
+}

@@ -1,0 +1,17 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { MetricsService } from './metrics.service';
+
+@ApiTags('health')
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  /** Prometheus text format: redirect latency, cache hits, click buffer, queue depth and age, ingest lag. */
+  @Get()
+  @ApiOperation({ summary: 'Prometheus metrics' })
+  async scrape(@Res() res: Response): Promise<void> {
+    res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  }
+}

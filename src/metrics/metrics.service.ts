@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of this process (GET /metrics). Collectors of other modules register here. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly redirectSeconds = new Histogram({
+    name: 'svc_redirect_duration_seconds',
+    help: 'Time to answer a redirect, from request to response end',
+    labelNames: ['outcome'] as const,
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
+  readonly cacheLookups = new Counter({
+    name: 'svc_link_cache_lookups_total',
+    help: 'Link lookups of the redirect path by the layer that answered (memory, redis, database)',
+    labelNames: ['layer'] as const,
+    registers: [this.registry],
+  });
+
+  readonly clicksRecorded = new Counter({
+    name: 'svc_clicks_recorded_total',
+    help: 'Clicks handed to the click buffer (bots included)',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+  }
+
+  /** A gauge whose value is read when /metrics is scraped. */
+  gauge(name: string, help: string, read: () => number | Promise<number>, labelNames: string[] = []): Gauge {
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.set(await read());
+      },
+    });
+  }
+}

@@ -1,0 +1,179 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { InvalidationBus, InvalidationKind } from '../queue/invalidation-bus';
+import { RedisClient } from '../queue/redis.provider';
+import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
+import { RedirectsRepository } from './redirects.repository';
+
+interface Entry<T> {
+  value: T;
+  expires: number;
+}
+
+/** A bounded map that forgets its least recently used entries. */
+class Lru<T> {
+  private readonly map = new Map<string, Entry<T>>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, now: number): Entry<T> | undefined {
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.map.delete(key);
+      return undefined;
+    }
+    // Most recently used last: delete and re-insert.
+    this.map.delete(key);
+    this.map.set(key, entry);
+    return entry;
+  }
+
+  set(key: string, value: T, ttlMs: number, now: number): void {
+    this.map.delete(key);
+    this.map.set(key, { value, expires: now + ttlMs });
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** Time to live of cached answers, per layer. Links never change their target once created. */
+const TTL = {
+  link: { memory: 10 * 60_000, redis: 3600 },
+  missingLink: { memory: 30_000, redis: 30 },
+  project: { memory: 60_000, redis: 300 },
+  domain: { memory: 60_000, redis: 300 },
+};
+
+type Layer = 'memory' | 'redis' | 'database';
+
+/**
+ * The redirect path's lookups: in-process LRU → Redis → PostgreSQL, with negative caching, and
+ * invalidation on every instance through the InvalidationBus. A cache hit never touches PostgreSQL.
+ * Redis failures (outage, timeout) fall through to the next layer at once.
+ */
+@Injectable()
+export class RedirectCache implements OnModuleInit {
+  private readonly links: Lru<LinkTarget | null>;
+  private readonly projects: Lru<ProjectTarget>;
+  private readonly hosts: Lru<HostDomains | null>;
+  private readonly prefix: string;
+
+  constructor(
+    config: AppConfig,
+    private readonly repository: RedirectsRepository,
+    private readonly redis: RedisClient,
+    private readonly bus: InvalidationBus,
+    private readonly metrics: MetricsService,
+  ) {
+    this.links = new Lru(config.redirectCacheSize);
+    this.projects = new Lru(Math.max(1000, Math.floor(config.redirectCacheSize / 10)));
+    this.hosts = new Lru(10_000);
+    this.prefix = `${config.redisPrefix}:cache`;
+    metrics.gauge('svc_link_cache_entries', 'Entries of the in-process link cache', () => this.links.size);
+  }
+
+  onModuleInit(): void {
+    this.bus.onInvalidate((kind, keys) => this.invalidateLocal(kind, keys));
+  }
+
+  linkTarget(svcId: string): Promise<LinkTarget | null> | LinkTarget | null {
+    return this.lookup(this.links, 'link', svcId, () => this.repository.findLinkTarget(svcId), (v) =>
+      v === null ? TTL.missingLink : TTL.link,
+    );
+  }
+
+  projectTarget(projectId: string): Promise<ProjectTarget> | ProjectTarget {
+    return this.lookup(this.projects, 'project', projectId, () => this.repository.findProjectTarget(projectId), () => TTL.project);
+  }
+
+  hostDomains(host: string): Promise<HostDomains | null> | HostDomains | null {
+    return this.lookup(this.hosts, 'domain', host, () => this.repository.findHostDomains(host), () => TTL.domain);
+  }
+
+  /**
+   * Synchronous on a memory hit (the common case: no promise, no allocation of a lookup chain),
+   * otherwise Redis, then the database; what a lower layer answers is kept in the upper ones.
+   */
+  private lookup<T>(
+    lru: Lru<T>,
+    kind: InvalidationKind,
+    key: string,
+    load: () => Promise<T>,
+    ttl: (value: T) => { memory: number; redis: number },
+  ): Promise<T> | T {
+    const now = Date.now();
+    const hit = lru.get(key, now);
+    if (hit) {
+      this.count('memory');
+      return hit.value;
+    }
+    return this.lookupSlow(lru, kind, key, load, ttl);
+  }
+
+  private async lookupSlow<T>(
+    lru: Lru<T>,
+    kind: InvalidationKind,
+    key: string,
+    load: () => Promise<T>,
+    ttl: (value: T) => { memory: number; redis: number },
+  ): Promise<T> {
+    const redisKey = `${this.prefix}:${kind}:${key}`;
+    const fast = this.redis.fast;
+    if (fast && fast.status === 'ready') {
+      try {
+        const cached = await fast.get(redisKey);
+        if (cached !== null) {
+          const value = JSON.parse(cached) as T;
+          lru.set(key, value, ttl(value).memory, Date.now());
+          this.count('redis');
+          return value;
+        }
+      } catch {
+        // Redis unavailable: the database answers.
+      }
+    }
+    const value = await load();
+    this.count('database');
+    const { memory, redis } = ttl(value);
+    lru.set(key, value, memory, Date.now());
+    if (fast && fast.status === 'ready') {
+      fast.set(redisKey, JSON.stringify(value), 'EX', redis).catch(() => undefined);
+    }
+    return value;
+  }
+
+  private count(layer: Layer): void {
+    this.metrics.cacheLookups.inc({ layer });
+  }
+
+  /** Drops entries here; the instance that published also drops them from Redis. */
+  private invalidateLocal(kind: InvalidationKind, keys: string[]): void {
+    const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
+    if (keys.includes('*')) {
+      this.links.clear();
+      this.projects.clear();
+      this.hosts.clear();
+      return;
+    }
+    // A domain is cached under its host: `host_segment` domains belong to `host`.
+    const cacheKeys = kind === 'domain' ? [...new Set(keys.map((k) => k.replace(/_.*$/, '')))] : keys;
+    for (const key of cacheKeys) lru.delete(key);
+    const fast = this.redis.fast;
+    if (fast && fast.status === 'ready') {
+      fast.del(...cacheKeys.map((key) => `${this.prefix}:${kind}:${key}`)).catch(() => undefined);
+    }
+  }
+}

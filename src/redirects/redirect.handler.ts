@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
+import { Injectable, Logger } from '@nestjs/common';
+import { ClickBuffer } from '../clicks/click-buffer';
+import { isCrawler } from '../common/bots';
+import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { RedirectCache } from './redirect-cache';
+import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
+
+/** First path segments that belong to the API on the default domain (API routes win there). */
+const API_SEGMENTS = new Set([
+  'url',
+  'stats',
+  'conversions',
+  'projects',
+  'domains',
+  'health',
+  'docs',
+  'docs-json',
+  'metrics',
+  'svc.js',
+  'favicon.ico',
+  'robots.txt',
+]);
+
+const NOT_FOUND_PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
+  '<body><h1>Link not found</h1><p>This short link does not exist.</p></body></html>';
+
+type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
+
+/**
+ * The hot path: a plain Node request listener in front of Express (DESIGN.md), using the same DI
+ * services. It answers GET and HEAD for link hosts — the default domain outside the API's paths,
+ * and every connected domain — and hands everything else to Express.
+ */
+@Injectable()
+export class RedirectHandler {
+  private readonly logger = new Logger('RedirectHandler');
+  private readonly defaultDomain: string;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly cache: RedirectCache,
+    private readonly clicks: ClickBuffer,
+    private readonly metrics: MetricsService,
+  ) {
+    this.defaultDomain = config.defaultDomain;
+  }
+
+  /** The server's request listener: links here, anything else to `next` (Express). */
+  listener(next: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD') return next(req, res);
+      const host = (req.headers.host ?? '').toLowerCase();
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const path = decodePath(query === -1 ? url : url.slice(0, query));
+      if (path === null) return next(req, res);
+      if (host === this.defaultDomain) {
+        if (path === '' || isApiPath(path)) return next(req, res);
+        void this.serve(req, res, host, path, null);
+        return;
+      }
+      const domains = this.cache.hostDomains(host);
+      if (domains instanceof Promise) {
+        domains.then(
+          (found) => (found ? void this.serve(req, res, host, path, found) : next(req, res)),
+          (error: unknown) => this.fail(res, error, process.hrtime.bigint()),
+        );
+      } else if (domains) {
+        void this.serve(req, res, host, path, domains);
+      } else {
+        next(req, res);
+      }
+    };
+  }
+
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    host: string,
+    path: string,
+    domains: HostDomains | null,
+  ): Promise<void> {
+    const started = process.hrtime.bigint();
+    try {
+      let target: LinkTarget | null = null;
+      let project: ProjectTarget | null = null;
+      if (path !== '') {
+        const found = this.cache.linkTarget(`${host}_${path.replace(/\//g, '_')}`);
+        target = found instanceof Promise ? await found : found;
+        if (target) {
+          const p = this.cache.projectTarget(target.projectId);
+          project = p instanceof Promise ? await p : p;
+          if (!project.live) target = null;
+        }
+      }
+      if (target && project) {
+        const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
+        this.redirect(res, location);
+        if (req.method === 'GET') this.record(req, target);
+        this.observe('redirect', started);
+        return;
+      }
+      this.answerMissing(res, path, domains);
+      this.observe(path === '' ? 'root' : 'not_found', started);
+    } catch (error) {
+      this.fail(res, error, started);
+    }
+  }
+
+  /** Bare domain → root_redirect; unknown path → not_found_redirect (of its segment domain first). */
+  private answerMissing(res: ServerResponse, path: string, domains: HostDomains | null): void {
+    if (domains) {
+      const slash = path.indexOf('/');
+      const segment = domains.segments[slash === -1 ? path : path.slice(0, slash)];
+      if (path === '' && domains.own) return this.redirect(res, domains.own.rootRedirect);
+      if (segment) return this.redirect(res, slash === -1 ? segment.rootRedirect : segment.notFoundRedirect);
+      if (domains.own) return this.redirect(res, domains.own.notFoundRedirect);
+    }
+    res.writeHead(404, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'private, max-age=0',
+      'Content-Length': Buffer.byteLength(NOT_FOUND_PAGE),
+    });
+    res.end(NOT_FOUND_PAGE);
+  }
+
+  /** 302, never 301: a browser would cache a 301 and later visits would go uncounted. */
+  private redirect(res: ServerResponse, location: string): void {
+    res.writeHead(302, { Location: location, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
+    res.end();
+  }
+
+  private record(req: IncomingMessage, target: LinkTarget): void {
+    const userAgent = header(req, 'user-agent');
+    this.clicks.push({
+      id: randomUUID(),
+      linkId: target.linkId,
+      projectId: target.projectId,
+      clickedAt: new Date().toISOString(),
+      referrer: header(req, 'referer'),
+      userAgent,
+      ip: this.clientIp(req),
+      isBot: isCrawler(userAgent),
+    });
+    this.metrics.clicksRecorded.inc();
+  }
+
+  private clientIp(req: IncomingMessage): string | null {
+    if (this.config.clickIp === 'none') return null;
+    let ip = req.socket.remoteAddress ?? null;
+    if (this.config.trustProxy) {
+      const forwarded = header(req, 'x-forwarded-for');
+      const first = forwarded?.split(',')[0]?.trim();
+      if (first && (isIPv4(first) || isIPv6(first))) ip = first;
+    }
+    if (ip === null) return null;
+    if (ip.startsWith('::ffff:') && isIPv4(ip.slice(7))) ip = ip.slice(7);
+    return this.config.clickIp === 'anonymised' ? anonymise(ip) : ip;
+  }
+
+  private observe(outcome: Outcome, started: bigint): void {
+    this.metrics.redirectSeconds.observe({ outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  private fail(res: ServerResponse, error: unknown, started: bigint): void {
+    this.logger.error({ err: error }, 'redirect failed');
+    this.observe('error', started);
+    if (res.headersSent) return;
+    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
+    res.end('Temporarily unavailable, please retry');
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' && value !== '' ? value.slice(0, 2048) : null;
+}
+
+/** The link path of a request path: decoded, without leading or trailing slashes; null if malformed. */
+function decodePath(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw).replace(/^\/+|\/+$/g, '');
+  } catch {
+    return null;
+  }
+}
+
+function isApiPath(path: string): boolean {
+  const slash = path.indexOf('/');
+  const first = slash === -1 ? path : path.slice(0, slash);
+  if (API_SEGMENTS.has(first)) return true;
+  const dot = first.indexOf('.');
+  return dot > 0 && API_SEGMENTS.has(first.slice(0, dot));
+}
+
+/** `svc=<svc_id>` on the landing URL when conversions are tracked for its host (DESIGN.md). */
+export function withSvc(url: string, conversions: ProjectTarget['conversions'], svcId: string): string {
+  if (conversions === null) return url;
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return url;
+  }
+  if (conversions !== 'all' && !conversions.includes(target.hostname.toLowerCase())) return url;
+  target.searchParams.set('svc', svcId);
+  return target.toString();
+}
+
+/** IPv4: the last octet zeroed; IPv6: all but the first 48 bits zeroed. */
+export function anonymise(ip: string): string {
+  if (isIPv4(ip)) return ip.replace(/\.\d+$/, '.0');
+  if (!isIPv6(ip)) return ip;
+  const [head] = ip.split('::');
+  const groups = head.split(':').filter((g) => g !== '');
+  return `${groups.slice(0, 3).join(':')}::`;
+}

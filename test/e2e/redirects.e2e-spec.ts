@@ -1,0 +1,129 @@
+import { TestApp, createTestApp } from '../support/app';
+import { connectDomain, createProject, updateProject } from '../factories/projects';
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+describe.each([
+  ['BullMQ on Redis', true],
+  ['in-process jobs', false],
+])('redirects and clicks (%s)', (_label, redis) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ redis });
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  const create = async (extra: Record<string, string> = {}) => {
+    const res = await t.http
+      .post('/url.json')
+      .type('form')
+      .send({ v: '3', key, tool: 'pub-bar', channel: 'twitter', url: 'https://example.com/landing?a=1', ...extra })
+      .expect(200);
+    return res.body as { svc_id: string; path: string; domain: string };
+  };
+  const visit = (host: string, path: string, ua = BROWSER) => t.http.get(`/${path}`).set('Host', host).set('User-Agent', ua);
+  const counts = async (svcId: string) => {
+    const { rows } = await t.db.query<{ clicks: number; bots: number }>(
+      `SELECT COALESCE(SUM(h.clicks), 0)::int AS clicks, COALESCE(SUM(h.bot_clicks), 0)::int AS bots
+       FROM links l LEFT JOIN link_clicks_hourly h ON h.link_id = l.id WHERE l.svc_id = $1`,
+      [svcId],
+    );
+    return rows[0];
+  };
+
+  it('answers a known path with a 302 to the redirect URL, uncacheable, and counts the click once', async () => {
+    const link = await create();
+    const res = await visit('svc.test', link.path).expect(302);
+    expect(res.headers.location).toBe('https://example.com/landing?a=1');
+    expect(res.headers['cache-control']).toBe('private, max-age=0');
+    await t.settle();
+    expect(await counts(link.svc_id)).toEqual({ clicks: 1, bots: 0 });
+    const raw = await t.db.query(`SELECT referrer, user_agent, host(ip) AS ip, is_bot FROM clicks`);
+    expect(raw.rows).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
+  });
+
+  it('counts humans, stores bots flagged and leaves them out of clicks; HEAD is not counted', async () => {
+    const link = await create();
+    for (let i = 0; i < 3; i++) await visit('svc.test', link.path).expect(302);
+    await visit('svc.test', link.path, GOOGLEBOT).expect(302);
+    await t.http.head(`/${link.path}`).set('Host', 'svc.test').expect(302);
+    await t.settle();
+    expect(await counts(link.svc_id)).toEqual({ clicks: 3, bots: 1 });
+  });
+
+  it('adds svc=<svc_id> when conversions are enabled for the landing host, keeping the query', async () => {
+    const project = await createProject(t, { conversions: { enabled: true, domains: ['example.com'] } });
+    const res = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/p?x=1#top' })
+      .expect(200);
+    const other = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://elsewhere.example/p' })
+      .expect(200);
+    const hit = await visit('svc.test', res.body.path).expect(302);
+    expect(hit.headers.location).toBe(`https://example.com/p?x=1&svc=${encodeURIComponent(res.body.svc_id)}#top`);
+    const miss = await visit('svc.test', other.body.path).expect(302);
+    expect(miss.headers.location).toBe('https://elsewhere.example/p');
+    await updateProject(t, project.api_key, { conversions: { domains: 'all' } });
+    const all = await visit('svc.test', other.body.path).expect(302);
+    expect(all.headers.location).toBe(`https://elsewhere.example/p?svc=${encodeURIComponent(other.body.svc_id)}`);
+  });
+
+  it('answers an unknown path on the default domain with a small 404 page; API routes win there', async () => {
+    const res = await visit('svc.test', 'nope-nope').expect(404);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('Link not found');
+    await t.http.get('/health').set('Host', 'svc.test').expect(200, { status: 'ok' });
+  });
+
+  it('serves connected domains: links, root_redirect, not_found_redirect and the domain_segment form', async () => {
+    const hostname = redis ? 'go.redis.test' : 'go.local.test';
+    const project = await createProject(t);
+    await connectDomain(t, hostname, [project.api_key]);
+    await connectDomain(t, `${hostname}_news`, [project.api_key]);
+    const plain = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/1', domain: hostname })
+      .expect(200);
+    const segment = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/2', domain: `${hostname}_news` })
+      .expect(200);
+    expect(segment.body.svc_url).toBe(`http://${hostname}/news/${segment.body.path}`);
+    expect((await visit(hostname, plain.body.path).expect(302)).headers.location).toBe('https://example.com/1');
+    expect((await visit(hostname, `news/${segment.body.path}`).expect(302)).headers.location).toBe('https://example.com/2');
+    expect((await visit(hostname, '').expect(302)).headers.location).toBe(`https://${hostname}.example/`);
+    expect((await visit(hostname, 'missing').expect(302)).headers.location).toBe(`https://${hostname}.example/404`);
+    expect((await visit(hostname, 'news').expect(302)).headers.location).toBe(`https://${hostname}-news.example/`);
+    expect((await visit(hostname, 'news/missing').expect(302)).headers.location).toBe(`https://${hostname}-news.example/404`);
+    await visit('unknown-host.test', 'abc').expect(404);
+    await t.settle();
+    expect(await counts(plain.body.svc_id)).toEqual({ clicks: 1, bots: 0 });
+  });
+
+  it('stops redirecting links of a destroyed project at once', async () => {
+    const project = await createProject(t);
+    const res = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/gone' })
+      .expect(200);
+    await visit('svc.test', res.body.path).expect(302);
+    await t.http
+      .post(`/projects/${project.api_key}/destroy`)
+      .type('form')
+      .send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey })
+      .expect(200);
+    await visit('svc.test', res.body.path).expect(404);
+  });
+
+  it('a custom path visited before it existed redirects once it is created', async () => {
+    await visit('svc.test', `later-${redis}`).expect(404);
+    await create({ path: `later-${redis}` });
+    const res = await visit('svc.test', `later-${redis}`).expect(302);
+    expect(res.headers.location).toBe('https://example.com/landing?a=1');
+  });
+});
