@@ -120,6 +120,27 @@ describe.each([
     await visit('svc.test', res.body.path).expect(404);
   });
 
+  it('exposes Prometheus metrics: redirect latency, cache layers, buffer, queue, ingest lag', async () => {
+    const link = await create();
+    await visit('svc.test', link.path).expect(302);
+    await visit('svc.test', link.path).expect(302);
+    await t.settle();
+    const res = await t.http.get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(res.text)?.[1]);
+    expect(value('svc_redirect_duration_seconds_count{outcome="redirect"}')).toBeGreaterThanOrEqual(2);
+    expect(value('svc_link_cache_lookups_total{layer="memory"}')).toBeGreaterThanOrEqual(1);
+    expect(value('svc_link_cache_lookups_total{layer="database"}')).toBeGreaterThanOrEqual(1);
+    expect(value('svc_click_buffer_size')).toBe(0);
+    expect(value('svc_click_ingest_lag_seconds')).toBeGreaterThanOrEqual(0);
+    if (redis) {
+      expect(value('svc_click_queue_depth')).toBe(0);
+      expect(value('svc_click_queue_age_seconds')).toBe(0);
+    } else {
+      expect(res.text).not.toContain('svc_click_queue_depth');
+    }
+  });
+
   it('a custom path visited before it existed redirects once it is created', async () => {
     await visit('svc.test', `later-${redis}`).expect(404);
     await create({ path: `later-${redis}` });
