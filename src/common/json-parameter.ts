@@ -28,3 +28,22 @@ export function stringList(value: unknown, parameter: string): string[] {
     return item.trim();
   });
 }
+
+/**
+ * Refuses fields an object does not know, naming them (a typo must not pass silently):
+ * `Invalid parameter json.colour: not a field of … (allowed: …)`.
+ */
+export function rejectUnknownFields(
+  object: Record<string, unknown>,
+  allowed: readonly string[],
+  parameter: string,
+  what: string,
+): void {
+  const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
+  if (unknown.length === 0) return;
+  const fields = `allowed: ${allowed.join(', ')}`;
+  if (unknown.length === 1) {
+    throw Errors.invalid(`${parameter}.${unknown[0]}`, `not a field of ${what} (${fields})`);
+  }
+  throw Errors.invalid(parameter, `unknown fields ${unknown.join(', ')} in ${what} (${fields})`);
+}

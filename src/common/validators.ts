@@ -26,3 +26,15 @@ export function parseLinkHost(value: string): { hostname: string; port: string |
   if (!match || !HOSTNAME_RE.test(match[1])) return null;
   return { hostname: match[1], port: match[2] ?? null, segment };
 }
+
+/**
+ * A link domain as stored in `domains.hostname`: the host part lowercased, a `_segment` kept as
+ * written (it is a path segment of the links).
+ */
+export function normaliseLinkHost(value: string): string {
+  const trimmed = value.trim();
+  const underscore = trimmed.indexOf('_');
+  return underscore === -1
+    ? trimmed.toLowerCase()
+    : `${trimmed.slice(0, underscore).toLowerCase()}${trimmed.slice(underscore)}`;
+}

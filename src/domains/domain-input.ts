@@ -1,5 +1,6 @@
 import { Errors } from '../common/app-error';
-import { isHttpUrl, parseLinkHost } from '../common/validators';
+import { rejectUnknownFields as rejectFields } from '../common/json-parameter';
+import { isHttpUrl, normaliseLinkHost, parseLinkHost } from '../common/validators';
 
 /** The fields of the domain creation object (SPEC.md 4.10). */
 export const CREATE_FIELDS = [
@@ -27,32 +28,17 @@ export function rejectUnknownFields(
   what: string,
   parameter = 'json',
 ): void {
-  const unknown = Object.keys(input).filter((field) => !allowed.includes(field));
-  if (unknown.length === 0) return;
-  if (unknown.includes('hostname') && !allowed.includes('hostname')) {
+  if ('hostname' in input && !allowed.includes('hostname')) {
     throw Errors.invalid(
       `${parameter}.hostname`,
       'a domain cannot be renamed; destroy it and connect the new hostname',
     );
   }
-  const fields = `allowed: ${allowed.join(', ')}`;
-  if (unknown.length === 1) {
-    throw Errors.invalid(`${parameter}.${unknown[0]}`, `not a field of ${what} (${fields})`);
-  }
-  throw Errors.invalid(parameter, `unknown fields ${unknown.join(', ')} in ${what} (${fields})`);
+  rejectFields(input, allowed, parameter, what);
 }
 
-/**
- * A link domain as stored in `domains.hostname`: the host part lowercased, a `_segment` kept as
- * written (it is a path segment of the links). The projects API normalises the same way.
- */
-export function normaliseHostname(value: string): string {
-  const trimmed = value.trim();
-  const underscore = trimmed.indexOf('_');
-  return underscore === -1
-    ? trimmed.toLowerCase()
-    : `${trimmed.slice(0, underscore).toLowerCase()}${trimmed.slice(underscore)}`;
-}
+/** A link domain as stored in `domains.hostname` (see normaliseLinkHost). */
+export const normaliseHostname = normaliseLinkHost;
 
 /** The host part (`hostname[:port]`) of a link domain, without its `_segment`. */
 export function hostPart(hostname: string): string {

@@ -1,9 +1,11 @@
+import { Errors } from '../common/app-error';
+import { rejectUnknownFields, stringList } from '../common/json-parameter';
+import { normaliseLinkHost, parseLinkHost } from '../common/validators';
 import { isValidPattern } from '../links/redirect-pattern';
 import type { ProjectSettings } from './project.entity';
-import { Errors } from '../common/app-error';
-import { stringList } from '../common/json-parameter';
-import { parseLinkHost } from '../common/validators';
 import { ProjectRole, ROLES } from './project-user.entity';
+
+export { normaliseLinkHost };
 
 /** A value taken from the `json` object, with the parameter path that names it in errors. */
 export interface Named<T = string> {
@@ -77,7 +79,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The project creation object (SPEC.md 4.10); throws a 400 naming the offending field. */
 export function parseProjectCreation(json: Record<string, unknown>): CreateProjectInput {
-  rejectUnknown(json, CREATE_FIELDS, 'json', 'the project creation object');
+  rejectUnknownFields(json, CREATE_FIELDS, 'json', 'the project creation object');
   if (json.name === undefined || json.name === null || json.name === '')
     throw Errors.missing('json.name');
   return {
@@ -92,7 +94,7 @@ export function parseProjectCreation(json: Record<string, unknown>): CreateProje
 
 /** The project update object (SPEC.md 4.10): only what changes. */
 export function parseProjectUpdate(json: Record<string, unknown>): UpdateProjectInput {
-  rejectUnknown(json, UPDATE_FIELDS, 'json', 'the project update object');
+  rejectUnknownFields(json, UPDATE_FIELDS, 'json', 'the project update object');
   return {
     name: json.name === undefined ? null : parseName(json.name),
     settings: parseLinkSettings(json),
@@ -158,32 +160,6 @@ export function isEmail(value: string): boolean {
 
 export function isUuid(value: string): boolean {
   return UUID_RE.test(value);
-}
-
-/**
- * A link domain as stored in `domains.hostname`: the hostname part lowercased, a `_segment`
- * kept as written (SPEC.md 1: domain_segment form).
- */
-export function normaliseLinkHost(value: string): string {
-  const underscore = value.indexOf('_');
-  return underscore === -1
-    ? value.toLowerCase()
-    : `${value.slice(0, underscore).toLowerCase()}${value.slice(underscore)}`;
-}
-
-function rejectUnknown(
-  object: Record<string, unknown>,
-  allowed: string[],
-  parameter: string,
-  what: string,
-): void {
-  const unknown = Object.keys(object).filter((key) => !allowed.includes(key));
-  if (unknown.length === 0) return;
-  const fields = `allowed: ${allowed.join(', ')}`;
-  if (unknown.length === 1) {
-    throw Errors.invalid(`${parameter}.${unknown[0]}`, `not a field of ${what} (${fields})`);
-  }
-  throw Errors.invalid(parameter, `unknown fields ${unknown.join(', ')} in ${what} (${fields})`);
 }
 
 function parseName(value: unknown): string {
@@ -253,7 +229,7 @@ function parseChangeRoles(value: unknown): MemberRef[] {
       throw Errors.invalid(parameter, 'must be an object {user, role}');
     }
     const entry = item as Record<string, unknown>;
-    rejectUnknown(entry, ['user', 'role'], parameter, 'a change_role entry');
+    rejectUnknownFields(entry, ['user', 'role'], parameter, 'a change_role entry');
     if (typeof entry.user !== 'string' || entry.user.trim() === '') {
       throw Errors.invalid(`${parameter}.user`, 'must be an e-mail address, sharer_id or username');
     }
@@ -292,7 +268,7 @@ function parseConversions(value: unknown, update: boolean): ConversionsInput {
   const object = value as Record<string, unknown>;
   const goalFields = SETTABLE_GOALS.map((n) => `goal_${n}_label`);
   const allowed = ['enabled', 'domains', ...(update ? ['remove_domain'] : []), ...goalFields];
-  rejectUnknown(object, allowed, parameter, 'the conversions object');
+  rejectUnknownFields(object, allowed, parameter, 'the conversions object');
   const input: ConversionsInput = { removeDomains: [], goalLabels: {} };
   if (object.enabled !== undefined)
     input.enabled = parseBoolean(object.enabled, `${parameter}.enabled`);
