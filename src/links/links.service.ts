@@ -15,7 +15,7 @@ import { isValidCustomPath, randomPath, svcId, svcUrl } from './link-path';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
-import { PatternValues, expandPattern } from './redirect-pattern';
+import { PatternValues, expandPattern } from '../common/redirect-pattern';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
 

@@ -1,7 +1,7 @@
 import { Errors } from '../common/app-error';
 import { rejectUnknownFields, stringList } from '../common/json-parameter';
 import { normaliseLinkHost, parseLinkHost } from '../common/validators';
-import { isValidPattern } from '../links/redirect-pattern';
+import { isValidPattern } from '../common/redirect-pattern';
 import type { ProjectSettings } from './project.entity';
 import { ProjectRole, ROLES } from './project-user.entity';
 
