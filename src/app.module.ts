@@ -13,6 +13,7 @@ import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedirectsModule } from './redirects/redirects.module';
+import { StatsModule } from './stats/stats.module';
 import { MailModule } from './mail/mail.module';
 import { ProjectsModule } from './projects/projects.module';
 import { QueueModule } from './queue/queue.module';
@@ -57,6 +58,7 @@ export class AppModule {
         DomainsModule,
         LinksModule,
         RedirectsModule,
+        StatsModule,
         MetricsModule,
         HealthModule,
       ],

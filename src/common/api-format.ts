@@ -88,15 +88,22 @@ export class FormatInterceptor implements NestInterceptor {
  * For endpoints with `{format}` in the path and a `callback` parameter: validates both before the
  * handler runs and renders its FormattedResult as json, txt or JSON-P.
  */
-export function ApiFormatted(options: { txt: boolean } = { txt: true }): MethodDecorator & ClassDecorator {
+export function ApiFormatted(
+  options: { txt?: boolean; formatInPath?: boolean } = {},
+): MethodDecorator & ClassDecorator {
+  const { txt = true, formatInPath = true } = options;
   return applyDecorators(
     HttpCode(200),
     UseInterceptors(FormatInterceptor),
-    ApiParam({
-      name: 'format',
-      enum: options.txt ? ['json', 'txt'] : ['json'],
-      description: 'Response format, part of the path. Anything else is a 400.',
-    }),
+    ...(formatInPath
+      ? [
+          ApiParam({
+            name: 'format',
+            enum: txt ? ['json', 'txt'] : ['json'],
+            description: 'Response format, part of the path. Anything else is a 400.',
+          }),
+        ]
+      : []),
     ApiQuery({
       name: 'callback',
       required: false,

@@ -128,7 +128,7 @@ export class LinksController {
 
   @Get('url/retweet')
   @ApiOperation({ summary: 'Retweet, GET form (format optional: json)' })
-  @ApiFormatted()
+  @ApiFormatted({ formatInPath: false })
   @ApiRetweetParameters(true)
   @ApiResponse({ status: 302, description: 'With destination: redirect to it, SVC_TEXT replaced by the new text' })
   @ApiResponse(LINK_ERRORS)
@@ -151,7 +151,7 @@ export class LinksController {
     description:
       'Creates a link for url and answers 302 to destination with every SVC_URL replaced by the new svc_url (URL-escaped). Known bots are refused (403).',
   })
-  @ApiFormatted({ txt: false })
+  @ApiFormatted({ txt: false, formatInPath: false })
   @ApiLinkParameters('create')
   @ApiQuery({ name: 'destination', required: true, example: 'https://www.facebook.com/sharer.php?u=SVC_URL' })
   @ApiQuery({ name: 'errors', required: false, description: 'true: a failure answers an error instead of redirecting' })

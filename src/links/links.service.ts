@@ -67,6 +67,12 @@ export class LinksService {
     return project;
   }
 
+  /** A link of the project by svc_id, or null (another project's link is not found either). */
+  async findProjectLink(project: ProjectEntity, id: string): Promise<LinkEntity | null> {
+    const [link] = await this.repository.findProjectLinksBySvcIds(project.id, [id]);
+    return link ?? null;
+  }
+
   /**
    * Creates one link per input, in order (create and batch). `implicitParents: false` (retweet with
    * make_parent=false) keeps links of the service in `url` from becoming parents.
