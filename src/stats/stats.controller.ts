@@ -4,7 +4,10 @@ import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Params } from '../common/params.decorator';
 import { requireKey, requireVersion } from '../links/link-input';
 import { LinksService } from '../links/links.service';
+import { Errors } from '../common/app-error';
+import { ProjectEntity } from '../projects/project.entity';
 import { readInterval, readPeriod, readSwitches } from './stats-params';
+import { StatsKind, filterNames, readStatsQuery } from './stats-query';
 import { IntervalsResponse, StatsService } from './stats.service';
 
 type RawParams = Record<string, unknown>;
@@ -39,6 +42,63 @@ export class StatsController {
     return this.intervals(svcId, params);
   }
 
+  @Get('range.json')
+  @ApiOperation({ summary: 'Activity in a period on all links of a project (SPEC.md 4.7)' })
+  @ApiAggregateParameters('range')
+  @ApiResponse(STATS_ERRORS)
+  rangeGet(@Params() params: RawParams) {
+    return this.aggregate(params, 'range');
+  }
+
+  @Post('range.json')
+  @ApiOperation({ summary: 'Range (POST form)' })
+  @ApiAggregateParameters('range')
+  @ApiResponse(STATS_ERRORS)
+  rangePost(@Params() params: RawParams) {
+    return this.aggregate(params, 'range');
+  }
+
+  @Get('totals.json')
+  @ApiOperation({ summary: 'All-time figures of the links shared in a period (SPEC.md 4.8)' })
+  @ApiAggregateParameters('totals')
+  @ApiResponse(STATS_ERRORS)
+  totalsGet(@Params() params: RawParams) {
+    return this.aggregate(params, 'totals');
+  }
+
+  @Post('totals.json')
+  @ApiOperation({ summary: 'Totals (POST form)' })
+  @ApiAggregateParameters('totals')
+  @ApiResponse(STATS_ERRORS)
+  totalsPost(@Params() params: RawParams) {
+    return this.aggregate(params, 'totals');
+  }
+
+  private async aggregate(params: RawParams, kind: StatsKind): Promise<FormattedResult> {
+    requireVersion(params);
+    const projects = await this.projectsOf(params, kind);
+    const query = readStatsQuery(params, kind, projects.length > 1);
+    return new FormattedResult(await this.stats.aggregate(projects, query));
+  }
+
+  /** `key`: one project; on totals also an array of projects of one subscription. */
+  private async projectsOf(params: RawParams, kind: StatsKind): Promise<ProjectEntity[]> {
+    const raw = params.key;
+    if (kind === 'totals' && Array.isArray(raw)) {
+      if (raw.length === 0 || raw.length > 100) throw Errors.invalid('key', 'takes 1 to 100 project keys');
+      const projects: ProjectEntity[] = [];
+      for (const key of new Set(raw)) {
+        if (typeof key !== 'string') throw Errors.invalid('key', 'must be project API keys');
+        projects.push(await this.links.authenticate(key));
+      }
+      if (new Set(projects.map((p) => p.subscriptionId)).size > 1) {
+        throw Errors.forbidden('The projects of key[] belong to different subscriptions');
+      }
+      return projects;
+    }
+    return [await this.links.authenticate(requireKey(params))];
+  }
+
   private async intervals(svcId: string, params: RawParams): Promise<FormattedResult<IntervalsResponse>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
@@ -67,6 +127,43 @@ function ApiIntervalParameters(): MethodDecorator {
     ApiQuery({ name: 'with_metadata', required: false, description: 'Include the link record as metadata' }),
     ApiQuery({ name: 'with_conversions', required: false, description: 'Include conversions per interval and in total' }),
     ApiQuery({ name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
+  ];
+  return (target, key, descriptor) => {
+    for (const decorate of decorators) decorate(target, key, descriptor);
+  };
+}
+
+function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
+  const decorators = [
+    ApiFormatted({ txt: false, formatInPath: false }),
+    ApiQuery({ name: 'v', required: true, example: '3' }),
+    ApiQuery({
+      name: 'key',
+      required: true,
+      description: kind === 'totals' ? 'Project API key, or key[]=… for several projects of one subscription' : 'Project API key',
+    }),
+    ApiQuery({
+      name: 'start_date',
+      required: false,
+      description: kind === 'totals' ? 'Links shared from (rounded down to the hour; after 2011-09-01)' : 'Rounded down to the hour',
+    }),
+    ApiQuery({ name: 'end_date', required: false, description: 'Rounded up to the hour' }),
+    ApiQuery({ name: 'group_by', required: false, description: `A filter field${kind === 'totals' ? ' (not domain) or project with key[]' : ''}` }),
+    ApiQuery({ name: 'pivot', required: false, description: 'Needs group_by; differs from it and from the filters' }),
+    ApiQuery({ name: 'sort_type', required: false, description: 'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions)' }),
+    ApiQuery({ name: 'sort_order', required: false, enum: ['asc', 'desc'] }),
+    ApiQuery({ name: 'pivot_sort_type', required: false }),
+    ApiQuery({ name: 'pivot_sort_order', required: false, enum: ['asc', 'desc'] }),
+    ApiQuery({ name: 'per_page', required: false, description: 'Default 10, at most 1000' }),
+    ApiQuery({ name: 'page', required: false, description: 'From 1 (default)' }),
+    ApiQuery({ name: 'offset', required: false, description: 'Overrides page: the previous last_offset' }),
+    ApiQuery({ name: 'with_conversions', required: false }),
+    ApiQuery({ name: 'with_metadata', required: false }),
+    ApiQuery({ name: 'with_zeros', required: false, description: 'Include pivots without activity' }),
+    ApiQuery({ name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
+    ...filterNames(kind).map((name) =>
+      ApiQuery({ name, required: false, description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}` }),
+    ),
   ];
   return (target, key, descriptor) => {
     for (const decorate of decorators) decorate(target, key, descriptor);

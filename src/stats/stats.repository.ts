@@ -1,7 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { GOALS } from './conversions-object';
+import { LINK_FIELDS, MULTI_TAG_FIELDS, SHARED_AT, SHARED_AT_FIELDS, groupExpression, isLinkField, isSharedAtField } from './stats-fields';
 import { Interval } from './stats-params';
+import { StatsQuery } from './stats-query';
+
+/** Figures of a total, group or pivot: clicks, shares and, with conversions, counts and values. */
+export interface Figures {
+  clicks: number;
+  shares: number;
+  pageviews: number;
+  goals: Record<number, { count: number; value: number }>;
+}
+
+export interface GroupRow extends Figures {
+  value: string | number | null;
+}
+
+export interface PivotRow extends GroupRow {
+  group: string | number | null;
+}
+
+const FAR_PAST = new Date('1970-01-01T00:00:00Z');
+const FAR_FUTURE = new Date('9999-12-31T00:00:00Z');
 
 export interface IntervalRow {
   bucket: Date;
@@ -68,5 +90,208 @@ export class StatsRepository {
       [linkId],
     );
     return rows[0]?.last ? new Date(rows[0].last) : null;
+  }
+
+  /**
+   * Range and totals: the matching links with their figures (a CTE), then the totals, one page of
+   * groups and their pivots. Range counts clicks in the period on every link of the project(s) and
+   * shares made in it (candidates: links with activity in the period, via
+   * ix_link_clicks_hourly_project_hour, or shared in it, via ix_links_project_shared_at); totals takes
+   * the links shared in the period (ix_links_project_shared_at) with their all-time figures.
+   */
+  async aggregate(
+    query: StatsQuery,
+    projectIds: string[],
+  ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
+    const params: unknown[] = [];
+    const rows = this.rowsSql(query, projectIds, params);
+    const figures = this.figuresSql(query.withConversions);
+    const [totals] = await this.dataSource.query<Record<string, unknown>[]>(
+      `WITH ${rows} SELECT ${figures} FROM rows`,
+      params,
+    );
+    const result = { totals: readFigures(totals), groups: [] as GroupRow[], totalResults: 0, pivots: [] as PivotRow[] };
+    if (!query.groupBy) return result;
+    const pageParams = [...params, query.perPage, query.offset];
+    const groups = await this.dataSource.query<Record<string, unknown>[]>(
+      `WITH ${rows}
+       SELECT x.*, COUNT(*) OVER () AS total_results FROM (
+         SELECT g, ${figures}, MAX(shared_at) AS last_shared FROM rows GROUP BY g
+       ) x
+       ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
+       LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
+      pageParams,
+    );
+    result.groups = groups.map((row) => ({ value: row.g as string | number | null, ...readFigures(row) }));
+    result.totalResults = groups.length > 0 ? Number(groups[0].total_results) : await this.countGroups(rows, params);
+    if (!query.pivot || groups.length === 0) return result;
+    const values = result.groups.map((g) => g.value).filter((v) => v !== null).map(String);
+    const hasNull = result.groups.some((g) => g.value === null);
+    const pivotParams = [...params, values, hasNull];
+    const pivots = await this.dataSource.query<Record<string, unknown>[]>(
+      `WITH ${rows}
+       SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows
+       WHERE g::text = ANY($${pivotParams.length - 1}::text[]) OR ($${pivotParams.length}::boolean AND g IS NULL)
+       GROUP BY g, p
+       ORDER BY g ASC NULLS LAST, ${sortExpression(query.pivotSortType, 'p')} ${query.pivotSortOrder} NULLS LAST, p ASC NULLS LAST`,
+      pivotParams,
+    );
+    result.pivots = pivots.map((row) => ({
+      group: row.g as string | number | null,
+      value: row.p as string | number | null,
+      ...readFigures(row),
+    }));
+    return result;
+  }
+
+  async linkMetadata(projectIds: string[], svcId: string): Promise<Record<string, string | null> | null> {
+    const [row] = await this.dataSource.query<{ original_url: string; notes: string | null }[]>(
+      `SELECT original_url, notes FROM links WHERE svc_id = $1 AND project_id = ANY($2::uuid[])`,
+      [svcId, projectIds],
+    );
+    return row ? { original_url: row.original_url, notes: row.notes } : null;
+  }
+
+  async userMetadata(projectIds: string[], userId: string): Promise<Record<string, string | null> | null> {
+    const [row] = await this.dataSource.query<{ username: string | null; icon_url: string | null; profile_url: string | null }[]>(
+      `SELECT username, icon_url, profile_url FROM user_identities WHERE user_id = $1 AND project_id = ANY($2::uuid[])
+       ORDER BY updated_at DESC LIMIT 1`,
+      [userId, projectIds],
+    );
+    return row ? { username: row.username, icon_url: row.icon_url, profile_url: row.profile_url } : null;
+  }
+
+  async campaignMetadata(projectIds: string[], stub: string): Promise<Record<string, string | null> | null> {
+    const [row] = await this.dataSource.query<{ name: string | null; description: string | null }[]>(
+      `SELECT name, description FROM campaigns WHERE stub = $1 AND project_id = ANY($2::uuid[]) ORDER BY created_at LIMIT 1`,
+      [stub, projectIds],
+    );
+    return row ? { name: row.name, description: row.description } : null;
+  }
+
+  private async countGroups(rows: string, params: unknown[]): Promise<number> {
+    const [row] = await this.dataSource.query<{ n: number }[]>(
+      `WITH ${rows} SELECT COUNT(DISTINCT g)::int + (CASE WHEN bool_or(g IS NULL) THEN 1 ELSE 0 END) AS n FROM rows`,
+      params,
+    );
+    return row?.n ?? 0;
+  }
+
+  /** The `rows` CTE (and the ones it needs): one row per matching link with its figures. */
+  private rowsSql(query: StatsQuery, projectIds: string[], params: unknown[]): string {
+    const bind = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const projects = `${bind(projectIds)}::uuid[]`;
+    const start = `${bind(query.start ?? FAR_PAST)}::timestamptz`;
+    const end = `${bind(query.end ?? FAR_FUTURE)}::timestamptz`;
+    const conditions: string[] = [];
+    for (const [name, value] of Object.entries(query.filters)) {
+      const placeholder = bind(value);
+      if (name === 'tool') {
+        conditions.push(
+          `(l.tool = ${placeholder} OR l.tool IN (SELECT t.key FROM tools t WHERE t.project_id = l.project_id AND t.label = ${placeholder}))`,
+        );
+      } else if (isLinkField(name)) {
+        conditions.push(`${LINK_FIELDS[name]} = ${placeholder}`);
+      } else if (isSharedAtField(name)) {
+        conditions.push(`${SHARED_AT_FIELDS[name]} = ${placeholder}::int`);
+      } else if ((MULTI_TAG_FIELDS as readonly string[]).includes(name)) {
+        conditions.push(`${placeholder} = ANY(l.${name})`);
+      }
+    }
+    const where = conditions.length > 0 ? `AND ${conditions.join(' AND ')}` : '';
+    const group = query.groupBy ? groupExpression(query.groupBy) : 'NULL';
+    const pivot = query.pivot ? groupExpression(query.pivot) : 'NULL';
+    const clicks = query.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
+    const convColumns = GOALS.map(
+      (n) => `SUM(c.count) FILTER (WHERE c.type = 'goal_${n}') AS g${n}c, SUM(c.value) FILTER (WHERE c.type = 'goal_${n}') AS g${n}v`,
+    ).join(', ');
+    const convSelect = query.withConversions
+      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.g${n}c, 0) AS g${n}c, COALESCE(v.g${n}v, 0) AS g${n}v`).join(', ')}`
+      : '';
+    const convJoin = query.withConversions ? 'LEFT JOIN conv v ON v.link_id = l.id' : '';
+    const rowSelect = `l.id, ${group} AS g, ${pivot} AS p, COALESCE(a.clicks, 0) AS clicks, ${SHARED_AT} AS shared_at`;
+    if (query.kind === 'range') {
+      const inPeriod = `${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end}`;
+      const conv = query.withConversions
+        ? `, conv AS (
+            SELECT c.link_id, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews, ${convColumns}
+            FROM link_conversions_hourly c
+            WHERE c.project_id = ANY(${projects}) AND c.hour >= ${start} AND c.hour < ${end}
+            GROUP BY c.link_id)`
+        : '';
+      return `activity AS (
+          SELECT h.link_id, SUM(${clicks}) AS clicks FROM link_clicks_hourly h
+          WHERE h.project_id = ANY(${projects}) AND h.hour >= ${start} AND h.hour < ${end}
+          GROUP BY h.link_id)${conv},
+        candidates AS (
+          SELECT link_id AS id FROM activity
+          ${query.withConversions ? 'UNION SELECT link_id FROM conv' : ''}
+          UNION SELECT l.id FROM links l WHERE l.project_id = ANY(${projects}) AND ${inPeriod}),
+        rows AS (
+          SELECT ${rowSelect}, (${inPeriod}) AS shared${convSelect}
+          FROM candidates k JOIN links l ON l.id = k.id
+          LEFT JOIN activity a ON a.link_id = l.id ${convJoin}
+          WHERE true ${where})`;
+    }
+    const conv = query.withConversions
+      ? `, conv AS (
+          SELECT c.link_id, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews, ${convColumns}
+          FROM link_conversions_hourly c JOIN shared s ON s.id = c.link_id
+          GROUP BY c.link_id)`
+      : '';
+    return `shared AS (
+        SELECT l.id FROM links l
+        WHERE l.project_id = ANY(${projects}) AND ${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end} ${where}),
+      activity AS (
+        SELECT h.link_id, SUM(${clicks}) AS clicks FROM link_clicks_hourly h JOIN shared s ON s.id = h.link_id
+        GROUP BY h.link_id)${conv},
+      rows AS (
+        SELECT ${rowSelect}, true AS shared${convSelect}
+        FROM shared s JOIN links l ON l.id = s.id
+        LEFT JOIN activity a ON a.link_id = l.id ${convJoin})`;
+  }
+
+  private figuresSql(withConversions: boolean): string {
+    const base = 'COALESCE(SUM(clicks), 0)::bigint AS clicks, (COUNT(*) FILTER (WHERE shared))::int AS shares';
+    if (!withConversions) return base;
+    return `${base}, COALESCE(SUM(pageviews), 0)::bigint AS pageviews, ${GOALS.map(
+      (n) => `COALESCE(SUM(g${n}c), 0)::bigint AS g${n}c, COALESCE(SUM(g${n}v), 0)::bigint AS g${n}v`,
+    ).join(', ')}`;
+  }
+}
+
+function readFigures(row: Record<string, unknown> | undefined): Figures {
+  const figures: Figures = { clicks: Number(row?.clicks ?? 0), shares: Number(row?.shares ?? 0), pageviews: Number(row?.pageviews ?? 0), goals: {} };
+  for (const n of GOALS) {
+    if (row && `g${n}c` in row) figures.goals[n] = { count: Number(row[`g${n}c`]), value: Number(row[`g${n}v`]) };
+  }
+  return figures;
+}
+
+/** ORDER BY of a sort type over the aggregated columns (names from the whitelist only). */
+function sortExpression(sortType: string, column: 'g' | 'p'): string {
+  switch (sortType) {
+    case 'clicks':
+    case 'shares':
+    case 'pageviews':
+      return sortType;
+    case 'clicks_per_share':
+      return 'CASE WHEN shares = 0 THEN 0 ELSE clicks::numeric / shares END';
+    case 'alpha':
+      return column;
+    case 'shared_at':
+      return 'last_shared';
+    case 'goal_total_count':
+      return `(${GOALS.map((n) => `g${n}c`).join(' + ')})`;
+    case 'goal_total_value':
+      return `(${GOALS.map((n) => `g${n}v`).join(' + ')})`;
+    default: {
+      const match = /^goal_(\d+)_(count|value)$/.exec(sortType);
+      if (!match) throw new Error(`unknown sort type ${sortType}`);
+      return `g${Number(match[1])}${match[2] === 'count' ? 'c' : 'v'}`;
+    }
   }
 }

@@ -6,6 +6,8 @@ import { LinksService } from '../links/links.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ConversionCounts, ConversionsObject, addConversion, conversionsObject, emptyCounts } from './conversions-object';
 import { Interval, countIntervals } from './stats-params';
+import { StatsQuery } from './stats-query';
+import { Figures, GroupRow, PivotRow } from './stats.repository';
 import { StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
@@ -88,5 +90,103 @@ export class StatsService {
     });
     if (query.withMetadata) [response.metadata] = await this.links.records(project, [link]);
     return response;
+  }
+
+  /** SPEC.md 4.7 and 4.8: totals, one page of groups and their pivots, with the full echo. */
+  async aggregate(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown>> {
+    const labels = projects[0].goalLabels;
+    const { totals, groups, totalResults, pivots } = await this.repository.aggregate(
+      query,
+      projects.map((p) => p.id),
+    );
+    const keyOf = new Map(projects.map((p) => [p.id, p.apiKey]));
+    const groupValue = (field: string | null, value: string | number | null) =>
+      field === 'project' && typeof value === 'string' ? (keyOf.get(value) ?? value) : value;
+    const figures = (f: Figures): Record<string, unknown> => {
+      const object: Record<string, unknown> = {
+        clicks: f.clicks,
+        shares: f.shares,
+        clicks_per_share: f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000,
+      };
+      if (query.withConversions) {
+        object.conversions = conversionsObject({ pageviews: f.pageviews, goals: f.goals }, labels);
+      }
+      return object;
+    };
+    const pivotsOf = new Map<string, PivotRow[]>();
+    for (const row of pivots) {
+      const key = String(row.group);
+      pivotsOf.set(key, [...(pivotsOf.get(key) ?? []), row]);
+    }
+    const allPivotValues = [...new Set(pivots.map((p) => p.value))];
+    const groupObjects = await Promise.all(
+      groups.map(async (group: GroupRow) => {
+        const object: Record<string, unknown> = {
+          [query.groupBy!]: groupValue(query.groupBy, group.value),
+          ...figures(group),
+        };
+        if (query.withMetadata) object.metadata = await this.metadata(projects, query.groupBy!, group.value);
+        if (query.pivot) {
+          let rows = pivotsOf.get(String(group.value)) ?? [];
+          if (query.withZeros) {
+            const present = new Set(rows.map((r) => r.value));
+            const zero = { clicks: 0, shares: 0, pageviews: 0, goals: {} };
+            rows = [
+              ...rows,
+              ...allPivotValues.filter((v) => !present.has(v)).map((value) => ({ group: group.value, value, ...zero })),
+            ];
+          }
+          object.pivots = rows.map((row) => ({ [query.pivot!]: groupValue(query.pivot, row.value), ...figures(row) }));
+        }
+        return object;
+      }),
+    );
+    return {
+      start_date: query.start ? isoTimestamp(query.start) : null,
+      end_date: query.end ? isoTimestamp(query.end) : null,
+      with_metadata: query.withMetadata,
+      with_conversions: query.withConversions,
+      with_zeros: query.withZeros,
+      filters: await this.filtersEcho(projects, query),
+      group_by: query.groupBy,
+      sort_type: query.groupBy ? query.sortType : null,
+      sort_order: query.groupBy ? query.sortOrder : null,
+      pivot: query.pivot,
+      pivot_sort_type: query.pivot ? query.pivotSortType : null,
+      pivot_sort_order: query.pivot ? query.pivotSortOrder : null,
+      page: query.page,
+      per_page: query.perPage,
+      offset: query.offset,
+      last_offset: query.offset + groups.length,
+      total_results: totalResults,
+      totals: figures(totals),
+      groups: groupObjects,
+    };
+  }
+
+  /** The filters applied, each with its `<field>_metadata` (an empty array when there are none). */
+  private async filtersEcho(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown> | []> {
+    const entries = Object.entries(query.filters);
+    if (entries.length === 0) return [];
+    const echo: Record<string, unknown> = {};
+    for (const [name, value] of entries) {
+      echo[name] = value;
+      echo[`${name}_metadata`] = await this.metadata(projects, name, value);
+    }
+    return echo;
+  }
+
+  /** svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name, description. */
+  private async metadata(
+    projects: ProjectEntity[],
+    field: string,
+    value: string | number | null,
+  ): Promise<Record<string, string | null> | null> {
+    if (value === null || typeof value !== 'string') return null;
+    const ids = projects.map((p) => p.id);
+    if (field === 'svc_id') return this.repository.linkMetadata(ids, value);
+    if (field === 'user_id') return this.repository.userMetadata(ids, value);
+    if (field === 'campaign') return this.repository.campaignMetadata(ids, value);
+    return null;
   }
 }

@@ -1,0 +1,132 @@
+import { Errors } from '../common/app-error';
+import { single } from '../links/link-input';
+import {
+  FilterField,
+  GroupField,
+  LINK_FIELDS,
+  MULTI_TAG_FIELDS,
+  SHARED_AT_FIELDS,
+  SHARED_AT_RANGE,
+  SORT_TYPES_BASE,
+  conversionSortTypes,
+  isSharedAtField,
+} from './stats-fields';
+import { readInt, readPeriod, readSwitches } from './stats-params';
+
+type RawParams = Record<string, unknown>;
+export type StatsKind = 'range' | 'totals';
+export type SortOrder = 'asc' | 'desc';
+
+/** A range or totals request, checked: every name from a whitelist, every value to be bound. */
+export interface StatsQuery {
+  kind: StatsKind;
+  start: Date | null;
+  end: Date | null;
+  filters: Partial<Record<FilterField, string>>;
+  groupBy: GroupField | null;
+  pivot: GroupField | null;
+  sortType: string;
+  sortOrder: SortOrder;
+  pivotSortType: string;
+  pivotSortOrder: SortOrder;
+  page: number | null;
+  perPage: number;
+  offset: number;
+  withConversions: boolean;
+  withMetadata: boolean;
+  withZeros: boolean;
+  withBots: boolean;
+}
+
+export const EARLIEST = {
+  range: new Date('2010-06-04T00:00:00Z'),
+  totals: new Date('2011-09-01T00:00:00Z'),
+};
+
+const MAX_PER_PAGE = 1000;
+
+/** The filter parameters of range (and, with tag_2 … tag_5, of totals). */
+export function filterNames(kind: StatsKind): string[] {
+  return [
+    ...Object.keys(LINK_FIELDS),
+    ...Object.keys(SHARED_AT_FIELDS),
+    ...(kind === 'totals' ? MULTI_TAG_FIELDS : []),
+  ];
+}
+
+/** Fields group_by and pivot accept: filters (not domain on totals), shared_at_*, and project on totals. */
+function groupNames(kind: StatsKind, multiProject: boolean): string[] {
+  const names = [...Object.keys(LINK_FIELDS), ...Object.keys(SHARED_AT_FIELDS)];
+  if (kind === 'range') return names;
+  return [...names.filter((name) => name !== 'domain'), ...(multiProject ? ['project'] : [])];
+}
+
+function readSortOrder(params: RawParams, name: string): SortOrder {
+  const value = (single(params, name, 10) ?? 'desc').toLowerCase();
+  if (value !== 'asc' && value !== 'desc') throw Errors.invalid(name, 'must be asc or desc');
+  return value;
+}
+
+export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject: boolean): StatsQuery {
+  const period = readPeriod(params, { required: false, earliest: EARLIEST[kind] });
+  const switches = readSwitches(params);
+  const filters: StatsQuery['filters'] = {};
+  for (const name of filterNames(kind)) {
+    const raw = params[name];
+    if (raw === undefined || raw === '') continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.length !== 1 || typeof values[0] !== 'string') {
+      throw Errors.invalid(name, 'takes one value per request');
+    }
+    const value = values[0];
+    if (value.length > 255) throw Errors.invalid(name, 'must be at most 255 characters');
+    if (isSharedAtField(name)) {
+      const max = SHARED_AT_RANGE[name];
+      if (!/^\d+$/.test(value) || Number(value) > max) throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
+    }
+    filters[name as FilterField] = value;
+  }
+  const groups = groupNames(kind, multiProject);
+  const groupBy = single(params, 'group_by', 64) ?? null;
+  if (groupBy !== null && !groups.includes(groupBy)) {
+    throw Errors.invalid('group_by', `must be one of ${groups.join(', ')}`);
+  }
+  const pivot = single(params, 'pivot', 64) ?? null;
+  if (pivot !== null) {
+    if (!groups.includes(pivot)) throw Errors.invalid('pivot', `must be one of ${groups.join(', ')}`);
+    if (groupBy === null) throw Errors.invalid('pivot', 'needs group_by');
+    if (pivot === groupBy) throw Errors.invalid('pivot', 'cannot be the group_by field');
+    if (pivot in filters) throw Errors.invalid('pivot', 'cannot be a filtered field');
+  }
+  const goals = kind === 'totals' ? 10 : 5;
+  const conversionTypes = conversionSortTypes(goals);
+  const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes];
+  const readSortType = (name: string): string => {
+    const value = single(params, name, 32) ?? 'clicks';
+    if (!sortTypes.includes(value)) throw Errors.invalid(name, `must be one of ${sortTypes.join(', ')}`);
+    if (conversionTypes.includes(value) && !switches.withConversions) {
+      throw Errors.invalid(name, `${value} needs with_conversions=true`);
+    }
+    return value;
+  };
+  const perPage = readInt(params, 'per_page', 10, 1, MAX_PER_PAGE);
+  const offsetGiven = single(params, 'offset', 12) !== undefined;
+  const page = offsetGiven ? null : readInt(params, 'page', 1, 1, 1_000_000);
+  const offset = offsetGiven ? readInt(params, 'offset', 0, 0, 100_000_000) : (page! - 1) * perPage;
+  return {
+    kind,
+    start: period.start,
+    end: period.end,
+    filters,
+    groupBy: groupBy as GroupField | null,
+    pivot: pivot as GroupField | null,
+    sortType: readSortType('sort_type'),
+    sortOrder: readSortOrder(params, 'sort_order'),
+    pivotSortType: readSortType('pivot_sort_type'),
+    pivotSortOrder: readSortOrder(params, 'pivot_sort_order'),
+    page,
+    perPage,
+    offset,
+    ...switches,
+  };
+}
