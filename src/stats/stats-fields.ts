@@ -68,3 +68,24 @@ export function conversionSortTypes(goals: number): string[] {
   for (let n = 1; n <= goals; n++) types.push(`goal_${n}_count`, `goal_${n}_value`);
   return types;
 }
+
+/** SQL conditions over `links l` for the filters, each value bound through `bind`. */
+export function filterConditions(filters: Partial<Record<FilterField, string>>, bind: (value: unknown) => string): string[] {
+  const conditions: string[] = [];
+  for (const [name, value] of Object.entries(filters)) {
+    const placeholder = bind(value);
+    if (name === 'tool') {
+      // A tool by its key or by its registered label (pk_tools, ix_tools_label).
+      conditions.push(
+        `(l.tool = ${placeholder} OR l.tool IN (SELECT t.key FROM tools t WHERE t.project_id = l.project_id AND t.label = ${placeholder}))`,
+      );
+    } else if (isLinkField(name)) {
+      conditions.push(`${LINK_FIELDS[name]} = ${placeholder}`);
+    } else if (isSharedAtField(name)) {
+      conditions.push(`${SHARED_AT_FIELDS[name]} = ${placeholder}::int`);
+    } else if ((MULTI_TAG_FIELDS as readonly string[]).includes(name)) {
+      conditions.push(`${placeholder} = ANY(l.${name})`);
+    }
+  }
+  return conditions;
+}

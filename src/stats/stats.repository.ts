@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GOALS } from './conversions-object';
-import { LINK_FIELDS, MULTI_TAG_FIELDS, SHARED_AT, SHARED_AT_FIELDS, groupExpression, isLinkField, isSharedAtField } from './stats-fields';
+import { SHARED_AT, filterConditions, groupExpression } from './stats-fields';
 import { Interval } from './stats-params';
 import { StatsQuery } from './stats-query';
 
@@ -186,21 +186,7 @@ export class StatsRepository {
     const projects = `${bind(projectIds)}::uuid[]`;
     const start = `${bind(query.start ?? FAR_PAST)}::timestamptz`;
     const end = `${bind(query.end ?? FAR_FUTURE)}::timestamptz`;
-    const conditions: string[] = [];
-    for (const [name, value] of Object.entries(query.filters)) {
-      const placeholder = bind(value);
-      if (name === 'tool') {
-        conditions.push(
-          `(l.tool = ${placeholder} OR l.tool IN (SELECT t.key FROM tools t WHERE t.project_id = l.project_id AND t.label = ${placeholder}))`,
-        );
-      } else if (isLinkField(name)) {
-        conditions.push(`${LINK_FIELDS[name]} = ${placeholder}`);
-      } else if (isSharedAtField(name)) {
-        conditions.push(`${SHARED_AT_FIELDS[name]} = ${placeholder}::int`);
-      } else if ((MULTI_TAG_FIELDS as readonly string[]).includes(name)) {
-        conditions.push(`${placeholder} = ANY(l.${name})`);
-      }
-    }
+    const conditions = filterConditions(query.filters, bind);
     const where = conditions.length > 0 ? `AND ${conditions.join(' AND ')}` : '';
     const group = query.groupBy ? groupExpression(query.groupBy) : 'NULL';
     const pivot = query.pivot ? groupExpression(query.pivot) : 'NULL';
