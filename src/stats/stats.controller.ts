@@ -7,8 +7,8 @@ import { LinksService } from '../links/links.service';
 import { Errors } from '../common/app-error';
 import { ProjectEntity } from '../projects/project.entity';
 import { readInterval, readPeriod, readSwitches } from './stats-params';
-import { StatsKind, filterNames, readStatsQuery } from './stats-query';
-import { IntervalsResponse, StatsService } from './stats.service';
+import { EARLIEST, StatsKind, filterNames, readStatsQuery } from './stats-query';
+import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service';
 
 type RawParams = Record<string, unknown>;
 
@@ -25,6 +25,39 @@ export class StatsController {
     private readonly stats: StatsService,
     private readonly links: LinksService,
   ) {}
+
+  // Literal paths first: `range/intervals.json` must not be read as the intervals of a link "range".
+  @Get('range/intervals.json')
+  @ApiOperation({ summary: "A project's clicks and shares per interval (range intervals)" })
+  @ApiRangeIntervalParameters()
+  @ApiResponse(STATS_ERRORS)
+  rangeIntervalsGet(@Params() params: RawParams) {
+    return this.rangeIntervals(params);
+  }
+
+  @Post('range/intervals.json')
+  @ApiOperation({ summary: 'Range intervals (POST form)' })
+  @ApiRangeIntervalParameters()
+  @ApiResponse(STATS_ERRORS)
+  rangeIntervalsPost(@Params() params: RawParams) {
+    return this.rangeIntervals(params);
+  }
+
+  @Get('svc_ids/batch.json')
+  @ApiOperation({ summary: 'Clicks and latest click of several links (svc_id[]=…)' })
+  @ApiDetailsParameters(true)
+  @ApiResponse(STATS_ERRORS)
+  batchGet(@Params() params: RawParams) {
+    return this.batch(params);
+  }
+
+  @Post('svc_ids/batch.json')
+  @ApiOperation({ summary: 'Link details in a batch (POST form)' })
+  @ApiDetailsParameters(true)
+  @ApiResponse(STATS_ERRORS)
+  batchPost(@Params() params: RawParams) {
+    return this.batch(params);
+  }
 
   @Get(':svc_id/intervals.json')
   @ApiOperation({ summary: 'Clicks of a link per hour, day or week (SPEC.md 4.6)' })
@@ -74,6 +107,22 @@ export class StatsController {
     return this.aggregate(params, 'totals');
   }
 
+  @Get(':svc_id.json')
+  @ApiOperation({ summary: "A link's details: its clicks and latest click" })
+  @ApiDetailsParameters(false)
+  @ApiResponse(STATS_ERRORS)
+  detailsGet(@Param('svc_id') svcId: string, @Params() params: RawParams) {
+    return this.details(svcId, params);
+  }
+
+  @Post(':svc_id.json')
+  @ApiOperation({ summary: 'Link details (POST form)' })
+  @ApiDetailsParameters(false)
+  @ApiResponse(STATS_ERRORS)
+  detailsPost(@Param('svc_id') svcId: string, @Params() params: RawParams) {
+    return this.details(svcId, params);
+  }
+
   private async aggregate(params: RawParams, kind: StatsKind): Promise<FormattedResult> {
     requireVersion(params);
     const projects = await this.projectsOf(params, kind);
@@ -97,6 +146,40 @@ export class StatsController {
       return projects;
     }
     return [await this.links.authenticate(requireKey(params))];
+  }
+
+  private async details(svcId: string, params: RawParams): Promise<FormattedResult> {
+    requireVersion(params);
+    const project = await this.links.authenticate(requireKey(params));
+    return new FormattedResult(await this.stats.linkDetails(project, svcId, this.detailsOptions(params)));
+  }
+
+  private async batch(params: RawParams): Promise<FormattedResult> {
+    requireVersion(params);
+    const project = await this.links.authenticate(requireKey(params));
+    const raw = params.svc_id;
+    const ids = (Array.isArray(raw) ? raw : raw === undefined || raw === '' ? [] : [raw]) as unknown[];
+    if (ids.length === 0) throw Errors.missing('svc_id');
+    if (ids.length > 1000) throw Errors.invalid('svc_id', 'at most 1000 links per batch');
+    if (ids.some((id) => typeof id !== 'string' || id === '')) throw Errors.invalid('svc_id', 'must be link ids');
+    return new FormattedResult(await this.stats.linkBatch(project, ids as string[], this.detailsOptions(params)));
+  }
+
+  private detailsOptions(params: RawParams): DetailsOptions {
+    const { start, end } = readPeriod(params, { required: false, earliest: EARLIEST.range });
+    const { withMetadata, withBots } = readSwitches(params);
+    return { start, end, withMetadata, withBots };
+  }
+
+  private async rangeIntervals(params: RawParams): Promise<FormattedResult> {
+    requireVersion(params);
+    const project = await this.links.authenticate(requireKey(params));
+    const { start, end } = readPeriod(params, { required: true, earliest: EARLIEST.range });
+    const query = readStatsQuery(params, 'range', false);
+    if (query.groupBy || query.pivot) throw Errors.invalid(query.groupBy ? 'group_by' : 'pivot', 'is not used by range intervals');
+    return new FormattedResult(
+      await this.stats.rangeIntervals(project, { ...query, start: start!, end: end!, interval: readInterval(params) }),
+    );
   }
 
   private async intervals(svcId: string, params: RawParams): Promise<FormattedResult<IntervalsResponse>> {
@@ -164,6 +247,39 @@ function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
     ...filterNames(kind).map((name) =>
       ApiQuery({ name, required: false, description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}` }),
     ),
+  ];
+  return (target, key, descriptor) => {
+    for (const decorate of decorators) decorate(target, key, descriptor);
+  };
+}
+
+function ApiDetailsParameters(batch: boolean): MethodDecorator {
+  const decorators = [
+    ApiFormatted({ txt: false, formatInPath: false }),
+    ...(batch ? [ApiQuery({ name: 'svc_id', required: true, description: 'svc_id[]=…, repeated (at most 1000)' })] : [ApiParam({ name: 'svc_id' })]),
+    ApiQuery({ name: 'v', required: true, example: '3' }),
+    ApiQuery({ name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({ name: 'start_date', required: false, description: 'Count clicks from (default: all time)' }),
+    ApiQuery({ name: 'end_date', required: false }),
+    ApiQuery({ name: 'with_metadata', required: false, description: 'Include the link record' }),
+    ApiQuery({ name: 'with_bots', required: false }),
+  ];
+  return (target, key, descriptor) => {
+    for (const decorate of decorators) decorate(target, key, descriptor);
+  };
+}
+
+function ApiRangeIntervalParameters(): MethodDecorator {
+  const decorators = [
+    ApiFormatted({ txt: false, formatInPath: false }),
+    ApiQuery({ name: 'v', required: true, example: '3' }),
+    ApiQuery({ name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({ name: 'start_date', required: true }),
+    ApiQuery({ name: 'end_date', required: true }),
+    ApiQuery({ name: 'interval', required: false, enum: ['hour', 'day', 'week'] }),
+    ApiQuery({ name: 'with_zeros', required: false }),
+    ApiQuery({ name: 'with_bots', required: false }),
+    ...filterNames('range').map((name) => ApiQuery({ name, required: false, description: 'Filter (one value)' })),
   ];
   return (target, key, descriptor) => {
     for (const decorate of decorators) decorate(target, key, descriptor);

@@ -82,6 +82,71 @@ export class StatsRepository {
     return rows.map((r) => ({ bucket: new Date(r.bucket), type: r.type, count: r.count, value: Number(r.value) }));
   }
 
+  /**
+   * Clicks in [start, end) and the latest click of each link (pk_link_clicks_hourly), for link
+   * details and the batch of link details.
+   */
+  async linkClicks(
+    linkIds: string[],
+    start: Date | null,
+    end: Date | null,
+    withBots: boolean,
+  ): Promise<Map<string, { clicks: number; last: Date | null }>> {
+    const clicks = withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
+    const rows = await this.dataSource.query<{ link_id: string; clicks: number; last: Date | string | null }[]>(
+      `SELECT h.link_id::text AS link_id,
+              COALESCE(SUM(${clicks}) FILTER (WHERE h.hour >= $2 AND h.hour < $3), 0)::int AS clicks,
+              MAX(h.last_clicked_at) FILTER (WHERE ${withBots ? 'true' : 'h.clicks > 0'}) AS last
+       FROM link_clicks_hourly h WHERE h.link_id = ANY($1::bigint[]) GROUP BY h.link_id`,
+      [linkIds, start ?? FAR_PAST, end ?? FAR_FUTURE],
+    );
+    return new Map(rows.map((r) => [r.link_id, { clicks: r.clicks, last: r.last ? new Date(r.last) : null }]));
+  }
+
+  /**
+   * A project's clicks and shares per interval (range/intervals): clicks by the hour of the click
+   * (ix_link_clicks_hourly_project_hour), shares by the time the link was shared
+   * (ix_links_project_shared_at); filters as on range.
+   */
+  async projectIntervals(
+    projectIds: string[],
+    start: Date,
+    end: Date,
+    interval: Interval,
+    filters: StatsQuery['filters'],
+    options: { withZeros: boolean; withBots: boolean },
+  ): Promise<{ bucket: Date; clicks: number; shares: number }[]> {
+    const params: unknown[] = [projectIds, start, end, interval];
+    const bind = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const conditions = filterConditions(filters, bind);
+    const where = conditions.length > 0 ? `AND ${conditions.join(' AND ')}` : '';
+    const clicks = options.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
+    const buckets = options.withZeros
+      ? `SELECT s.bucket FROM generate_series(date_trunc($4, $2::timestamptz, 'UTC'), $3::timestamptz - interval '1 microsecond', ('1 ' || $4)::interval) AS s(bucket)`
+      : `SELECT bucket FROM c UNION SELECT bucket FROM s`;
+    const rows = await this.dataSource.query<{ bucket: Date | string; clicks: number; shares: number }[]>(
+      `WITH c AS (
+         SELECT date_trunc($4, h.hour, 'UTC') AS bucket, SUM(${clicks})::int AS clicks
+         FROM link_clicks_hourly h JOIN links l ON l.id = h.link_id
+         WHERE h.project_id = ANY($1::uuid[]) AND h.hour >= $2 AND h.hour < $3 ${where}
+         GROUP BY 1),
+       s AS (
+         SELECT date_trunc($4, ${SHARED_AT}, 'UTC') AS bucket, COUNT(*)::int AS shares
+         FROM links l
+         WHERE l.project_id = ANY($1::uuid[]) AND ${SHARED_AT} >= $2 AND ${SHARED_AT} < $3 ${where}
+         GROUP BY 1),
+       b AS (${buckets})
+       SELECT b.bucket, COALESCE(c.clicks, 0)::int AS clicks, COALESCE(s.shares, 0)::int AS shares
+       FROM b LEFT JOIN c ON c.bucket = b.bucket LEFT JOIN s ON s.bucket = b.bucket
+       ORDER BY b.bucket`,
+      params,
+    );
+    return rows.map((r) => ({ bucket: new Date(r.bucket), clicks: r.clicks, shares: r.shares }));
+  }
+
   /** The latest click of a link, bots left out unless asked (pk_link_clicks_hourly). */
   async lastClickedAt(linkId: string, withBots: boolean): Promise<Date | null> {
     const rows: { last: Date | string | null }[] = await this.dataSource.query(

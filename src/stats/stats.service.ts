@@ -12,6 +12,13 @@ import { StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
 
+export interface DetailsOptions {
+  start: Date | null;
+  end: Date | null;
+  withMetadata: boolean;
+  withBots: boolean;
+}
+
 export interface IntervalsQuery {
   svcId: string;
   start: Date;
@@ -90,6 +97,74 @@ export class StatsService {
     });
     if (query.withMetadata) [response.metadata] = await this.links.records(project, [link]);
     return response;
+  }
+
+  /** stats/{svc_id}.json: a link's clicks (in the period, when given) and its latest click. */
+  async linkDetails(project: ProjectEntity, svcId: string, options: DetailsOptions): Promise<Record<string, unknown>> {
+    const [details] = (await this.linkBatch(project, [svcId], options)).svc_ids;
+    return {
+      start_date: options.start ? isoTimestamp(options.start) : null,
+      end_date: options.end ? isoTimestamp(options.end) : null,
+      with_metadata: options.withMetadata,
+      ...details,
+    };
+  }
+
+  /** stats/svc_ids/batch.json: clicks and latest click of each link, in the order asked. */
+  async linkBatch(
+    project: ProjectEntity,
+    svcIds: string[],
+    options: DetailsOptions,
+  ): Promise<{ svc_ids: Record<string, unknown>[] }> {
+    const links = [];
+    for (const svcId of svcIds) {
+      const link = await this.links.findProjectLink(project, svcId);
+      if (!link) throw Errors.notFound(`No link ${svcId} in this project`);
+      links.push(link);
+    }
+    const clicks = await this.repository.linkClicks(
+      links.map((l) => l.id),
+      options.start,
+      options.end,
+      options.withBots,
+    );
+    const records = options.withMetadata ? await this.links.records(project, links) : [];
+    return {
+      svc_ids: links.map((link, i) => {
+        const figures = clicks.get(link.id);
+        const item: Record<string, unknown> = {
+          svc_id: link.svcId,
+          clicks: figures?.clicks ?? 0,
+          last_clicked_at: figures?.last ? isoTimestamp(figures.last) : null,
+        };
+        if (options.withMetadata) item.metadata = records[i];
+        return item;
+      }),
+    };
+  }
+
+  /** stats/range/intervals.json: a project's clicks and shares per interval. */
+  async rangeIntervals(
+    project: ProjectEntity,
+    query: StatsQuery & { start: Date; end: Date; interval: Interval },
+  ): Promise<Record<string, unknown>> {
+    const count = countIntervals(query.start, query.end, query.interval);
+    if (count > MAX_INTERVALS) {
+      throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
+    }
+    const rows = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
+    return {
+      start_date: isoTimestamp(query.start),
+      end_date: isoTimestamp(query.end),
+      interval: query.interval,
+      with_zeros: query.withZeros,
+      filters: await this.filtersEcho([project], query),
+      totals: {
+        clicks: rows.reduce((sum, r) => sum + r.clicks, 0),
+        shares: rows.reduce((sum, r) => sum + r.shares, 0),
+        intervals: rows.map((r) => ({ [query.interval]: isoTimestamp(r.bucket), clicks: r.clicks, shares: r.shares })),
+      },
+    };
   }
 
   /** SPEC.md 4.7 and 4.8: totals, one page of groups and their pivots, with the full echo. */
