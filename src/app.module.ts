@@ -7,6 +7,7 @@ import { AppExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { ConversionsModule } from './conversions/conversions.module';
 import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { HealthModule } from './health/health.module';
@@ -59,6 +60,7 @@ export class AppModule {
         LinksModule,
         RedirectsModule,
         StatsModule,
+        ConversionsModule,
         MetricsModule,
         HealthModule,
       ],

@@ -26,6 +26,8 @@ export function setupSwagger(app: INestApplication, config: AppConfig): void {
       .addTag('projects', 'Administration: projects, their users and conversion settings')
       .addTag('domains', 'Administration: custom link domains')
       .addTag('links', 'Tracked links: create, batch, static, retweet, share, update')
+      .addTag('stats', 'Statistics: intervals, range, totals, link details')
+      .addTag('conversions', 'Conversions and the tracking script')
       .addTag('health', 'Liveness and readiness')
       .build(),
   );

@@ -1,0 +1,87 @@
+import { Controller, Get, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Params } from '../common/params.decorator';
+import { adminResponse } from '../common/request-echo';
+import { requireKey } from '../links/link-input';
+import { LinksService } from '../links/links.service';
+import { ConversionRecord, ConversionsService } from './conversions.service';
+import { TRACKING_SCRIPT } from './tracking-script';
+
+type RawParams = Record<string, unknown>;
+
+@ApiTags('conversions')
+@Controller()
+export class ConversionsController {
+  constructor(
+    private readonly conversions: ConversionsService,
+    private readonly links: LinksService,
+  ) {}
+
+  @Get('conversions/new')
+  @Header('Access-Control-Allow-Origin', '*')
+  @ApiOperation({ summary: 'Record a pageview or goal against a link (SPEC.md 4.9)' })
+  @ApiConversionParameters()
+  record(@Params() params: RawParams, @Req() req: Request) {
+    return this.handle(params, req);
+  }
+
+  @Post('conversions/new')
+  @HttpCode(200)
+  @Header('Access-Control-Allow-Origin', '*')
+  @ApiOperation({ summary: 'Record a conversion (POST form)' })
+  @ApiConversionParameters()
+  recordPost(@Params() params: RawParams, @Req() req: Request) {
+    return this.handle(params, req);
+  }
+
+  /** The tracking script: cacheable, no dependencies (README: the snippet). */
+  @Get('svc.js')
+  @Header('Content-Type', 'application/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=3600')
+  @Header('Access-Control-Allow-Origin', '*')
+  @ApiOperation({ summary: 'The tracking script for landing pages' })
+  script(): string {
+    return TRACKING_SCRIPT;
+  }
+
+  private async handle(params: RawParams, req: Request): Promise<{ request: unknown; response: { conversion: ConversionRecord } }> {
+    const project = await this.links.authenticate(requireKey(params));
+    const conversion = await this.conversions.record(project, params, {
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? null,
+    });
+    return adminResponse(req, { conversion });
+  }
+}
+
+function ApiConversionParameters(): MethodDecorator {
+  const parameters: [string, boolean, string][] = [
+    ['key', true, 'Project API key'],
+    ['svc_url', true, 'svc_id of the link that led to the conversion'],
+    ['conversion_type', true, 'pageview, goal_1 … goal_5'],
+    ['conversion_value', true, 'Integer (cents suggested for money); ignored for pageview'],
+    ['account_conversion_id', false, 'Your id of the conversion (≤ 50); a repeat returns the first conversion. Also account_conversionid'],
+    ['account_user', false, 'Your user id (≤ 50). Also account_userid'],
+    ['created_at', false, 'UNIX seconds; default now. Also converted_at'],
+    ['ip', false, 'Visitor IP address. Also ip_address'],
+    ['language', false, 'Accept-Language of the visitor'],
+    ['referrer', false, 'Referrer of the visitor'],
+    ['session_id', false, 'The session id of the _svcsession cookie'],
+    ['user_agent', false, 'User agent of the visitor'],
+    ['href', false, 'The page where the conversion happened'],
+    ['read_headers', false, 'true: ip (X-Forwarded-For first), user agent, language and referrer from this request'],
+  ];
+  const decorators = [
+    ...parameters.map(([name, required, description]) => ApiQuery({ name, required, description })),
+    ApiResponse({ status: 200, description: '{request: echo (strings) + action, controller; response: {conversion}}' }),
+    ApiResponse({
+      status: 400,
+      description: 'Bad parameter; 403 invalid key or conversions not enabled; 404 unknown link',
+      schema: { example: { request: { key: '…', action: 'new', controller: 'conversion' }, error: { code: 1001, message: 'Missing required parameter: svc_url' } } },
+    }),
+  ];
+  return (target, key, descriptor) => {
+    for (const decorate of decorators) decorate(target, key, descriptor);
+  };
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { LinksModule } from '../links/links.module';
+import { ConversionsController } from './conversions.controller';
+import { ConversionsRepository } from './conversions.repository';
+import { ConversionsService } from './conversions.service';
+
+@Module({
+  imports: [LinksModule],
+  controllers: [ConversionsController],
+  providers: [ConversionsRepository, ConversionsService],
+})
+export class ConversionsModule {}

@@ -1,0 +1,144 @@
+import { TestApp, createTestApp } from '../support/app';
+import { createProject } from '../factories/projects';
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+
+describe('conversions/new', () => {
+  let t: TestApp;
+  let key: string;
+  let svcId: string;
+  let path: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    key = (await createProject(t, { conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' } })).api_key;
+    const res = await t.http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/' }).expect(200);
+    svcId = res.body.svc_id;
+    path = res.body.path;
+  });
+  afterAll(() => t.close());
+
+  const convert = (query: Record<string, string>) => t.http.get('/conversions/new').query({ key, svc_url: svcId, ...query });
+
+  it('records a goal with every 2.2 field, attributed to the visitor’s click, and echoes strings', async () => {
+    const visit = await t.http.get(`/${path}`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(302);
+    expect(visit.headers.location).toBe(`https://shop.example/?svc=${encodeURIComponent(svcId)}`);
+    await t.settle();
+    const [{ click_id: clickId }] = (await t.db.query<{ click_id: string }>(`SELECT click_id FROM clicks`)).rows;
+    const at = String(Math.floor(Date.now() / 1000) + 60);
+    const res = await convert({
+      conversion_type: 'goal_1',
+      conversion_value: '1999',
+      account_conversion_id: 'order-1',
+      account_user: 'u-7',
+      created_at: at,
+      user_agent: BROWSER,
+      ip: '127.0.0.1',
+      language: 'en-GB',
+      referrer: 'https://shop.example/cart',
+      session_id: 'sess-1',
+    }).expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.body).toEqual({
+      request: {
+        key,
+        svc_url: svcId,
+        conversion_type: 'goal_1',
+        conversion_value: '1999',
+        account_conversion_id: 'order-1',
+        account_user: 'u-7',
+        created_at: at,
+        user_agent: BROWSER,
+        ip: '127.0.0.1',
+        language: 'en-GB',
+        referrer: 'https://shop.example/cart',
+        session_id: 'sess-1',
+        action: 'new',
+        controller: 'conversion',
+      },
+      response: {
+        conversion: {
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          svc_url: svcId,
+          type: 'goal_1',
+          value: 1999,
+          converted_at: Number(at),
+          account_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          account_conversionid: 'order-1',
+          account_userid: 'u-7',
+          clicker_id: null,
+          href: null,
+          ip_address: '127.0.0.1',
+          language: 'en-GB',
+          redirection_id: clickId,
+          referrer: 'https://shop.example/cart',
+          session_id: 'sess-1',
+          user_agent: BROWSER,
+        },
+      },
+    });
+    // The same account_conversion_id gives back the first conversion, not a second one.
+    const again = await convert({ conversion_type: 'goal_1', conversion_value: '5', account_conversionid: 'order-1' }).expect(200);
+    expect(again.body.response.conversion.id).toBe(res.body.response.conversion.id);
+    expect(again.body.response.conversion.value).toBe(1999);
+    const stats = await t.http
+      .get('/stats/range.json')
+      .query({ v: '3', key, start_date: '2026-11-01', with_conversions: 'true' })
+      .expect(200);
+    expect(stats.body.totals.conversions.goal_1).toEqual({ count: 1, value: 1999, label: 'Signup' });
+  });
+
+  it('ignores the value of a pageview and reads the request headers when asked', async () => {
+    const res = await t.http
+      .post('/conversions/new')
+      .type('form')
+      .set('User-Agent', 'Visitor/1.0')
+      .set('X-Forwarded-For', '203.0.113.9, 10.0.0.1')
+      .set('Accept-Language', 'de')
+      .set('Referer', 'https://shop.example/a')
+      .send({ key, svc_url: `http://svc.test/${path}`, conversion_type: 'pageview', conversion_value: '50', read_headers: 'true' })
+      .expect(200);
+    const c = res.body.response.conversion;
+    expect([c.type, c.value, c.ip_address, c.user_agent, c.language, c.referrer]).toEqual([
+      'pageview', 0, '203.0.113.9', 'Visitor/1.0', 'de', 'https://shop.example/a',
+    ]);
+  });
+
+  it('refuses bad parameters in the admin error shape, naming them', async () => {
+    const cases: [Record<string, string>, number, number, string][] = [
+      [{ svc_url: '' }, 400, 1001, 'Missing required parameter: svc_url'],
+      [{ conversion_value: '1' }, 400, 1001, 'Missing required parameter: conversion_type'],
+      [{ conversion_type: 'goal_6', conversion_value: '1' }, 400, 1002, 'Invalid parameter conversion_type: must be one of pageview, goal_1, goal_2, goal_3, goal_4, goal_5'],
+      [{ conversion_type: 'goal_1' }, 400, 1001, 'Missing required parameter: conversion_value'],
+      [{ conversion_type: 'goal_1', conversion_value: '1.5' }, 400, 1002, 'Invalid parameter conversion_value: must be an integer (cents suggested for money)'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', account_conversion_id: 'x'.repeat(51) }, 400, 1002, 'Invalid parameter account_conversion_id: must be at most 50 characters'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', account_user: 'x'.repeat(51) }, 400, 1002, 'Invalid parameter account_user: must be at most 50 characters'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', ip: 'nope' }, 400, 1002, 'Invalid parameter ip: must be an IP address'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', created_at: 'yesterday' }, 400, 1002, 'Invalid parameter created_at: must be a UNIX timestamp (seconds)'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', svc_url: 'svc.test_nope' }, 404, 1003, 'No link svc.test_nope in this project'],
+      [{ conversion_type: 'goal_1', conversion_value: '1', key: 'bad' }, 403, 1000, 'Invalid API key specified'],
+    ];
+    for (const [query, status, code, message] of cases) {
+      const res = await convert(query).expect(status);
+      expect(res.body.error).toEqual({ code, message });
+      expect(res.body.request.controller).toBe('conversion');
+    }
+  });
+
+  it('refuses a project without conversions (403)', async () => {
+    const other = await createProject(t);
+    const link = await t.http.get('/url.json').query({ v: '3', key: other.api_key, tool: 't', channel: 'email', url: 'https://x.example/' }).expect(200);
+    const res = await t.http
+      .get('/conversions/new')
+      .query({ key: other.api_key, svc_url: link.body.svc_id, conversion_type: 'goal_1', conversion_value: '1' })
+      .expect(403);
+    expect(res.body.error).toEqual({ code: 1004, message: 'Conversions are not enabled for this project' });
+  });
+
+  it('serves the tracking script, cacheable', async () => {
+    const res = await t.http.get('/svc.js').expect(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=3600');
+    expect(res.text).toContain('_svcsession');
+    expect(res.text).toContain('convert: function (goal, value)');
+  });
+});
