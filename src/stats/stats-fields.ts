@@ -54,9 +54,12 @@ export function isSharedAtField(name: string): name is SharedAtField {
   return name in SHARED_AT_FIELDS;
 }
 
-/** The SQL expression of a group or pivot field (`project` groups by project id). */
+/**
+ * The SQL expression of a group or pivot field. `project` groups by the project's API key, the
+ * value the response shows, so alpha sorts and ties order by it (pk_projects).
+ */
 export function groupExpression(field: GroupField): string {
-  if (field === 'project') return 'l.project_id::text';
+  if (field === 'project') return '(SELECT pr.api_key::text FROM projects pr WHERE pr.id = l.project_id)';
   return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
 }
 

@@ -126,7 +126,8 @@ export class StatsController {
   private async aggregate(params: RawParams, kind: StatsKind): Promise<FormattedResult> {
     requireVersion(params);
     const projects = await this.projectsOf(params, kind);
-    const query = readStatsQuery(params, kind, projects.length > 1);
+    // SPEC.md 4.8: with an array of keys (key[]=…, even of one project), group_by and pivot may be project.
+    const query = readStatsQuery(params, kind, kind === 'totals' && Array.isArray(params.key));
     return new FormattedResult(await this.stats.aggregate(projects, query));
   }
 

@@ -193,11 +193,21 @@ export class StatsRepository {
     const values = result.groups.map((g) => g.value).filter((v) => v !== null).map(String);
     const hasNull = result.groups.some((g) => g.value === null);
     const pivotParams = [...params, values, hasNull];
+    // with_zeros: every pivot value of the whole result (not only of this page) in every group,
+    // sorted with the others so the tie rule (value ascending) holds for zero rows too.
+    const zeroFill = query.withZeros
+      ? `, filled AS (
+           SELECT k.g, v.p, ${figureColumns(query.withConversions).map((c) => `COALESCE(pg.${c}, 0) AS ${c}`).join(', ')}, pg.last_shared
+           FROM (SELECT DISTINCT g FROM pg) k CROSS JOIN (SELECT DISTINCT p FROM rows) v
+           LEFT JOIN pg ON pg.g IS NOT DISTINCT FROM k.g AND pg.p IS NOT DISTINCT FROM v.p)`
+      : '';
     const pivots = await this.dataSource.query<Record<string, unknown>[]>(
-      `WITH ${rows}
-       SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows
-       WHERE g::text = ANY($${pivotParams.length - 1}::text[]) OR ($${pivotParams.length}::boolean AND g IS NULL)
-       GROUP BY g, p
+      `WITH ${rows},
+       pg AS (
+         SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows
+         WHERE g::text = ANY($${pivotParams.length - 1}::text[]) OR ($${pivotParams.length}::boolean AND g IS NULL)
+         GROUP BY g, p)${zeroFill}
+       SELECT * FROM ${query.withZeros ? 'filled' : 'pg'}
        ORDER BY g ASC NULLS LAST, ${sortExpression(query.pivotSortType, 'p')} ${query.pivotSortOrder} NULLS LAST, p ASC NULLS LAST`,
       pivotParams,
     );
@@ -312,6 +322,11 @@ export class StatsRepository {
       (n) => `COALESCE(SUM(g${n}c), 0)::bigint AS g${n}c, COALESCE(SUM(g${n}v), 0)::bigint AS g${n}v`,
     ).join(', ')}`;
   }
+}
+
+/** The columns figuresSql yields. */
+function figureColumns(withConversions: boolean): string[] {
+  return ['clicks', 'shares', ...(withConversions ? ['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])] : [])];
 }
 
 function readFigures(row: Record<string, unknown> | undefined): Figures {

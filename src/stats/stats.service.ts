@@ -174,9 +174,6 @@ export class StatsService {
       query,
       projects.map((p) => p.id),
     );
-    const keyOf = new Map(projects.map((p) => [p.id, p.apiKey]));
-    const groupValue = (field: string | null, value: string | number | null) =>
-      field === 'project' && typeof value === 'string' ? (keyOf.get(value) ?? value) : value;
     const figures = (f: Figures): Record<string, unknown> => {
       const object: Record<string, unknown> = {
         clicks: f.clicks,
@@ -193,25 +190,16 @@ export class StatsService {
       const key = String(row.group);
       pivotsOf.set(key, [...(pivotsOf.get(key) ?? []), row]);
     }
-    const allPivotValues = [...new Set(pivots.map((p) => p.value))];
     const groupObjects = await Promise.all(
       groups.map(async (group: GroupRow) => {
         const object: Record<string, unknown> = {
-          [query.groupBy!]: groupValue(query.groupBy, group.value),
+          [query.groupBy!]: group.value,
           ...figures(group),
         };
         if (query.withMetadata) object.metadata = await this.metadata(projects, query.groupBy!, group.value);
         if (query.pivot) {
-          let rows = pivotsOf.get(String(group.value)) ?? [];
-          if (query.withZeros) {
-            const present = new Set(rows.map((r) => r.value));
-            const zero = { clicks: 0, shares: 0, pageviews: 0, goals: {} };
-            rows = [
-              ...rows,
-              ...allPivotValues.filter((v) => !present.has(v)).map((value) => ({ group: group.value, value, ...zero })),
-            ];
-          }
-          object.pivots = rows.map((row) => ({ [query.pivot!]: groupValue(query.pivot, row.value), ...figures(row) }));
+          const rows = pivotsOf.get(String(group.value)) ?? [];
+          object.pivots = rows.map((row) => ({ [query.pivot!]: row.value, ...figures(row) }));
         }
         return object;
       }),

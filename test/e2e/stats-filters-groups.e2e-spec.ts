@@ -1,0 +1,587 @@
+import { TestApp, createTestApp } from '../support/app';
+import {
+  EMPTY_ECHO,
+  NOVEMBER,
+  StatsFixture,
+  buildStatsFixture,
+  conv,
+  fig,
+  pivotValues,
+} from '../factories/stats';
+
+/** Range (SPEC.md 4.7) over the fixture of test/factories/stats.ts: filters, group_by, pivots, metadata, conversions. */
+describe('stats/range.json: filters, groups, pivots', () => {
+  let t: TestApp;
+  let f: StatsFixture;
+  beforeAll(async () => {
+    t = await createTestApp();
+    f = await buildStatsFixture(t);
+  });
+  afterAll(() => t.close());
+
+  const range = (query: Record<string, string>) =>
+    t.http.get('/stats/range.json').query({ v: '3', key: f.key, ...NOVEMBER, ...query });
+  const period = { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-08T00:00:00Z' };
+
+  describe('each filter selects its links; the echo names it with <field>_metadata', () => {
+    const U1 = {
+      username: 'ann_u',
+      icon_url: 'https://img.example/u1.png',
+      profile_url: 'https://social.example/u1',
+    };
+    // [parameter, value (<A> and <ann> stand for link A's svc_id and ann's sharer_id), totals, <field>_metadata]
+    const cases: [string, string, ReturnType<typeof fig>, unknown][] = [
+      ['application', 'pub', fig(5, 3, 1.6667), null], // A, B, E
+      ['application', 'mail', fig(8, 1, 8), null], // C, D
+      ['svc_id', '<A>', fig(4, 1, 4), { original_url: 'https://example.com/a', notes: 'note A' }],
+      [
+        'campaign',
+        'spring',
+        fig(7, 3, 2.3333),
+        { name: 'Spring Sale', description: 'Spring sale' },
+      ], // A, C, E
+      ['campaign', 'fall', fig(1, 1, 1), { name: 'fall', description: 'Fall sale' }], // B
+      ['channel', 'email', fig(8, 1, 8), null], // C, D
+      ['domain', 'go.example', fig(3, 1, 3), null], // C
+      ['domain', 'svc.test', fig(10, 3, 3.3333), null], // A, B, D, E
+      ['original_url', 'https://example.com/a', fig(4, 2, 2), null], // A, E
+      ['parent', '<A>', fig(1, 1, 1), null], // B
+      ['service', 'facebook', fig(0, 1, 0), null], // E
+      ['service', 'twitter', fig(5, 2, 2.5), null], // A, B
+      ['service_postid', 'twitter:9002', fig(1, 1, 1), null], // B
+      ['service_userid', 'twitter:100', fig(5, 2, 2.5), null], // A, B
+      ['sharer_id', '<ann>', fig(7, 2, 3.5), null], // A, C
+      ['tag', 'x', fig(7, 2, 3.5), null], // A, C
+      ['tag', 'X', fig(0, 0, 0), null], // case-sensitive
+      ['tool', 'pub-bar', fig(5, 3, 1.6667), null], // A, B, E by key
+      ['tool', 'Mail-Form', fig(8, 1, 8), null], // C, D by key
+      ['tool', 'mail-form', fig(8, 1, 8), null], // C, D by label
+      ['user_id', 'u1', fig(9, 1, 9), U1], // A, D
+      ['user_id', 'U1', fig(0, 0, 0), null], // case-sensitive; no such user
+      ['username', 'ann', fig(7, 2, 3.5), null], // A, C
+      ['shared_at_day_of_week', '1', fig(6, 1, 6), null], // B, D (Tuesdays)
+      ['shared_at_hour_of_day', '10', fig(4, 1, 4), null], // A
+      ['shared_at_hour_of_week', '87', fig(3, 1, 3), null], // C (Thursday 15:00)
+    ];
+    it.each(cases)('%s=%s', async (name, given, totals, metadata) => {
+      const value = given.replace('<A>', f.ids.A).replace('<ann>', f.sharerId);
+      const res = await range({ [name]: value }).expect(200);
+      expect(res.body).toEqual({
+        ...EMPTY_ECHO,
+        ...period,
+        filters: { [name]: value, [`${name}_metadata`]: metadata },
+        totals,
+      });
+    });
+
+    it('combines filters (AND) and echoes each of them', async () => {
+      const res = await range({ campaign: 'spring', channel: 'twitter', user_id: 'u1' }).expect(
+        200,
+      );
+      expect(res.body.filters).toEqual({
+        campaign: 'spring',
+        campaign_metadata: { name: 'Spring Sale', description: 'Spring sale' },
+        channel: 'twitter',
+        channel_metadata: null,
+        user_id: 'u1',
+        user_id_metadata: U1,
+      });
+      expect(res.body.totals).toEqual(fig(4, 1, 4)); // A
+    });
+
+    it('an unknown campaign, user or link filters to nothing with null metadata', async () => {
+      const res = await range({
+        campaign: 'winter',
+        user_id: 'nobody',
+        svc_id: 'svc.test_nope',
+      }).expect(200);
+      expect(res.body.filters).toEqual({
+        campaign: 'winter',
+        campaign_metadata: null,
+        user_id: 'nobody',
+        user_id_metadata: null,
+        svc_id: 'svc.test_nope',
+        svc_id_metadata: null,
+      });
+      expect(res.body.totals).toEqual(fig(0, 0, 0));
+    });
+  });
+
+  describe('group_by each field (clicks desc, ties by value ascending, null last)', () => {
+    type Row = [value: string | number | null, clicks: number, shares: number, cps: number];
+    const cases: [string, (f: StatsFixture) => Row[]][] = [
+      [
+        'application',
+        () => [
+          ['mail', 8, 1, 8],
+          ['pub', 5, 3, 1.6667],
+        ],
+      ],
+      [
+        'svc_id',
+        (x) => [
+          [x.ids.D, 5, 0, 0],
+          [x.ids.A, 4, 1, 4],
+          [x.ids.C, 3, 1, 3],
+          [x.ids.B, 1, 1, 1],
+          [x.ids.E, 0, 1, 0],
+        ],
+      ],
+      [
+        'campaign',
+        () => [
+          ['spring', 7, 3, 2.3333],
+          [null, 5, 0, 0],
+          ['fall', 1, 1, 1],
+        ],
+      ],
+      [
+        'channel',
+        () => [
+          ['email', 8, 1, 8],
+          ['twitter', 5, 2, 2.5],
+          ['facebook-post', 0, 1, 0],
+        ],
+      ],
+      [
+        'domain',
+        () => [
+          ['svc.test', 10, 3, 3.3333],
+          ['go.example', 3, 1, 3],
+        ],
+      ],
+      [
+        'original_url',
+        () => [
+          ['https://example.com/d', 5, 0, 0],
+          ['https://example.com/a', 4, 2, 2],
+          ['https://example.com/c', 3, 1, 3],
+          ['https://example.com/b', 1, 1, 1],
+        ],
+      ],
+      [
+        'parent',
+        (x) => [
+          [null, 12, 3, 4],
+          [x.ids.A, 1, 1, 1],
+        ],
+      ],
+      [
+        'service',
+        () => [
+          ['email', 8, 1, 8],
+          ['twitter', 5, 2, 2.5],
+          ['facebook', 0, 1, 0],
+        ],
+      ],
+      [
+        'service_postid',
+        () => [
+          [null, 8, 2, 4],
+          ['twitter:9001', 4, 1, 4],
+          ['twitter:9002', 1, 1, 1],
+        ],
+      ],
+      [
+        'service_userid',
+        () => [
+          [null, 8, 2, 4],
+          ['twitter:100', 5, 2, 2.5],
+        ],
+      ],
+      [
+        'sharer_id',
+        (x) => [
+          [x.sharerId, 7, 2, 3.5],
+          [null, 6, 2, 3],
+        ],
+      ],
+      [
+        'tag',
+        () => [
+          ['x', 7, 2, 3.5],
+          ['z', 5, 0, 0],
+          ['y', 1, 1, 1],
+          [null, 0, 1, 0],
+        ],
+      ],
+      [
+        'tool',
+        () => [
+          ['Mail-Form', 8, 1, 8],
+          ['pub-bar', 5, 3, 1.6667],
+        ],
+      ],
+      [
+        'user_id',
+        () => [
+          ['u1', 9, 1, 9],
+          [null, 3, 2, 1.5],
+          ['u2', 1, 1, 1],
+        ],
+      ],
+      [
+        'username',
+        () => [
+          ['ann', 7, 2, 3.5],
+          [null, 6, 2, 3],
+        ],
+      ],
+      [
+        'shared_at_hour_of_day',
+        () => [
+          [8, 5, 0, 0],
+          [10, 4, 1, 4],
+          [15, 3, 1, 3],
+          [9, 1, 1, 1],
+          [12, 0, 1, 0],
+        ],
+      ],
+      [
+        'shared_at_day_of_week',
+        () => [
+          [1, 6, 1, 6],
+          [0, 4, 1, 4],
+          [3, 3, 1, 3],
+          [4, 0, 1, 0],
+        ],
+      ],
+      [
+        'shared_at_hour_of_week',
+        () => [
+          [32, 5, 0, 0],
+          [10, 4, 1, 4],
+          [87, 3, 1, 3],
+          [33, 1, 1, 1],
+          [108, 0, 1, 0],
+        ],
+      ],
+    ];
+    it.each(cases)('group_by=%s', async (field, rows) => {
+      const res = await range({ group_by: field }).expect(200);
+      const groups = rows(f).map(([value, clicks, shares, cps]) => ({
+        [field]: value,
+        ...fig(clicks, shares, cps),
+      }));
+      expect(res.body).toEqual({
+        ...EMPTY_ECHO,
+        ...period,
+        group_by: field,
+        sort_type: 'clicks',
+        sort_order: 'desc',
+        last_offset: groups.length,
+        total_results: groups.length,
+        totals: fig(13, 4, 3.25),
+        groups,
+      });
+    });
+
+    it('group_by with a filter groups the filtered links only', async () => {
+      const res = await range({ group_by: 'channel', campaign: 'spring' }).expect(200);
+      expect(res.body.groups).toEqual([
+        { channel: 'twitter', ...fig(4, 1, 4) },
+        { channel: 'email', ...fig(3, 1, 3) },
+        { channel: 'facebook-post', ...fig(0, 1, 0) },
+      ]);
+      expect(res.body.total_results).toBe(3);
+    });
+  });
+
+  describe('with_metadata', () => {
+    it('svc_id groups carry original_url and notes', async () => {
+      const res = await range({ group_by: 'svc_id', with_metadata: 'true', per_page: '2' }).expect(
+        200,
+      );
+      expect(res.body.with_metadata).toBe(true);
+      expect(res.body.groups).toEqual([
+        {
+          svc_id: f.ids.D,
+          ...fig(5, 0, 0),
+          metadata: { original_url: 'https://example.com/d', notes: null },
+        },
+        {
+          svc_id: f.ids.A,
+          ...fig(4, 1, 4),
+          metadata: { original_url: 'https://example.com/a', notes: 'note A' },
+        },
+      ]);
+    });
+
+    it('user_id groups carry username, icon_url and profile_url; the null group null', async () => {
+      const res = await range({ group_by: 'user_id', with_metadata: 'TRUE' }).expect(200);
+      expect(res.body.groups).toEqual([
+        {
+          user_id: 'u1',
+          ...fig(9, 1, 9),
+          metadata: {
+            username: 'ann_u',
+            icon_url: 'https://img.example/u1.png',
+            profile_url: 'https://social.example/u1',
+          },
+        },
+        { user_id: null, ...fig(3, 2, 1.5), metadata: null },
+        {
+          user_id: 'u2',
+          ...fig(1, 1, 1),
+          metadata: { username: 'bob_u', icon_url: null, profile_url: null },
+        },
+      ]);
+    });
+
+    it('campaign groups carry name and description', async () => {
+      const res = await range({ group_by: 'campaign', with_metadata: 'true' }).expect(200);
+      expect(res.body.groups).toEqual([
+        {
+          campaign: 'spring',
+          ...fig(7, 3, 2.3333),
+          metadata: { name: 'Spring Sale', description: 'Spring sale' },
+        },
+        { campaign: null, ...fig(5, 0, 0), metadata: null },
+        { campaign: 'fall', ...fig(1, 1, 1), metadata: { name: 'fall', description: 'Fall sale' } },
+      ]);
+    });
+
+    it('other groups have metadata null', async () => {
+      const res = await range({ group_by: 'service', with_metadata: 'true' }).expect(200);
+      expect(res.body.groups).toEqual([
+        { service: 'email', ...fig(8, 1, 8), metadata: null },
+        { service: 'twitter', ...fig(5, 2, 2.5), metadata: null },
+        { service: 'facebook', ...fig(0, 1, 0), metadata: null },
+      ]);
+    });
+  });
+
+  describe('pivots', () => {
+    it('pivot campaign per channel group, without zeros: only combinations with activity', async () => {
+      const res = await range({ group_by: 'channel', pivot: 'campaign' }).expect(200);
+      expect(res.body).toEqual({
+        ...EMPTY_ECHO,
+        ...period,
+        group_by: 'channel',
+        sort_type: 'clicks',
+        sort_order: 'desc',
+        pivot: 'campaign',
+        pivot_sort_type: 'clicks',
+        pivot_sort_order: 'desc',
+        last_offset: 3,
+        total_results: 3,
+        totals: fig(13, 4, 3.25),
+        groups: [
+          {
+            channel: 'email',
+            ...fig(8, 1, 8),
+            pivots: [
+              { campaign: null, ...fig(5, 0, 0) },
+              { campaign: 'spring', ...fig(3, 1, 3) },
+            ],
+          },
+          {
+            channel: 'twitter',
+            ...fig(5, 2, 2.5),
+            pivots: [
+              { campaign: 'spring', ...fig(4, 1, 4) },
+              { campaign: 'fall', ...fig(1, 1, 1) },
+            ],
+          },
+          {
+            channel: 'facebook-post',
+            ...fig(0, 1, 0),
+            pivots: [{ campaign: 'spring', ...fig(0, 1, 0) }],
+          },
+        ],
+      });
+    });
+
+    it('with_zeros: every pivot value in every group, zero rows sorted with the others', async () => {
+      const res = await range({
+        group_by: 'channel',
+        pivot: 'campaign',
+        with_zeros: 'true',
+      }).expect(200);
+      expect(res.body.with_zeros).toBe(true);
+      expect(res.body.groups).toEqual([
+        {
+          channel: 'email',
+          ...fig(8, 1, 8),
+          pivots: [
+            { campaign: null, ...fig(5, 0, 0) },
+            { campaign: 'spring', ...fig(3, 1, 3) },
+            { campaign: 'fall', ...fig(0, 0, 0) },
+          ],
+        },
+        {
+          channel: 'twitter',
+          ...fig(5, 2, 2.5),
+          pivots: [
+            { campaign: 'spring', ...fig(4, 1, 4) },
+            { campaign: 'fall', ...fig(1, 1, 1) },
+            { campaign: null, ...fig(0, 0, 0) },
+          ],
+        },
+        {
+          channel: 'facebook-post',
+          ...fig(0, 1, 0),
+          // All at 0 clicks: ties by value ascending, null last.
+          pivots: [
+            { campaign: 'fall', ...fig(0, 0, 0) },
+            { campaign: 'spring', ...fig(0, 1, 0) },
+            { campaign: null, ...fig(0, 0, 0) },
+          ],
+        },
+      ]);
+      const asc = await range({
+        group_by: 'channel',
+        pivot: 'campaign',
+        with_zeros: 'true',
+        pivot_sort_order: 'asc',
+      }).expect(200);
+      expect(pivotValues(asc.body, 'campaign')).toEqual([
+        ['fall', 'spring', null],
+        [null, 'fall', 'spring'],
+        ['fall', 'spring', null],
+      ]);
+    });
+
+    it('with_zeros takes the pivot values of the whole result, not only of the page', async () => {
+      const res = await range({
+        group_by: 'channel',
+        pivot: 'campaign',
+        with_zeros: 'true',
+        per_page: '1',
+        page: '3',
+      }).expect(200);
+      expect(res.body.groups).toEqual([
+        {
+          channel: 'facebook-post',
+          ...fig(0, 1, 0),
+          pivots: [
+            { campaign: 'fall', ...fig(0, 0, 0) },
+            { campaign: 'spring', ...fig(0, 1, 0) },
+            { campaign: null, ...fig(0, 0, 0) },
+          ],
+        },
+      ]);
+    });
+
+    it('shared_at pivots on a tag grouping', async () => {
+      const res = await range({
+        group_by: 'tag',
+        pivot: 'shared_at_day_of_week',
+        sort_type: 'alpha',
+        sort_order: 'asc',
+      }).expect(200);
+      expect(res.body.groups).toEqual([
+        {
+          tag: 'x',
+          ...fig(7, 2, 3.5),
+          pivots: [
+            { shared_at_day_of_week: 0, ...fig(4, 1, 4) },
+            { shared_at_day_of_week: 3, ...fig(3, 1, 3) },
+          ],
+        },
+        { tag: 'y', ...fig(1, 1, 1), pivots: [{ shared_at_day_of_week: 1, ...fig(1, 1, 1) }] },
+        { tag: 'z', ...fig(5, 0, 0), pivots: [{ shared_at_day_of_week: 1, ...fig(5, 0, 0) }] },
+        { tag: null, ...fig(0, 1, 0), pivots: [{ shared_at_day_of_week: 4, ...fig(0, 1, 0) }] },
+      ]);
+    });
+  });
+
+  describe('with_conversions', () => {
+    it('on totals, groups and pivots, with the project goal labels; only conversions in the period', async () => {
+      const res = await range({
+        group_by: 'channel',
+        pivot: 'campaign',
+        with_conversions: 'true',
+      }).expect(200);
+      expect(res.body.with_conversions).toBe(true);
+      expect(res.body.totals).toEqual({
+        ...fig(13, 4, 3.25),
+        conversions: conv(3, { 1: [3, 700], 2: [1, 100] }),
+      });
+      expect(res.body.groups).toEqual([
+        {
+          channel: 'email',
+          ...fig(8, 1, 8),
+          conversions: conv(0, { 2: [1, 100] }),
+          pivots: [
+            { campaign: null, ...fig(5, 0, 0), conversions: conv(0) },
+            { campaign: 'spring', ...fig(3, 1, 3), conversions: conv(0, { 2: [1, 100] }) },
+          ],
+        },
+        {
+          channel: 'twitter',
+          ...fig(5, 2, 2.5),
+          conversions: conv(3, { 1: [3, 700] }),
+          pivots: [
+            { campaign: 'spring', ...fig(4, 1, 4), conversions: conv(3, { 1: [2, 500] }) },
+            { campaign: 'fall', ...fig(1, 1, 1), conversions: conv(0, { 1: [1, 200] }) },
+          ],
+        },
+        {
+          channel: 'facebook-post',
+          ...fig(0, 1, 0),
+          conversions: conv(0),
+          pivots: [{ campaign: 'spring', ...fig(0, 1, 0), conversions: conv(0) }],
+        },
+      ]);
+      expect(res.body.totals.conversions.goal_1).toEqual({ count: 3, value: 700, label: 'Signup' });
+      expect(res.body.totals.conversions.goal_3).toEqual({ count: 0, value: 0, label: null });
+    });
+
+    it('zero-filled pivots carry zero conversions', async () => {
+      const res = await range({
+        group_by: 'channel',
+        pivot: 'campaign',
+        with_conversions: 'true',
+        with_zeros: 'true',
+        per_page: '1',
+        page: '3',
+      }).expect(200);
+      expect(res.body.groups[0].pivots).toEqual([
+        { campaign: 'fall', ...fig(0, 0, 0), conversions: conv(0) },
+        { campaign: 'spring', ...fig(0, 1, 0), conversions: conv(0) },
+        { campaign: null, ...fig(0, 0, 0), conversions: conv(0) },
+      ]);
+    });
+
+    it('a link with conversions but no clicks or share in the period still counts its conversions', async () => {
+      const res = await range({
+        start_date: '2026-11-20',
+        end_date: '2026-11-21',
+        with_conversions: 'true',
+        group_by: 'svc_id',
+      }).expect(200);
+      expect(res.body.totals).toEqual({ ...fig(0, 0, 0), conversions: conv(0, { 5: [1, 50] }) });
+      expect(res.body.groups).toEqual([
+        { svc_id: f.ids.A, ...fig(0, 0, 0), conversions: conv(0, { 5: [1, 50] }) },
+      ]);
+    });
+  });
+
+  it('bots are left out unless with_bots=true', async () => {
+    const res = await range({ group_by: 'channel' }).expect(200);
+    expect(res.body.totals).toEqual(fig(13, 4, 3.25));
+    const bots = await range({ group_by: 'channel', with_bots: 'true' }).expect(200);
+    expect(bots.body.totals).toEqual(fig(16, 4, 4));
+    expect(bots.body.groups).toEqual([
+      { channel: 'email', ...fig(10, 1, 10) },
+      { channel: 'twitter', ...fig(6, 2, 3) },
+      { channel: 'facebook-post', ...fig(0, 1, 0) },
+    ]);
+  });
+
+  it('without start_date and end_date the period is unbounded and echoed as null', async () => {
+    const res = await t.http
+      .get('/stats/range.json')
+      .query({ v: '3', key: f.key, group_by: 'channel' })
+      .expect(200);
+    expect(res.body.start_date).toBeNull();
+    expect(res.body.end_date).toBeNull();
+    expect(res.body.totals).toEqual(fig(19, 5, 3.8));
+    expect(res.body.groups).toEqual([
+      { channel: 'twitter', ...fig(11, 2, 5.5) },
+      { channel: 'email', ...fig(8, 2, 4) },
+      { channel: 'facebook-post', ...fig(0, 1, 0) },
+    ]);
+  });
+});

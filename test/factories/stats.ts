@@ -1,0 +1,230 @@
+import { TestApp } from '../support/app';
+import { connectDomain, createProject } from './projects';
+
+/** The range/totals echo when nothing but key and v is given (SPEC.md 4.7: unused values are null). */
+export const EMPTY_ECHO = {
+  start_date: null,
+  end_date: null,
+  with_metadata: false,
+  with_conversions: false,
+  with_zeros: false,
+  filters: [],
+  group_by: null,
+  sort_type: null,
+  sort_order: null,
+  pivot: null,
+  pivot_sort_type: null,
+  pivot_sort_order: null,
+  page: 1,
+  per_page: 10,
+  offset: 0,
+  last_offset: 0,
+  total_results: 0,
+  groups: [],
+};
+
+/** Figures of a total, group or pivot without conversions. */
+export function fig(clicks: number, shares: number, clicksPerShare: number) {
+  return { clicks, shares, clicks_per_share: clicksPerShare };
+}
+
+/** The conversions object of SPEC.md 2.5 from the goals that are not zero. */
+export function conv(
+  pageviews: number,
+  goals: Partial<Record<number, [count: number, value: number]>> = {},
+  labels: Partial<Record<number, string>> = FIXTURE_LABELS,
+) {
+  const object: Record<string, unknown> = { pageviews };
+  let count = 0;
+  let value = 0;
+  for (let n = 1; n <= 10; n++) {
+    const [c, v] = goals[n] ?? [0, 0];
+    object[`goal_${n}`] = { count: c, value: v, label: labels[n] ?? null };
+    count += c;
+    value += v;
+  }
+  object.goal_total = { count, value };
+  return object;
+}
+
+/** Creates a link through GET url.json, then moves its creation time to `createdAt`. */
+export async function statsLink(
+  t: TestApp,
+  key: string,
+  params: Record<string, string | string[]>,
+  createdAt: string,
+): Promise<string> {
+  const res = await t.http
+    .get('/url.json')
+    .query({ v: '3', key, tool: 'pub-bar', channel: 'twitter', ...params });
+  if (res.status !== 200)
+    throw new Error(`url.json answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const svcId = (res.body as { svc_id: string }).svc_id;
+  await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [svcId, createdAt]);
+  return svcId;
+}
+
+/** One hourly click rollup row, as the click job writes it. */
+export async function clickRollup(
+  t: TestApp,
+  svcId: string,
+  hour: string,
+  clicks: number,
+  bots = 0,
+): Promise<void> {
+  await t.db.query(
+    `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
+     SELECT id, $2, project_id, $3, $4, $2 FROM links WHERE svc_id = $1`,
+    [svcId, hour, clicks, bots],
+  );
+}
+
+/** One hourly conversion rollup row (type pageview or goal_1 … goal_10). */
+export async function conversionRollup(
+  t: TestApp,
+  svcId: string,
+  hour: string,
+  type: string,
+  count: number,
+  value: number,
+): Promise<void> {
+  await t.db.query(
+    `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
+     SELECT id, $2, $3, project_id, $4, $5 FROM links WHERE svc_id = $1`,
+    [svcId, hour, type, count, value],
+  );
+}
+
+export const FIXTURE_LABELS: Partial<Record<number, string>> = { 1: 'Signup', 2: 'Purchase' };
+
+export interface StatsFixture {
+  key: string;
+  /** The project user ann@example.com: her sharer_id; her username is `ann`. */
+  sharerId: string;
+  /** svc_id of links A … E. */
+  ids: Record<'A' | 'B' | 'C' | 'D' | 'E', string>;
+}
+
+/**
+ * One project (goal labels Signup, Purchase; the user ann; the domain go.example) with five links.
+ * Range period 2026-11-01 … 2026-11-08; "in" = clicks inside it, "out" = after it.
+ *
+ * | link | created (shared)        | channel       | tool      | campaign | tag | user_id | sharer | other                                 | clicks (bots)        | conversions                    |
+ * |------|-------------------------|---------------|-----------|----------|-----|---------|--------|---------------------------------------|----------------------|--------------------------------|
+ * | A    | 11-02 Mon 10:00 (h/w 10)| twitter       | pub-bar   | spring   | x   | u1      | ann    | service_userid twitter:100, postid twitter:9001, url /a, notes | in 4 (+1), out 6 | 11-02: pageview 3; goal_1 2/500; out (11-20): goal_5 1/50 |
+ * | B    | 11-03 Tue 09:00 (h/w 33)| twitter       | pub-bar   | fall     | y   | u2      | -      | parent A, service_userid twitter:100, postid twitter:9002, url /b | in 1 | 11-03: goal_1 1/200 |
+ * | C    | 11-05 Thu 15:00 (h/w 87)| email         | Mail-Form | spring   | x   | -       | ann    | domain go.example, url /c             | in 3 (+2)            | 11-05: goal_2 1/100            |
+ * | D    | 10-20 Tue 08:00 (h/w 32)| email         | Mail-Form | -        | z   | u1      | -      | url /d (shared before the period)     | in 5                 | -                              |
+ * | E    | 11-06 Fri 12:00 (h/w 108)| facebook-post| pub-bar   | spring   | -   | -       | -      | url /a                                | -                    | -                              |
+ *
+ * Tool pub-bar: label pub-bar, application pub; Mail-Form: label mail-form, application mail.
+ */
+export async function buildStatsFixture(t: TestApp): Promise<StatsFixture> {
+  const project = await createProject(t, {
+    conversions: {
+      enabled: true,
+      domains: 'all',
+      goal_1_label: 'Signup',
+      goal_2_label: 'Purchase',
+    },
+    sharers: ['ann@example.com'],
+  });
+  const key = project.api_key;
+  await connectDomain(t, 'go.example', [key]);
+  const { rows } = await t.db.query<{ id: string }>(
+    `SELECT id FROM users WHERE email = 'ann@example.com'`,
+  );
+  const sharerId = rows[0].id;
+  const A = await statsLink(
+    t,
+    key,
+    {
+      url: 'https://example.com/a',
+      campaign: 'spring',
+      campaign_name: 'Spring Sale',
+      campaign_description: 'Spring sale',
+      tag: 'x',
+      user_id: 'u1',
+      user_id_username: 'ann_u',
+      user_id_icon_url: 'https://img.example/u1.png',
+      user_id_profile_url: 'https://social.example/u1',
+      sharer_id: sharerId,
+      service_userid: 'twitter:100',
+      service_postid: 'twitter:9001',
+      notes: 'note A',
+    },
+    '2026-11-02T10:00:00Z',
+  );
+  const B = await statsLink(
+    t,
+    key,
+    {
+      url: 'https://example.com/b',
+      campaign: 'fall',
+      campaign_description: 'Fall sale',
+      tag: 'y',
+      user_id: 'u2',
+      user_id_username: 'bob_u',
+      parent: A,
+      service_userid: 'twitter:100',
+      service_postid: 'twitter:9002',
+    },
+    '2026-11-03T09:00:00Z',
+  );
+  const C = await statsLink(
+    t,
+    key,
+    {
+      url: 'https://example.com/c',
+      channel: 'email',
+      tool: 'Mail-Form',
+      campaign: 'spring',
+      tag: 'x',
+      sharer_id: sharerId,
+      domain: 'go.example',
+    },
+    '2026-11-05T15:00:00Z',
+  );
+  const D = await statsLink(
+    t,
+    key,
+    { url: 'https://example.com/d', channel: 'email', tool: 'Mail-Form', tag: 'z', user_id: 'u1' },
+    '2026-10-20T08:00:00Z',
+  );
+  const E = await statsLink(
+    t,
+    key,
+    { url: 'https://example.com/a', channel: 'facebook-post', campaign: 'spring' },
+    '2026-11-06T12:00:00Z',
+  );
+  await clickRollup(t, A, '2026-11-02T11:00:00Z', 4, 1);
+  await clickRollup(t, A, '2026-11-10T11:00:00Z', 6);
+  await clickRollup(t, B, '2026-11-03T10:00:00Z', 1);
+  await clickRollup(t, C, '2026-11-05T16:00:00Z', 3, 2);
+  await clickRollup(t, D, '2026-11-04T09:00:00Z', 5);
+  await conversionRollup(t, A, '2026-11-02T12:00:00Z', 'pageview', 3, 0);
+  await conversionRollup(t, A, '2026-11-02T12:00:00Z', 'goal_1', 2, 500);
+  await conversionRollup(t, B, '2026-11-03T10:00:00Z', 'goal_1', 1, 200);
+  await conversionRollup(t, C, '2026-11-05T16:00:00Z', 'goal_2', 1, 100);
+  await conversionRollup(t, A, '2026-11-20T00:00:00Z', 'goal_5', 1, 50);
+  return { key, sharerId, ids: { A, B, C, D, E } };
+}
+
+/** The range period of the fixture. */
+export const NOVEMBER = { start_date: '2026-11-01', end_date: '2026-11-08' } as const;
+
+interface AggregateBody {
+  groups: (Record<string, unknown> & { pivots?: Record<string, unknown>[] })[];
+}
+
+/** The grouped values of a range/totals response, in order. */
+export function groupValues(body: unknown, field: string): unknown[] {
+  return (body as AggregateBody).groups.map((group) => group[field]);
+}
+
+/** The pivot values of each group of a range/totals response, in order. */
+export function pivotValues(body: unknown, field: string): unknown[][] {
+  return (body as AggregateBody).groups.map((group) =>
+    (group.pivots ?? []).map((pivot) => pivot[field]),
+  );
+}
