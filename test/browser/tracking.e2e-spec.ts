@@ -1,0 +1,129 @@
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Browser, chromium } from 'playwright-core';
+import { TestApp, createTestApp } from '../support/app';
+import { createProject } from '../factories/projects';
+
+/** Debian's Chromium (installed by .ci/run), headless, with the flags this closed network needs. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A free TCP port of this machine. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+describe('in a real browser: the tracking script after a redirect', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let shop: http.Server;
+  let apiPort: number;
+  let shopPort: number;
+  let key: string;
+
+  beforeAll(async () => {
+    apiPort = await freePort();
+    t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${apiPort}` } });
+    await t.app.listen(apiPort, '127.0.0.1');
+    key = (await createProject(t, { conversions: { enabled: true, domains: 'all', goal_1_label: 'Purchase' } })).api_key;
+    // The customer's landing page, on another origin, with the snippet of the README.
+    shop = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html><head><title>Shop</title>
+        <script src="http://127.0.0.1:${apiPort}/svc.js" data-key="${key}"></script></head>
+        <body><button id="buy" onclick="document.getElementById('sent').textContent = String(svc.convert('goal_1', 1999))">Buy</button>
+        <p id="sent"></p></body></html>`);
+    });
+    shopPort = await new Promise<number>((resolve) =>
+      shop.listen(0, '127.0.0.1', () => resolve((shop.address() as AddressInfo).port)),
+    );
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => shop?.close(resolve));
+    await t?.close();
+  });
+
+  it('lands with svc=, keeps _svcsession on the shop’s domain, and records the goal shown in totals', async () => {
+    const link = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 'browser', channel: 'email', url: `http://localhost:${shopPort}/product?id=7` })
+      .expect(200);
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${apiPort}/${link.body.path}`);
+    expect(page.url()).toBe(`http://localhost:${shopPort}/product?id=7&svc=${encodeURIComponent(link.body.svc_id)}`);
+    await page.waitForFunction(() => typeof (window as unknown as { svc?: unknown }).svc === 'object');
+    const cookies = await page.context().cookies(`http://localhost:${shopPort}/`);
+    const session = cookies.find((c) => c.name === '_svcsession');
+    expect(session?.domain).toBe('localhost');
+    const [sessionId, svcId] = [session!.value.split('%3A')[0], decodeURIComponent(session!.value).slice(37)];
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(svcId).toBe(link.body.svc_id);
+    await page.click('#buy');
+    await expect(page.locator('#sent').textContent()).resolves.toBe('true');
+
+    const deadline = Date.now() + 10_000;
+    let goal: unknown;
+    while (Date.now() < deadline) {
+      await t.settle();
+      const totals = await t.http
+        .get('/stats/totals.json')
+        .query({ v: '3', key, with_conversions: 'true', start_date: '2026-01-01' })
+        .expect(200);
+      goal = totals.body.totals.conversions.goal_1;
+      if ((goal as { count: number }).count === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(goal).toEqual({ count: 1, value: 1999, label: 'Purchase' });
+    const [row] = (await t.db.query<{ session_id: string; redirection_id: string | null; href: string }>(
+      `SELECT session_id, redirection_id::text, href FROM conversions`,
+    )).rows;
+    const [click] = (await t.db.query<{ click_id: string }>(`SELECT click_id::text FROM clicks`)).rows;
+    expect(row).toEqual({
+      session_id: sessionId,
+      redirection_id: click.click_id,
+      href: `http://localhost:${shopPort}/product?id=7&svc=${encodeURIComponent(link.body.svc_id)}`,
+    });
+    await page.close();
+  }, 30_000);
+
+  it('runs projects/list in the /docs console through “Try it out”', async () => {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${apiPort}/docs`);
+    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path', { hasText: /^\/projects\/list$/ }) });
+    await operation.locator('.opblock-summary').click();
+    // The console opens operations ready to try (tryItOutEnabled); otherwise press “Try it out”.
+    const tryOut = operation.locator('button.try-out__btn');
+    if ((await tryOut.textContent())?.trim() === 'Try it out') await tryOut.click();
+    await operation.locator('input[placeholder="subscription_key"]').fill(t.subscriptionKey);
+    await operation.locator('input[placeholder="application_key"]').fill(t.applicationKey);
+    await operation.locator('button.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status');
+    await expect(status.first().textContent()).resolves.toContain('200');
+    const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
+    expect(JSON.parse(body ?? '{}').response.projects.length).toBeGreaterThanOrEqual(1);
+    await page.close();
+  }, 30_000);
+});
