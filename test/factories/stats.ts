@@ -47,21 +47,30 @@ export function conv(
   return object;
 }
 
-/** Creates a link through GET url.json, then moves its creation time to `createdAt`. */
+/**
+ * Creates a link through url.json (tool pub-bar, channel twitter unless given; `query` is an
+ * extra raw query string such as `tag_3[]=a&tag_3[]=b`), then moves its creation time to
+ * `createdAt` when given (after any update: updates need a recent link).
+ */
 export async function statsLink(
   t: TestApp,
   key: string,
-  params: Record<string, string | string[]>,
-  createdAt: string,
+  params: Record<string, string>,
+  createdAt?: string,
+  query = '',
 ): Promise<string> {
   const res = await t.http
-    .get('/url.json')
+    .get(`/url.json${query ? `?${query}` : ''}`)
     .query({ v: '3', key, tool: 'pub-bar', channel: 'twitter', ...params });
   if (res.status !== 200)
     throw new Error(`url.json answered ${res.status}: ${JSON.stringify(res.body)}`);
   const svcId = (res.body as { svc_id: string }).svc_id;
-  await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [svcId, createdAt]);
+  if (createdAt !== undefined) await setCreatedAt(t, svcId, createdAt);
   return svcId;
+}
+
+export async function setCreatedAt(t: TestApp, svcId: string, createdAt: string): Promise<void> {
+  await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [svcId, createdAt]);
 }
 
 /** One hourly click rollup row, as the click job writes it. */
