@@ -127,14 +127,14 @@ export class StatsController {
     requireVersion(params);
     const projects = await this.projectsOf(params, kind);
     // SPEC.md 4.8: with an array of keys (key[]=…, even of one project), group_by and pivot may be project.
-    const query = readStatsQuery(params, kind, kind === 'totals' && Array.isArray(params.key));
+    const query = readStatsQuery(params, kind, kind === 'totals' && keyArray(params.key) !== null);
     return new FormattedResult(await this.stats.aggregate(projects, query));
   }
 
   /** `key`: one project; on totals also an array of projects of one subscription. */
   private async projectsOf(params: RawParams, kind: StatsKind): Promise<ProjectEntity[]> {
-    const raw = params.key;
-    if (kind === 'totals' && Array.isArray(raw)) {
+    const raw = keyArray(params.key);
+    if (kind === 'totals' && raw !== null) {
       if (raw.length === 0 || raw.length > 100) throw Errors.invalid('key', 'takes 1 to 100 project keys');
       const projects: ProjectEntity[] = [];
       for (const key of new Set(raw)) {
@@ -196,6 +196,18 @@ export class StatsController {
     });
     return new FormattedResult(response);
   }
+}
+
+/**
+ * `key[]=…` as an array, or null. The query parser (qs) turns more than 20 `[]` values into an
+ * object indexed 0, 1, …; that is the same array.
+ */
+function keyArray(raw: unknown): unknown[] | null {
+  if (Array.isArray(raw)) return raw as unknown[];
+  if (typeof raw !== 'object' || raw === null) return null;
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length === 0 || !entries.every(([index]) => /^\d+$/.test(index))) return null;
+  return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, value]) => value);
 }
 
 function ApiIntervalParameters(): MethodDecorator {
