@@ -76,7 +76,8 @@ export class AppExceptionFilter implements ExceptionFilter {
   private formatOf(req: Request): { format: ApiFormat; callback: string | null } {
     const format = (req.params as Record<string, string | undefined> | undefined)?.format;
     if (format === 'txt') return { format: 'txt', callback: null };
-    const callback = (req.query as Record<string, unknown> | undefined)?.callback;
+    const body = typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
+    const callback = (req.query as Record<string, unknown> | undefined)?.callback ?? body.callback;
     return {
       format: 'json',
       callback: typeof callback === 'string' && CALLBACK_RE.test(callback) ? callback : null,

@@ -74,7 +74,7 @@ describe('in a real browser: the tracking script after a redirect', () => {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${apiPort}/${link.body.path}`);
     expect(page.url()).toBe(`http://localhost:${shopPort}/product?id=7&svc=${encodeURIComponent(link.body.svc_id)}`);
-    await page.waitForFunction(() => typeof (window as unknown as { svc?: unknown }).svc === 'object');
+    await page.waitForFunction('typeof window.svc === "object"');
     const cookies = await page.context().cookies(`http://localhost:${shopPort}/`);
     const session = cookies.find((c) => c.name === '_svcsession');
     expect(session?.domain).toBe('localhost');

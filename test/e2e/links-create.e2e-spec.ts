@@ -122,6 +122,12 @@ describe('url.{format}: create', () => {
       .expect(403);
     expect(jsonpErr.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(jsonpErr.text).toBe('cb({"error":403,"error_message":"Invalid API key specified"});');
+    const postJsonpErr = await t.http
+      .post('/url.json')
+      .type('form')
+      .send({ ...base(), key: 'nope', callback: 'cb' })
+      .expect(403);
+    expect(postJsonpErr.text).toBe('cb({"error":403,"error_message":"Invalid API key specified"});');
     const txtJsonp = await t.http
       .get('/url.txt')
       .query({ ...base(), callback: 'cb' })
