@@ -31,6 +31,8 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   private failing = false;
   private spooled = false;
   private closed = false;
+  /** Clicks kept in memory while the queue is unreachable before the oldest are spilled (tests lower it). */
+  memoryLimit = MEMORY_LIMIT;
 
   constructor(
     private readonly config: AppConfig,
@@ -101,7 +103,7 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
       const batch = this.pending.slice(0, FLUSH_SIZE);
       if (!(await this.send(batch))) {
         this.failing = true;
-        if (this.pending.length > MEMORY_LIMIT) await this.spill(this.pending.splice(0, this.pending.length - MEMORY_LIMIT));
+        if (this.pending.length > this.memoryLimit) await this.spill(this.pending.splice(0, this.pending.length - this.memoryLimit));
         return;
       }
       this.pending.splice(0, batch.length);
@@ -119,6 +121,7 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
           // Outlives database outages: a steady retry for days rather than giving up.
           attempts: 500_000,
           fixedBackoffMs: 1000,
+          failFast: true,
         }),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);

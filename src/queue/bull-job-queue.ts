@@ -4,6 +4,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
 import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue } from './job-queue';
 import { QUEUES, QueueName } from './queue-names';
+import { redisUp } from './redis.provider';
 
 const AWAITED_QUEUES: QueueName[] = [QUEUES.unwrap];
 
@@ -18,6 +19,10 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
 
   async add<T extends object>(queue: QueueName, name: string, data: T, options: EnqueueOptions = {}): Promise<void> {
     const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+    if (options.failFast) {
+      const { status } = await target.getBackend().client;
+      if (status !== 'ready') throw new Error(`Redis is unreachable (${status})`);
+    }
     await target.add(name, data, {
       jobId: options.jobId,
       attempts: options.attempts ?? DEFAULT_ATTEMPTS,
@@ -53,7 +58,13 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.queueEvents.values()].map((events) => events.close()));
+    await Promise.all(
+      [...this.queueEvents.values()].map(async (events) => {
+        // While Redis is down an ordinary close waits for it (redisUp).
+        if (!(await redisUp(events.getBackend()))) await events.getBackend().close(true);
+        await events.close();
+      }),
+    );
   }
 
   /** One QueueEvents stream per queue awaited on, opened on first use. */

@@ -10,6 +10,12 @@ export interface EnqueueOptions {
    * for jobs that must outlive an outage (clicks: many attempts, a steady pace).
    */
   fixedBackoffMs?: number;
+  /**
+   * Rejects at once while the queue's Redis is unreachable, for callers that keep the job and try
+   * again (the click buffer). Otherwise the job waits in the client for Redis to come back, which
+   * would also send it after the caller gave up and keep the connection from closing at shutdown.
+   */
+  failFast?: boolean;
 }
 
 /** The delay before retry `attempt` (1-based). */

@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { RedisQueueBackend } from 'bullmq';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 
@@ -42,4 +43,22 @@ export async function closeRedis(redis: Redis | null): Promise<void> {
   } catch {
     redis.disconnect();
   }
+}
+
+/**
+ * Whether the Redis connections of a BullMQ worker, queue or event stream are up (one still being
+ * made counts as down). While they are down, commands wait in the client for Redis to come back,
+ * and so would an ordinary close: callers then close at once (`close(true)`).
+ */
+export async function redisUp(backend: RedisQueueBackend): Promise<boolean> {
+  const clients = [backend.client, backend.blockingClient].filter((client) => client !== undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const statuses = await Promise.race([
+    Promise.all(clients).then((resolved) => resolved.map((client) => client.status)),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), 100);
+    }),
+  ]);
+  clearTimeout(timer);
+  return statuses !== null && statuses.every((status) => status === 'ready');
 }

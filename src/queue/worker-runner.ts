@@ -1,12 +1,13 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
+import { redisUp } from './redis.provider';
 
 /** Starts the BullMQ workers where ROLE runs workers (all, worker); an api process only enqueues. */
 @Injectable()
-export class WorkerRunner implements OnApplicationBootstrap {
+export class WorkerRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WorkerRunner');
 
   constructor(
@@ -24,5 +25,24 @@ export class WorkerRunner implements OnApplicationBootstrap {
       worker.run().catch((error: Error) => this.logger.error(`worker ${worker.name} stopped: ${error.message}`));
       this.logger.log(`worker started for queue ${worker.name}`);
     }
+  }
+
+  /**
+   * While Redis is down a worker's pending commands wait in its client, and so would the QUIT of an
+   * ordinary close: shutdown would hang until Redis is back. Such a worker is closed at once; a job
+   * it was running is taken up again as stalled (jobs are idempotent). With Redis up, the usual
+   * close (waiting for running jobs) follows later.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    const workers = this.discovery
+      .getProviders()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is WorkerHost<Worker> => instance instanceof WorkerHost)
+      .map((host) => host.worker);
+    await Promise.all(
+      workers.map(async (worker) => {
+        if (!(await redisUp(worker.getBackend()))) await worker.close(true);
+      }),
+    );
   }
 }

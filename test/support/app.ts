@@ -19,6 +19,11 @@ export interface TestAppOptions {
   redis?: boolean;
   /** Extra environment for loadConfig. */
   env?: Record<string, string>;
+  /**
+   * The DATABASE_URL the app connects with, from its database name (default: the test server's
+   * URL), e.g. through a proxy the test cuts; `db` always connects directly.
+   */
+  databaseUrl?: (databaseName: string) => string;
 }
 
 export interface TestApp {
@@ -83,7 +88,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const subscriptionKey = `sub_${randomBytes(12).toString('hex')}`;
   const applicationKey = `app_${randomBytes(12).toString('hex')}`;
   const config = loadConfig({
-    DATABASE_URL: databaseUrl(databaseName),
+    DATABASE_URL: (options.databaseUrl ?? databaseUrl)(databaseName),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     REDIS_PREFIX: prefix,
     DATA_DIR: dataDir,

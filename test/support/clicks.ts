@@ -1,0 +1,90 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client } from 'pg';
+
+export const BROWSER =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+export const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+export interface ClickCounts {
+  clicks: number;
+  bots: number;
+}
+
+/** Counted clicks of links (by svc_id) from the hourly rollups, and the raw clicks stored for them. */
+export async function clickCounts(
+  db: Client,
+  svcIds: string[],
+): Promise<Record<string, ClickCounts & { raw: number }>> {
+  const { rows } = await db.query<{ svc_id: string; clicks: number; bots: number; raw: number }>(
+    `SELECT l.svc_id,
+            COALESCE((SELECT SUM(h.clicks) FROM link_clicks_hourly h WHERE h.link_id = l.id), 0)::int AS clicks,
+            COALESCE((SELECT SUM(h.bot_clicks) FROM link_clicks_hourly h WHERE h.link_id = l.id), 0)::int AS bots,
+            (SELECT COUNT(*) FROM clicks c WHERE c.link_id = l.id)::int AS raw
+     FROM links l WHERE l.svc_id = ANY($1::text[])`,
+    [svcIds],
+  );
+  return Object.fromEntries(
+    rows.map((r) => [r.svc_id, { clicks: r.clicks, bots: r.bots, raw: r.raw }]),
+  );
+}
+
+/**
+ * Polls the rollups until every link has at least its expected clicks (or the deadline passes), then
+ * returns what is stored: the caller asserts the exact values, so a double count shows.
+ */
+export async function waitForClicks(
+  db: Client,
+  expected: Record<string, ClickCounts>,
+  timeoutMs = 15_000,
+): Promise<Record<string, ClickCounts & { raw: number }>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = await clickCounts(db, Object.keys(expected));
+    const reached = Object.entries(expected).every(
+      ([svcId, want]) =>
+        (counts[svcId]?.clicks ?? 0) >= want.clicks && (counts[svcId]?.bots ?? 0) >= want.bots,
+    );
+    if (reached || Date.now() > deadline) return counts;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** What a rollup row set should read once `expected` arrived: raw = clicks + bots. */
+export function stored(
+  expected: Record<string, ClickCounts>,
+): Record<string, ClickCounts & { raw: number }> {
+  return Object.fromEntries(
+    Object.entries(expected).map(([svcId, c]) => [svcId, { ...c, raw: c.clicks + c.bots }]),
+  );
+}
+
+/** Clicks spilled to DATA_DIR/spool (one JSON line each), by file. */
+export function spooledClicks(dataDir: string): { files: string[]; clicks: { id: string }[] } {
+  const dir = path.join(dataDir, 'spool');
+  let files: string[];
+  try {
+    files = readdirSync(dir).sort();
+  } catch {
+    return { files: [], clicks: [] };
+  }
+  const clicks = files
+    .filter((f) => f.endsWith('.ndjson'))
+    .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n'))
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { id: string });
+  return { files, clicks };
+}
+
+/** Polls until `check` holds, failing with `what` at the deadline. */
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
