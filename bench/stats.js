@@ -271,6 +271,8 @@ async function main() {
       BOOTSTRAP_APPLICATION_KEY: applicationKey,
     });
     await db.connect();
+    // The service's connections run with JIT off (src/database/data-source.ts): so does the baseline.
+    await db.query('SET jit = off');
     const seeded = reuse ? (await db.query(`SELECT api_key FROM projects WHERE name = 'bench' LIMIT 1`)).rows[0]?.api_key : undefined;
     const created = seeded ? undefined : await lib.request({
       port: service.port,

@@ -171,52 +171,56 @@ export class StatsRepository {
     const params: unknown[] = [];
     const rows = this.rowsSql(query, projectIds, params);
     const figures = this.figuresSql(query.withConversions);
-    const [totals] = await this.dataSource.query<Record<string, unknown>[]>(
-      `WITH ${rows} SELECT ${figures} FROM rows`,
-      params,
-    );
-    const result = { totals: readFigures(totals), groups: [] as GroupRow[], totalResults: 0, pivots: [] as PivotRow[] };
-    if (!query.groupBy) return result;
-    const pageParams = [...params, query.perPage, query.offset];
-    const groups = await this.dataSource.query<Record<string, unknown>[]>(
-      `WITH ${rows}
-       SELECT x.*, COUNT(*) OVER () AS total_results FROM (
-         SELECT g, ${figures}, MAX(shared_at) AS last_shared FROM rows GROUP BY g
-       ) x
-       ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
-       LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
-      pageParams,
-    );
-    result.groups = groups.map((row) => ({ value: row.g as string | number | null, ...readFigures(row) }));
-    result.totalResults = groups.length > 0 ? Number(groups[0].total_results) : await this.countGroups(rows, params);
-    if (!query.pivot || groups.length === 0) return result;
-    const values = result.groups.map((g) => g.value).filter((v) => v !== null).map(String);
-    const hasNull = result.groups.some((g) => g.value === null);
-    const pivotParams = [...params, values, hasNull];
+    if (!query.groupBy) {
+      const [totals] = await this.dataSource.query<Record<string, unknown>[]>(`WITH ${rows} SELECT ${figures} FROM rows`, params);
+      return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
+    }
+    // One statement: the matching links are read once and summed per (group, pivot) value (gp,
+    // materialized: a few thousand rows at most); totals, the page of groups and its pivots are
+    // sums over gp. Every figure is a sum or a count, so summing the sums gives the same numbers.
+    const columns = figureColumns(query.withConversions);
+    const resum = columns.map((c) => `COALESCE(SUM(${c}), 0)::${c === 'shares' ? 'int' : 'bigint'} AS ${c}`).join(', ');
+    const list = columns.join(', ');
+    params.push(query.perPage, query.offset);
     // with_zeros: every pivot value of the whole result (not only of this page) in every group,
     // sorted with the others so the tie rule (value ascending) holds for zero rows too.
     const zeroFill = query.withZeros
       ? `, filled AS (
-           SELECT k.g, v.p, ${figureColumns(query.withConversions).map((c) => `COALESCE(pg.${c}, 0) AS ${c}`).join(', ')}, pg.last_shared
-           FROM (SELECT DISTINCT g FROM pg) k CROSS JOIN (SELECT DISTINCT p FROM rows) v
+           SELECT k.g, v.p, ${columns.map((c) => `COALESCE(pg.${c}, 0) AS ${c}`).join(', ')}, pg.last_shared
+           FROM (SELECT DISTINCT g FROM pg) k CROSS JOIN (SELECT DISTINCT p FROM gp) v
            LEFT JOIN pg ON pg.g IS NOT DISTINCT FROM k.g AND pg.p IS NOT DISTINCT FROM v.p)`
       : '';
-    const pivots = await this.dataSource.query<Record<string, unknown>[]>(
+    const pivots = query.pivot
+      ? `, pg AS (SELECT gp.* FROM gp WHERE EXISTS (SELECT 1 FROM page WHERE page.g IS NOT DISTINCT FROM gp.g))${zeroFill}`
+      : '';
+    // Pivot rows first: their g and p columns give the UNION its types (NULL in the others).
+    const pivotRows = query.pivot
+      ? `SELECT 'p' AS kind, g, p, ${list}, NULL::int AS total_results,
+           row_number() OVER (ORDER BY g ASC NULLS LAST, ${sortExpression(query.pivotSortType, 'p')} ${query.pivotSortOrder} NULLS LAST, p ASC NULLS LAST) AS ord
+         FROM ${query.withZeros ? 'filled' : 'pg'}
+         UNION ALL `
+      : '';
+    const out = await this.dataSource.query<Record<string, unknown>[]>(
       `WITH ${rows},
-       pg AS (
-         SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows
-         WHERE g::text = ANY($${pivotParams.length - 1}::text[]) OR ($${pivotParams.length}::boolean AND g IS NULL)
-         GROUP BY g, p)${zeroFill}
-       SELECT * FROM ${query.withZeros ? 'filled' : 'pg'}
-       ORDER BY g ASC NULLS LAST, ${sortExpression(query.pivotSortType, 'p')} ${query.pivotSortOrder} NULLS LAST, p ASC NULLS LAST`,
-      pivotParams,
+       gp AS MATERIALIZED (SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows GROUP BY g, p),
+       grp AS (SELECT g, ${resum}, MAX(last_shared) AS last_shared FROM gp GROUP BY g),
+       page AS (
+         SELECT grp.*, row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
+         FROM grp ORDER BY ord LIMIT $${params.length - 1} OFFSET $${params.length})${pivots}
+       ${pivotRows}SELECT 'g' AS kind, g, NULL AS p, ${list}, NULL::int AS total_results, ord FROM page
+       UNION ALL SELECT 't' AS kind, NULL, NULL, ${resum}, (SELECT COUNT(*) FROM grp)::int, 0 FROM gp
+       ORDER BY kind, ord`,
+      params,
     );
-    result.pivots = pivots.map((row) => ({
-      group: row.g as string | number | null,
-      value: row.p as string | number | null,
-      ...readFigures(row),
-    }));
-    return result;
+    const totals = out.find((row) => row.kind === 't');
+    return {
+      totals: readFigures(totals),
+      totalResults: Number(totals?.total_results ?? 0),
+      groups: out.filter((row) => row.kind === 'g').map((row) => ({ value: row.g as string | number | null, ...readFigures(row) })),
+      pivots: out
+        .filter((row) => row.kind === 'p')
+        .map((row) => ({ group: row.g as string | number | null, value: row.p as string | number | null, ...readFigures(row) })),
+    };
   }
 
   async linkMetadata(projectIds: string[], svcId: string): Promise<Record<string, string | null> | null> {
@@ -242,14 +246,6 @@ export class StatsRepository {
       [stub, projectIds],
     );
     return row ? { name: row.name, description: row.description } : null;
-  }
-
-  private async countGroups(rows: string, params: unknown[]): Promise<number> {
-    const [row] = await this.dataSource.query<{ n: number }[]>(
-      `WITH ${rows} SELECT COUNT(DISTINCT g)::int + (CASE WHEN bool_or(g IS NULL) THEN 1 ELSE 0 END) AS n FROM rows`,
-      params,
-    );
-    return row?.n ?? 0;
   }
 
   /** The `rows` CTE (and the ones it needs): one row per matching link with its figures. */
