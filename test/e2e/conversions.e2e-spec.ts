@@ -103,6 +103,29 @@ describe('conversions/new', () => {
     ]);
   });
 
+  it('attributes later conversions of a session to the click of its first, and takes the original spellings', async () => {
+    const first = await convert({ conversion_type: 'pageview', conversion_value: '0', session_id: 'sess-9', ip_address: '198.51.100.7', user_agent: 'Other/1.0' }).expect(200);
+    const clickId = first.body.response.conversion.redirection_id as string;
+    expect(clickId).toMatch(/^[0-9a-f-]{36}$/);
+    // A later click of someone else does not take over the session's attribution.
+    await t.http.get(`/${path}`).set('Host', 'svc.test').set('User-Agent', 'Someone/2.0').expect(302);
+    await t.settle();
+    const second = await convert({
+      conversion_type: 'goal_2',
+      conversion_value: '-300',
+      session_id: 'sess-9',
+      account_userid: 'u-9',
+      converted_at: String(Math.floor(Date.now() / 1000) + 120),
+      href: 'https://shop.example/thanks',
+      clicker_id: 'c-1',
+    }).expect(200);
+    const c = second.body.response.conversion;
+    expect([c.redirection_id, c.value, c.account_userid, c.href, c.clicker_id, c.session_id]).toEqual([
+      clickId, -300, 'u-9', 'https://shop.example/thanks', 'c-1', 'sess-9',
+    ]);
+    expect(first.body.response.conversion.ip_address).toBe('198.51.100.7');
+  });
+
   it('refuses bad parameters in the admin error shape, naming them', async () => {
     const cases: [Record<string, string>, number, number, string][] = [
       [{ svc_url: '' }, 400, 1001, 'Missing required parameter: svc_url'],
