@@ -66,6 +66,10 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   /** Clicks spilled by an earlier run go out once this one is up. */
   async onApplicationBootstrap(): Promise<void> {
     try {
+      // A file claimed by a run that died while sending it goes out again (ingestion is idempotent).
+      for (const name of (await readdir(this.spoolDir)).filter(isOrphanedClaim)) {
+        await rename(path.join(this.spoolDir, name), path.join(this.spoolDir, name.replace(/\.sending$/, '.ndjson')));
+      }
       this.spooled = (await readdir(this.spoolDir)).some((f) => f.endsWith('.ndjson'));
     } catch {
       this.spooled = false;
@@ -175,5 +179,18 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
       await unlink(claimed);
     }
     this.spooled = false;
+  }
+}
+
+/** `<file>.<pid>.sending` of a process that is gone, or of an earlier run with this pid (containers). */
+function isOrphanedClaim(name: string): boolean {
+  const pid = /\.(\d+)\.sending$/.exec(name)?.[1];
+  if (pid === undefined) return false;
+  if (Number(pid) === process.pid) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

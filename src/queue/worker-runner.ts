@@ -28,10 +28,10 @@ export class WorkerRunner implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * While Redis is down a worker's pending commands wait in its client, and so would the QUIT of an
-   * ordinary close: shutdown would hang until Redis is back. Such a worker is closed at once; a job
-   * it was running is taken up again as stalled (jobs are idempotent). With Redis up, the usual
-   * close (waiting for running jobs) follows later.
+   * Workers stop before the database closes (shutdown hooks would close it first), letting the jobs
+   * they run finish. While Redis is down a worker's pending commands wait in its client, and so
+   * would the QUIT of an ordinary close: shutdown would hang until Redis is back. Such a worker is
+   * closed at once; a job it was running is taken up again as stalled (jobs are idempotent).
    */
   async beforeApplicationShutdown(): Promise<void> {
     const workers = this.discovery
@@ -41,7 +41,7 @@ export class WorkerRunner implements OnApplicationBootstrap, BeforeApplicationSh
       .map((host) => host.worker);
     await Promise.all(
       workers.map(async (worker) => {
-        if (!(await redisUp(worker.getBackend()))) await worker.close(true);
+        await worker.close(!(await redisUp(worker.getBackend())));
       }),
     );
   }

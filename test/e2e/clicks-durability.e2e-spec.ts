@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ClickBuffer, FLUSH_INTERVAL_MS } from '../../src/clicks/click-buffer';
@@ -10,6 +10,7 @@ import {
   BROWSER,
   GOOGLEBOT,
   clickCounts,
+  eventually,
   spooledClicks,
   stored,
   waitForClicks,
@@ -173,6 +174,29 @@ describe('shutdown flushes the click buffer', () => {
     expect(await clickCounts(t.db, [a.svc_id, b.svc_id])).toEqual(
       stored({ [a.svc_id]: { clicks: 3, bots: 0 }, [b.svc_id]: { clicks: 1, bots: 0 } }),
     );
+  });
+
+  it('sends again the spool file a run claimed and died sending (it might have sent part of it)', async () => {
+    const link = await createLink(t, key);
+    const row = await linkRow(t, link.svc_id);
+    const clicks = clicksOf(row, 4);
+    const dir = dataDir();
+    const deadPid = 2 ** 22 + 1; // above pid_max: no process has it
+    mkdirSync(path.join(dir, 'spool'));
+    writeFileSync(
+      path.join(dir, 'spool', `clicks-${deadPid}.ndjson.${deadPid}.sending`),
+      clicks.map((c) => JSON.stringify(c)).join('\n') + '\n',
+    );
+    // Half of it had gone out before the crash.
+    await t.app.get(ClicksService, { strict: false }).ingest(clicks.slice(0, 2));
+    const next = await startSiblingApp(t, dir, { REDIS_URL: '' });
+    try {
+      const expected = { [link.svc_id]: { clicks: 4, bots: 0 } };
+      expect(await waitForClicks(t.db, expected, 5000)).toEqual(stored(expected));
+      await eventually('an empty spool', () => spooledClicks(dir).files.length === 0, 5000);
+    } finally {
+      await next.app.close();
+    }
   });
 
   describe('with Redis down at shutdown', () => {
