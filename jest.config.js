@@ -7,6 +7,8 @@ const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts'
 
 module.exports = {
   maxWorkers: 2,
+  // Applies to every project (a project-level testTimeout is ignored by Jest).
+  testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', rootDir: 'src', testMatch: ['**/*.spec.ts'] },
     {
@@ -16,7 +18,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 30000,
     },
   ],
 };
