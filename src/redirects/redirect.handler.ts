@@ -29,6 +29,9 @@ const NOT_FOUND_PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
   '<body><h1>Link not found</h1><p>This short link does not exist.</p></body></html>';
 
+/** User agents whose crawler verdict is remembered (emptied when full). */
+const CRAWLER_MEMO_SIZE = 1000;
+
 type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 
 /**
@@ -40,6 +43,7 @@ type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 export class RedirectHandler {
   private readonly logger = new Logger('RedirectHandler');
   private readonly defaultDomain: string;
+  private readonly crawlers = new Map<string, boolean>();
 
   constructor(
     private readonly config: AppConfig,
@@ -62,55 +66,78 @@ export class RedirectHandler {
       if (path === null) return next(req, res);
       if (host === this.defaultDomain) {
         if (path === '' || isApiPath(path)) return next(req, res);
-        void this.serve(req, res, host, path, null);
-        return;
+        return this.serve(req, res, host, path, null);
       }
       const domains = this.cache.hostDomains(host);
       if (domains instanceof Promise) {
         domains.then(
-          (found) => (found ? void this.serve(req, res, host, path, found) : next(req, res)),
+          (found) => (found ? this.serve(req, res, host, path, found) : next(req, res)),
           (error: unknown) => this.fail(res, error, process.hrtime.bigint()),
         );
       } else if (domains) {
-        void this.serve(req, res, host, path, domains);
+        this.serve(req, res, host, path, domains);
       } else {
         next(req, res);
       }
     };
   }
 
-  private async serve(
+  /** Answers at once on memory hits (the common case: no promise); otherwise waits for the lookups. */
+  private serve(
     req: IncomingMessage,
     res: ServerResponse,
     host: string,
     path: string,
     domains: HostDomains | null,
-  ): Promise<void> {
+  ): void {
     const started = process.hrtime.bigint();
     try {
-      let target: LinkTarget | null = null;
-      let project: ProjectTarget | null = null;
-      if (path !== '') {
-        const found = this.cache.linkTarget(`${host}_${path.replace(/\//g, '_')}`);
-        target = found instanceof Promise ? await found : found;
-        if (target) {
-          const p = this.cache.projectTarget(target.projectId);
-          project = p instanceof Promise ? await p : p;
-          if (!project.live) target = null;
-        }
-      }
-      if (target && project) {
-        const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
-        this.redirect(res, location);
-        if (req.method === 'GET') this.record(req, target);
-        this.observe('redirect', started);
-        return;
-      }
-      this.answerMissing(res, path, domains);
-      this.observe(path === '' ? 'root' : 'not_found', started);
+      const target = path === '' ? null : this.cache.linkTarget(linkKey(host, path));
+      if (target instanceof Promise) return void this.serveLater(req, res, path, domains, started, target);
+      const project = target ? this.cache.projectTarget(target.projectId) : null;
+      if (project instanceof Promise) return void this.serveLater(req, res, path, domains, started, target, project);
+      this.answer(req, res, path, domains, started, target, project);
     } catch (error) {
       this.fail(res, error, started);
     }
+  }
+
+  private async serveLater(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    domains: HostDomains | null,
+    started: bigint,
+    pendingTarget: Promise<LinkTarget | null> | LinkTarget | null,
+    pendingProject?: Promise<ProjectTarget>,
+  ): Promise<void> {
+    try {
+      const target = await pendingTarget;
+      const project = target ? await (pendingProject ?? this.cache.projectTarget(target.projectId)) : null;
+      this.answer(req, res, path, domains, started, target, project);
+    } catch (error) {
+      this.fail(res, error, started);
+    }
+  }
+
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    domains: HostDomains | null,
+    started: bigint,
+    target: LinkTarget | null,
+    project: ProjectTarget | null,
+  ): void {
+    if (target && project?.live) {
+      const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
+      this.redirect(res, location);
+      if (req.method === 'GET') this.record(req, target);
+      this.observe('redirect', started);
+      return;
+    }
+    this.answerMissing(res, path, domains);
+    this.observe(path === '' ? 'root' : 'not_found', started);
   }
 
   /** Bare domain → root_redirect; unknown path → not_found_redirect (of its segment domain first). */
@@ -146,9 +173,21 @@ export class RedirectHandler {
       referrer: header(req, 'referer'),
       userAgent,
       ip: this.clientIp(req),
-      isBot: isCrawler(userAgent),
+      isBot: this.isCrawler(userAgent),
     });
     this.metrics.clicksRecorded.inc();
+  }
+
+  /** isbot's pattern is the costliest step of a click; a link's visitors send few distinct agents. */
+  private isCrawler(userAgent: string | null): boolean {
+    if (userAgent === null) return false;
+    let crawler = this.crawlers.get(userAgent);
+    if (crawler === undefined) {
+      crawler = isCrawler(userAgent);
+      if (this.crawlers.size >= CRAWLER_MEMO_SIZE) this.crawlers.clear();
+      this.crawlers.set(userAgent, crawler);
+    }
+    return crawler;
   }
 
   private clientIp(req: IncomingMessage): string | null {
@@ -189,6 +228,11 @@ function decodePath(raw: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The link cache key (svc_id) of a host and path: `host_path` with `/` as `_`. */
+function linkKey(host: string, path: string): string {
+  return `${host}_${path.includes('/') ? path.replace(/\//g, '_') : path}`;
 }
 
 function isApiPath(path: string): boolean {

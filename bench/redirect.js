@@ -1,0 +1,246 @@
+// npm run bench:redirect — the redirect hot path of the built service (on real PostgreSQL and Redis)
+// against a bare Node `http` server that answers every request with a 302, both in their own child
+// processes and driven by the same autocannon load from this process. Alternating rounds, medians
+// of req/s, p50 and p99; then every click must have reached the hourly rollups: clicks counted must
+// equal the 302 responses completed.
+const { spawn } = require('node:child_process');
+const os = require('node:os');
+const { randomBytes } = require('node:crypto');
+const autocannon = require('autocannon');
+const Redis = require('ioredis');
+const { Client } = require('pg');
+const lib = require('./lib');
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DOMAIN = 'bench.svc';
+const LOCATION = 'https://example.com/landing?utm_source=bench';
+// A browser, so every click goes through the crawler check and counts as a human click.
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+// The baseline: what Node itself does for a 302 with the same headers, nothing else.
+const BARE_SERVER = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  res.writeHead(302, { Location: ${JSON.stringify(LOCATION)}, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
+  res.end();
+});
+server.keepAliveTimeout = 5000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+function startBare() {
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+    child.stdout.once('data', (chunk) =>
+      resolve({
+        port: Number(String(chunk).trim()),
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      }),
+    );
+  });
+}
+
+/**
+ * One autocannon run of `seconds`. At the end no request is left in flight: autocannon's own stop
+ * destroys its sockets with requests outstanding, which the server may still have answered (and
+ * counted) without autocannon seeing the response. So each connection is told to stop after the
+ * response it is waiting for, and the round ends when all have drained; req/s is the completed
+ * responses over that whole time.
+ */
+function load(port, path, headers, seconds) {
+  return new Promise((resolve, reject) => {
+    const clients = [];
+    const started = process.hrtime.bigint();
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${port}${path}`,
+        method: 'GET',
+        headers,
+        connections: CONNECTIONS,
+        pipelining: 1,
+        duration: seconds + 60,
+        setupClient: (client) => clients.push(client),
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+        resolve({
+          rps: completed / elapsed,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          redirects: result.statusCodeStats['302']?.count ?? 0,
+          completed,
+          other: completed - (result.statusCodeStats['302']?.count ?? 0),
+          errors: result.errors,
+          timeouts: result.timeouts,
+        });
+      },
+    );
+    setTimeout(() => {
+      for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+    }, seconds * 1000);
+    instance.on('error', reject);
+  });
+}
+
+async function clickTotals(pool, svcId) {
+  const { rows } = await pool.query(
+    `SELECT COALESCE(SUM(h.clicks), 0)::bigint AS clicks, COALESCE(SUM(h.bot_clicks), 0)::bigint AS bots
+     FROM links l LEFT JOIN link_clicks_hourly h ON h.link_id = l.id WHERE l.svc_id = $1`,
+    [svcId],
+  );
+  return { clicks: Number(rows[0].clicks), bots: Number(rows[0].bots) };
+}
+
+/** Polls the rollups until they reach `expected` or stop growing for `quietMs`. */
+async function settledClicks(pool, svcId, expected, quietMs = 10_000) {
+  let last = await clickTotals(pool, svcId);
+  let changed = Date.now();
+  for (;;) {
+    if (last.clicks + last.bots >= expected) {
+      // Reached: one more look after the buffer interval and a batch, in case of extra clicks.
+      await new Promise((r) => setTimeout(r, 1000));
+      return clickTotals(pool, svcId);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await clickTotals(pool, svcId);
+    if (now.clicks + now.bots !== last.clicks + last.bots) changed = Date.now();
+    else if (Date.now() - changed > quietMs) return now;
+    last = now;
+  }
+}
+
+/** The run's Redis keys: completed click jobs keep their data (up to 1,000 batches of 1,000 clicks). */
+async function dropRedisKeys(prefix) {
+  const redis = new Redis(lib.REDIS_URL);
+  try {
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main() {
+  const loadBefore = os.loadavg()[0];
+  const name = await lib.createDatabase();
+  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
+  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
+  const redisPrefix = `bench:${randomBytes(3).toString('hex')}`;
+  const service = await lib.startService({
+    DATABASE_URL: lib.databaseUrl(name),
+    REDIS_URL: lib.REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    DEFAULT_DOMAIN: DOMAIN,
+    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
+    BOOTSTRAP_APPLICATION_KEY: applicationKey,
+  });
+  const bare = await startBare();
+  const pool = new Client({ connectionString: lib.databaseUrl(name) });
+  await pool.connect();
+  try {
+    const form = (fields) => new URLSearchParams(fields).toString();
+    const created = await lib.request({
+      port: service.port,
+      method: 'POST',
+      path: '/projects/new',
+      headers: FORM,
+      body: form({ subscription_key: subscriptionKey, application_key: applicationKey, json: JSON.stringify({ name: 'bench' }) }),
+    });
+    const key = JSON.parse(created.body).response.project.api_key;
+    const res = await lib.request({
+      port: service.port,
+      method: 'POST',
+      path: '/url.json',
+      headers: FORM,
+      body: form({ v: '3', key, tool: 'bench-tool', channel: 'twitter', url: LOCATION }),
+    });
+    if (res.status !== 200) throw new Error(`url.json ${res.status} ${res.body}`);
+    const link = JSON.parse(res.body);
+    if (link.domain !== DOMAIN) throw new Error(`link on ${link.domain}, expected ${DOMAIN}`);
+    const path = `/${link.path}`;
+    const headers = { Host: DOMAIN, 'User-Agent': USER_AGENT };
+
+    // Both answer the same thing; this first redirect counts as a click too.
+    let redirects = 0;
+    for (const [port, label] of [
+      [service.port, 'service'],
+      [bare.port, 'bare'],
+    ]) {
+      const check = await lib.request({ port, method: 'GET', path, headers });
+      if (check.status !== 302 || check.headers.location !== LOCATION) {
+        throw new Error(`${label}: ${check.status} ${check.headers.location}, expected 302 to ${LOCATION}`);
+      }
+    }
+    redirects += 1;
+
+    const warm = await load(service.port, path, headers, WARMUP);
+    redirects += warm.redirects;
+    await load(bare.port, path, headers, WARMUP);
+
+    const results = { service: [], bare: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const s = await load(service.port, path, headers, DURATION);
+      redirects += s.redirects;
+      results.service.push(s);
+      results.bare.push(await load(bare.port, path, headers, DURATION));
+    }
+    const m = (runs, field) => lib.median(runs.map((r) => r[field]));
+    const sum = (runs, field) => runs.reduce((n, r) => n + r[field], 0);
+    const row = (label, runs) =>
+      `${label.padEnd(14)}${m(runs, 'rps').toFixed(0).padStart(9)}${`${m(runs, 'p50')} ms`.padStart(9)}${`${m(runs, 'p99')} ms`.padStart(9)}` +
+      `   errors ${sum(runs, 'errors')}, timeouts ${sum(runs, 'timeouts')}, non-302 ${sum(runs, 'other')}`;
+    const ratio = m(results.service, 'rps') / m(results.bare, 'rps');
+
+    console.log(`bench:redirect — GET ${path} (Host: ${DOMAIN}), autocannon ${CONNECTIONS} connections, ${DURATION} s per round,`);
+    console.log(`${ROUNDS} alternating rounds (service, bare, …) after ${WARMUP} s warm-up each; medians`);
+    console.log(
+      `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version} — autocannon, the service ` +
+        `(API + click worker), PostgreSQL, Redis and the bare server all share them`,
+    );
+    console.log(
+      `load average (1 min) at start ${loadBefore.toFixed(2)}, after the rounds ${os.loadavg()[0].toFixed(2)}: ` +
+        'other work on the machine skews both sides, the bare server most',
+    );
+    console.log(`                  req/s      p50      p99`);
+    console.log(row('service', results.service));
+    console.log(row('bare node http', results.bare));
+    console.log(`ratio service/bare req/s: ${ratio.toFixed(2)} (target ≥ 0.60, service p99 ≤ 10 ms)`);
+
+    const started = Date.now();
+    const counted = await settledClicks(pool, link.svc_id, redirects);
+    const lost = redirects - (counted.clicks + counted.bots);
+    console.log(`302 responses completed (check + warm-up + service rounds): ${redirects}`);
+    console.log(
+      `clicks counted in link_clicks_hourly: ${counted.clicks}` +
+        (counted.bots ? ` (+ ${counted.bots} as bots)` : '') +
+        ` (settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last round)`,
+    );
+    console.log(`clicks lost: ${lost}`);
+    if (lost !== 0) process.exitCode = 1;
+  } finally {
+    await pool.end();
+    await bare.stop();
+    await service.stop();
+    await lib.dropDatabase(name);
+    await dropRedisKeys(redisPrefix);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
