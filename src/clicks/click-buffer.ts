@@ -126,6 +126,8 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
           attempts: 500_000,
           fixedBackoffMs: 1000,
           failFast: true,
+          // Batches are large and frequent: a finished one is dropped from Redis at once.
+          keepCompleted: false,
         }),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);

@@ -47,52 +47,38 @@ export class ClicksRepository {
    */
   async ingest(clicks: ClickEvent[], manager: EntityManager): Promise<number> {
     if (clicks.length === 0) return 0;
-    const inserted: { link_id: string; project_id: string; hour: Date; bot: boolean; clicked_at: Date }[] =
-      await manager.query(
-        `INSERT INTO clicks (click_id, clicked_at, link_id, project_id, referrer, user_agent, ip, is_bot)
+    // One statement: the rollup is summed in SQL over the rows the insert really added, ordered
+    // so that concurrent workers lock rollup rows in one order (no deadlocks).
+    const [result] = await manager.query<{ inserted: number }[]>(
+      `WITH inserted AS (
+         INSERT INTO clicks (click_id, clicked_at, link_id, project_id, referrer, user_agent, ip, is_bot)
          SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::inet[], $8::boolean[])
          ON CONFLICT (click_id, clicked_at) DO NOTHING
-         RETURNING link_id, project_id, date_trunc('hour', clicked_at, 'UTC') AS hour, is_bot AS bot, clicked_at`,
-        [
-          clicks.map((c) => c.id),
-          clicks.map((c) => c.clickedAt),
-          clicks.map((c) => c.linkId),
-          clicks.map((c) => c.projectId),
-          clicks.map((c) => c.referrer),
-          clicks.map((c) => c.userAgent),
-          clicks.map((c) => c.ip),
-          clicks.map((c) => c.isBot),
-        ],
-      );
-    if (inserted.length === 0) return 0;
-    const rollup = new Map<string, { linkId: string; projectId: string; hour: string; clicks: number; bots: number; last: number }>();
-    for (const row of inserted) {
-      const hour = new Date(row.hour).toISOString();
-      const key = `${row.link_id}|${hour}`;
-      const entry = rollup.get(key) ?? { linkId: String(row.link_id), projectId: row.project_id, hour, clicks: 0, bots: 0, last: 0 };
-      if (row.bot) entry.bots += 1;
-      else entry.clicks += 1;
-      entry.last = Math.max(entry.last, new Date(row.clicked_at).getTime());
-      rollup.set(key, entry);
-    }
-    const rows = [...rollup.values()].sort((a, b) => (a.linkId === b.linkId ? a.hour.localeCompare(b.hour) : Number(a.linkId) - Number(b.linkId)));
-    // Sorted, so concurrent workers lock rollup rows in one order (no deadlocks).
-    await manager.query(
-      `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-       SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::uuid[], $4::int[], $5::int[], $6::timestamptz[])
-       ON CONFLICT (link_id, hour) DO UPDATE SET
-         clicks = link_clicks_hourly.clicks + EXCLUDED.clicks,
-         bot_clicks = link_clicks_hourly.bot_clicks + EXCLUDED.bot_clicks,
-         last_clicked_at = GREATEST(link_clicks_hourly.last_clicked_at, EXCLUDED.last_clicked_at)`,
+         RETURNING link_id, project_id, clicked_at, is_bot),
+       rollup AS (
+         INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
+         SELECT link_id, date_trunc('hour', clicked_at, 'UTC'), project_id,
+                COUNT(*) FILTER (WHERE NOT is_bot), COUNT(*) FILTER (WHERE is_bot), MAX(clicked_at)
+         FROM inserted
+         GROUP BY link_id, date_trunc('hour', clicked_at, 'UTC'), project_id
+         ORDER BY link_id, date_trunc('hour', clicked_at, 'UTC')
+         ON CONFLICT (link_id, hour) DO UPDATE SET
+           clicks = link_clicks_hourly.clicks + EXCLUDED.clicks,
+           bot_clicks = link_clicks_hourly.bot_clicks + EXCLUDED.bot_clicks,
+           last_clicked_at = GREATEST(link_clicks_hourly.last_clicked_at, EXCLUDED.last_clicked_at)
+         RETURNING 1)
+       SELECT (SELECT COUNT(*) FROM inserted)::int AS inserted`,
       [
-        rows.map((r) => r.linkId),
-        rows.map((r) => r.hour),
-        rows.map((r) => r.projectId),
-        rows.map((r) => r.clicks),
-        rows.map((r) => r.bots),
-        rows.map((r) => new Date(r.last).toISOString()),
+        clicks.map((c) => c.id),
+        clicks.map((c) => c.clickedAt),
+        clicks.map((c) => c.linkId),
+        clicks.map((c) => c.projectId),
+        clicks.map((c) => c.referrer),
+        clicks.map((c) => c.userAgent),
+        clicks.map((c) => c.ip),
+        clicks.map((c) => c.isBot),
       ],
     );
-    return inserted.length;
+    return result?.inserted ?? 0;
   }
 }

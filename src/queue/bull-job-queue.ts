@@ -30,7 +30,7 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
         options.fixedBackoffMs !== undefined
           ? { type: 'fixed', delay: options.fixedBackoffMs }
           : { type: 'exponential', delay: BACKOFF_MS },
-      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnComplete: options.keepCompleted === false ? true : { age: 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
   }

@@ -16,6 +16,8 @@ export interface EnqueueOptions {
    * would also send it after the caller gave up and keep the connection from closing at shutdown.
    */
   failFast?: boolean;
+  /** Whether a finished job stays in Redis for a while (default: an hour, at most 1,000). Large, frequent jobs say false. */
+  keepCompleted?: boolean;
 }
 
 /** The delay before retry `attempt` (1-based). */
