@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIPv4, isIPv6 } from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { ClickBuffer } from '../clicks/click-buffer';
 import { isCrawler } from '../common/bots';
+import { forwardedFor, storedIp } from '../common/ip';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
@@ -192,15 +192,8 @@ export class RedirectHandler {
 
   private clientIp(req: IncomingMessage): string | null {
     if (this.config.clickIp === 'none') return null;
-    let ip = req.socket.remoteAddress ?? null;
-    if (this.config.trustProxy) {
-      const forwarded = header(req, 'x-forwarded-for');
-      const first = forwarded?.split(',')[0]?.trim();
-      if (first && (isIPv4(first) || isIPv6(first))) ip = first;
-    }
-    if (ip === null) return null;
-    if (ip.startsWith('::ffff:') && isIPv4(ip.slice(7))) ip = ip.slice(7);
-    return this.config.clickIp === 'anonymised' ? anonymise(ip) : ip;
+    const forwarded = this.config.trustProxy ? forwardedFor(req.headers['x-forwarded-for']) : null;
+    return storedIp(forwarded ?? req.socket.remoteAddress, this.config.clickIp);
   }
 
   private observe(outcome: Outcome, started: bigint): void {
@@ -255,13 +248,4 @@ export function withSvc(url: string, conversions: ProjectTarget['conversions'], 
   if (conversions !== 'all' && !conversions.includes(target.hostname.toLowerCase())) return url;
   target.searchParams.set('svc', svcId);
   return target.toString();
-}
-
-/** IPv4: the last octet zeroed; IPv6: all but the first 48 bits zeroed. */
-export function anonymise(ip: string): string {
-  if (isIPv4(ip)) return ip.replace(/\.\d+$/, '.0');
-  if (!isIPv6(ip)) return ip;
-  const [head] = ip.split('::');
-  const groups = head.split(':').filter((g) => g !== '');
-  return `${groups.slice(0, 3).join(':')}::`;
 }
