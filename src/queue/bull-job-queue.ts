@@ -50,10 +50,13 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
   }
 
   /** Queues whose jobs requests await get their event stream at start, so no completion is missed. */
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
+    // Not awaited: a start while Redis is down must not block (redirects answer without Redis).
     for (const queue of AWAITED_QUEUES) {
       const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
-      await this.events(queue, target).waitUntilReady();
+      this.events(queue, target)
+        .waitUntilReady()
+        .catch(() => undefined);
     }
   }
 
