@@ -5,7 +5,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '../config/app-config';
 import { JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
-import { ClickBatch, ClickEvent } from './click-event';
+import { ClickBatch, ClickEvent, packClicks } from './click-event';
 
 /** A batch goes out after this long or at this size, whichever comes first (DESIGN.md). */
 export const FLUSH_INTERVAL_MS = 100;
@@ -120,7 +120,7 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.queue.add<ClickBatch>(QUEUES.clicks, 'ingest', { clicks }, {
+        this.queue.add<ClickBatch>(QUEUES.clicks, 'ingest', packClicks(clicks), {
           jobId: randomUUID(),
           // Outlives database outages: a steady retry for days rather than giving up.
           attempts: 500_000,
