@@ -1,4 +1,5 @@
 import { TestApp, createTestApp } from '../support/app';
+import { LINK_FIELDS } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 describe('url.{format}: create', () => {
@@ -21,33 +22,7 @@ describe('url.{format}: create', () => {
   it('creates a link with every 2.1 field', async () => {
     const res = await t.http.post('/url.json').type('form').send(base()).expect(200);
     const body = res.body;
-    expect(Object.keys(body).sort()).toEqual(
-      [
-        'svc_url',
-        'svc_id',
-        'domain',
-        'path',
-        'created_at',
-        'redirect_url',
-        'original_url',
-        'channel',
-        'service',
-        'tool',
-        'application',
-        'parent',
-        'sharer_id',
-        'username',
-        'service_userid',
-        'service_postid',
-        'service_postid_metadata',
-        'campaign',
-        'campaign_metadata',
-        'user_id',
-        'user_id_metadata',
-        'tag',
-        'notes',
-      ].sort(),
-    );
+    expect(Object.keys(body).sort()).toEqual(LINK_FIELDS);
     expect(body.path).toMatch(/^[0-9A-Za-z]{7}$/);
     expect(body).toEqual({
       svc_url: `http://svc.test/${body.path}`,
