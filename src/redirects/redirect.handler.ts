@@ -72,7 +72,8 @@ export class RedirectHandler {
       if (domains instanceof Promise) {
         domains.then(
           (found) => (found ? this.serve(req, res, host, path, found) : next(req, res)),
-          (error: unknown) => this.fail(res, error, process.hrtime.bigint()),
+          // Without the database, health checks and the API on other hosts still reach Express.
+          (error: unknown) => (isApiPath(path) ? next(req, res) : this.fail(res, error, process.hrtime.bigint())),
         );
       } else if (domains) {
         this.serve(req, res, host, path, domains);

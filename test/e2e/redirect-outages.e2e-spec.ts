@@ -185,6 +185,8 @@ describe.each([
     const unavailable = [await visit(t, uncached.path), await visit(t, 'no-such-link')];
     expect(unavailable.map((r) => r.status)).toEqual([503, 503]);
     expect(Math.max(...[...cached, ...unavailable].map((r) => r.ms))).toBeLessThan(QUICK_MS);
+    // A host not seen before cannot be looked up, yet liveness still answers (Express, not a 503).
+    await t.http.get('/health').set('Host', 'api.internal.test:8080').expect(200, { status: 'ok' });
 
     // The clicks left the buffer; their job fails and is retried.
     await eventually('a click job retried', () => ingest.mock.calls.length >= 2);
