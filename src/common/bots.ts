@@ -13,5 +13,16 @@ const HTTP_CLIENT_RE =
  */
 export function isCrawler(userAgent: string | undefined | null): boolean {
   if (!userAgent) return false;
-  return isbot(userAgent) && !HTTP_CLIENT_RE.test(userAgent.trim());
+  // isbot's pattern is the costliest step of a click; visitors send few distinct agents.
+  let crawler = verdicts.get(userAgent);
+  if (crawler === undefined) {
+    crawler = isbot(userAgent) && !HTTP_CLIENT_RE.test(userAgent.trim());
+    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+    verdicts.set(userAgent, crawler);
+  }
+  return crawler;
 }
+
+/** Verdicts remembered per user agent (emptied when full). */
+const VERDICTS_KEPT = 1000;
+const verdicts = new Map<string, boolean>();

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Post, Req, applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Params } from '../common/params.decorator';
@@ -81,7 +81,5 @@ function ApiConversionParameters(): MethodDecorator {
       schema: { example: { request: { key: '…', action: 'new', controller: 'conversion' }, error: { code: 1001, message: 'Missing required parameter: svc_url' } } },
     }),
   ];
-  return (target, key, descriptor) => {
-    for (const decorate of decorators) decorate(target, key, descriptor);
-  };
+  return applyDecorators(...decorators);
 }

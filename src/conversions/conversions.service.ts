@@ -6,6 +6,7 @@ import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { forwardedFor, storedIp } from '../common/ip';
 import { AppConfig } from '../config/app-config';
 import { bool } from '../links/link-input';
+import { svcIdOfUrl } from '../links/link-path';
 import { LinksService } from '../links/links.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ConversionRow, ConversionsRepository } from './conversions.repository';
@@ -174,10 +175,5 @@ export class ConversionsService {
 /** svc_url is the link's svc_id; a full short link is accepted too. */
 function svcIdOf(value: string): string {
   if (!/^https?:\/\//i.test(value)) return value;
-  try {
-    const url = new URL(value);
-    return `${url.host.toLowerCase()}_${url.pathname.replace(/^\/+|\/+$/g, '').replace(/\//g, '_')}`;
-  } catch {
-    return value;
-  }
+  return svcIdOfUrl(value)?.svcId ?? value;
 }

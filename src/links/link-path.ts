@@ -21,7 +21,24 @@ export function isValidCustomPath(path: string): boolean {
  * host, written with `_` already) as `_` (SPEC.md 2.1).
  */
 export function svcId(domain: string, path: string): string {
-  return `${domain}_${path.replace(/\//g, '_')}`;
+  return `${domain}_${path.includes('/') ? path.replace(/\//g, '_') : path}`;
+}
+
+/**
+ * The svc_id a short link URL denotes (`host/segment/path` and `host/path` share one form; svc_id
+ * is unique), with its lowercased host; null when the URL has no path or does not parse.
+ */
+export function svcIdOfUrl(url: string): { host: string; svcId: string } | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
+  if (path === '') return null;
+  const host = parsed.host.toLowerCase();
+  return { host, svcId: svcId(host, path) };
 }
 
 /** The short link: `scheme://domain/path`, where a `host_segment` domain reads `host/segment`. */

@@ -11,7 +11,7 @@ import { CampaignEntity } from './campaign.entity';
 import { isStub, stubify } from './campaign';
 import { normaliseServiceId, serviceForChannel } from './channels';
 import { LinkInput } from './link-input';
-import { isValidCustomPath, randomPath, svcId, svcUrl } from './link-path';
+import { isValidCustomPath, randomPath, svcId, svcIdOfUrl, svcUrl } from './link-path';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
@@ -436,19 +436,12 @@ export class LinksService {
 
 /** svc ids a URL may denote: itself when on a link host, and its `svc=` value. */
 function linkIdsOf(url: string, linkHosts: Set<string>): string[] {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return [];
-  }
   const ids: string[] = [];
-  const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
-  // host/segment/path and host/path share one svc_id form (svc_id is unique).
-  const host = parsed.host.toLowerCase();
-  const onLinkHost = [...linkHosts].some((d) => d === host || d.startsWith(`${host}_`));
-  if (path !== '' && onLinkHost) ids.push(svcId(host, path));
-  const svc = parsed.searchParams.get('svc');
+  const denoted = svcIdOfUrl(url);
+  if (denoted && [...linkHosts].some((d) => d === denoted.host || d.startsWith(`${denoted.host}_`))) {
+    ids.push(denoted.svcId);
+  }
+  const svc = URL.canParse(url) ? new URL(url).searchParams.get('svc') : null;
   if (svc) ids.push(svc);
   return ids;
 }

@@ -3,7 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { CrawlError, crawl } from '../crawler/crawler';
 import { JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
-import { svcId } from './link-path';
+import { svcIdOfUrl } from './link-path';
 import { LinksRepository } from './links.repository';
 
 export interface UnwrapJob {
@@ -68,17 +68,10 @@ export class UnwrapService {
   }
 
   private async findServiceLink(url: string): Promise<string | null> {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return null;
-    }
-    const host = parsed.host.toLowerCase();
-    const path = parsed.pathname.replace(/^\/+|\/+$/g, '');
-    if (path === '') return null;
-    // host/segment/path and host/path/… share one svc_id form; svc_id is unique.
-    const link = await this.repository.findBySvcId(svcId(host, path));
+    const denoted = svcIdOfUrl(url);
+    if (!denoted) return null;
+    const { host } = denoted;
+    const link = await this.repository.findBySvcId(denoted.svcId);
     return link && (link.domain === host || link.domain.startsWith(`${host}_`)) ? link.originalUrl : null;
   }
 }

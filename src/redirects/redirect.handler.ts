@@ -4,6 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClickBuffer } from '../clicks/click-buffer';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
+import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
@@ -29,9 +30,6 @@ const NOT_FOUND_PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
   '<body><h1>Link not found</h1><p>This short link does not exist.</p></body></html>';
 
-/** User agents whose crawler verdict is remembered (emptied when full). */
-const CRAWLER_MEMO_SIZE = 1000;
-
 type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 
 /**
@@ -43,7 +41,6 @@ type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 export class RedirectHandler {
   private readonly logger = new Logger('RedirectHandler');
   private readonly defaultDomain: string;
-  private readonly crawlers = new Map<string, boolean>();
 
   constructor(
     private readonly config: AppConfig,
@@ -93,7 +90,7 @@ export class RedirectHandler {
   ): void {
     const started = process.hrtime.bigint();
     try {
-      const target = path === '' ? null : this.cache.linkTarget(linkKey(host, path));
+      const target = path === '' ? null : this.cache.linkTarget(svcId(host, path));
       if (target instanceof Promise) return void this.serveLater(req, res, path, domains, started, target);
       const project = target ? this.cache.projectTarget(target.projectId) : null;
       if (project instanceof Promise) return void this.serveLater(req, res, path, domains, started, target, project);
@@ -174,21 +171,9 @@ export class RedirectHandler {
       referrer: header(req, 'referer'),
       userAgent,
       ip: this.clientIp(req),
-      isBot: this.isCrawler(userAgent),
+      isBot: isCrawler(userAgent),
     });
     this.metrics.clicksRecorded.inc();
-  }
-
-  /** isbot's pattern is the costliest step of a click; a link's visitors send few distinct agents. */
-  private isCrawler(userAgent: string | null): boolean {
-    if (userAgent === null) return false;
-    let crawler = this.crawlers.get(userAgent);
-    if (crawler === undefined) {
-      crawler = isCrawler(userAgent);
-      if (this.crawlers.size >= CRAWLER_MEMO_SIZE) this.crawlers.clear();
-      this.crawlers.set(userAgent, crawler);
-    }
-    return crawler;
   }
 
   private clientIp(req: IncomingMessage): string | null {
@@ -225,10 +210,6 @@ function decodePath(raw: string): string | null {
 }
 
 /** The link cache key (svc_id) of a host and path: `host_path` with `/` as `_`. */
-function linkKey(host: string, path: string): string {
-  return `${host}_${path.includes('/') ? path.replace(/\//g, '_') : path}`;
-}
-
 function isApiPath(path: string): boolean {
   const slash = path.indexOf('/');
   const first = slash === -1 ? path : path.slice(0, slash);

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post } from '@nestjs/common';
+import { Controller, Get, Param, Post, applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Params } from '../common/params.decorator';
@@ -224,9 +224,7 @@ function ApiIntervalParameters(): MethodDecorator {
     ApiQuery({ name: 'with_conversions', required: false, description: 'Include conversions per interval and in total' }),
     ApiQuery({ name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
   ];
-  return (target, key, descriptor) => {
-    for (const decorate of decorators) decorate(target, key, descriptor);
-  };
+  return applyDecorators(...decorators);
 }
 
 function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
@@ -261,9 +259,7 @@ function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       ApiQuery({ name, required: false, description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}` }),
     ),
   ];
-  return (target, key, descriptor) => {
-    for (const decorate of decorators) decorate(target, key, descriptor);
-  };
+  return applyDecorators(...decorators);
 }
 
 function ApiDetailsParameters(batch: boolean): MethodDecorator {
@@ -277,9 +273,7 @@ function ApiDetailsParameters(batch: boolean): MethodDecorator {
     ApiQuery({ name: 'with_metadata', required: false, description: 'Include the link record' }),
     ApiQuery({ name: 'with_bots', required: false }),
   ];
-  return (target, key, descriptor) => {
-    for (const decorate of decorators) decorate(target, key, descriptor);
-  };
+  return applyDecorators(...decorators);
 }
 
 function ApiRangeIntervalParameters(): MethodDecorator {
@@ -294,7 +288,5 @@ function ApiRangeIntervalParameters(): MethodDecorator {
     ApiQuery({ name: 'with_bots', required: false }),
     ...filterNames('range').map((name) => ApiQuery({ name, required: false, description: 'Filter (one value)' })),
   ];
-  return (target, key, descriptor) => {
-    for (const decorate of decorators) decorate(target, key, descriptor);
-  };
+  return applyDecorators(...decorators);
 }

@@ -47,9 +47,9 @@ export class ProjectKeysParamsDto {
   application_key?: string;
 }
 
-/** new: subscription_key, json; application_key optional but checked when given. */
-export class CreateProjectParamsDto {
-  /** Key of the subscription that will own the project. */
+/** subscription_key required; application_key optional but checked when given (new, update). */
+export class ProjectWriteKeysParamsDto {
+  /** Key of the subscription that owns (or will own) the project. */
   @ApiProperty(SUBSCRIPTION_KEY_DOC)
   @IsOptional()
   @IsString()
@@ -60,7 +60,10 @@ export class CreateProjectParamsDto {
   @IsOptional()
   @IsString()
   application_key?: string;
+}
 
+/** new: subscription_key, json; application_key optional but checked when given. */
+export class CreateProjectParamsDto extends ProjectWriteKeysParamsDto {
   /**
    * The project creation object as a JSON string: name (required; a-z A-Z 0-9 _ -, unique),
    * domains (connected to this subscription), default_domain, admins/sharers/viewers (e-mail,
@@ -77,19 +80,7 @@ export class CreateProjectParamsDto {
 }
 
 /** update: subscription_key, json; application_key optional but checked when given. */
-export class UpdateProjectParamsDto {
-  /** Key of the subscription that owns the project. */
-  @ApiProperty(SUBSCRIPTION_KEY_DOC)
-  @IsOptional()
-  @IsString()
-  subscription_key?: string;
-
-  /** Optional; when given, it must be an application authorised on the subscription. */
-  @ApiPropertyOptional(APPLICATION_KEY_DOC)
-  @IsOptional()
-  @IsString()
-  application_key?: string;
-
+export class UpdateProjectParamsDto extends ProjectWriteKeysParamsDto {
   /**
    * The project update object as a JSON string, only what changes: name, domains (added),
    * remove_domain, default_domain, admins/sharers/viewers (added, or role changed), remove_user,
