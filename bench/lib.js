@@ -34,10 +34,15 @@ async function dropDatabase(name) {
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }
 
+/** BENCH_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+function nodeArgs() {
+  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** Starts dist/main.js on its own database and port; resolves when /health answers. */
 async function startService(env) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, [...nodeArgs(), 'dist/main.js'], {
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -57,6 +62,7 @@ async function startService(env) {
   }
   return {
     port,
+    pid: child.pid,
     output: () => output,
     stop: () =>
       new Promise((resolve) => {

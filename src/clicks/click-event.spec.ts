@@ -1,4 +1,5 @@
-import { ClickEvent, packClicks, unpackClicks } from './click-event';
+import { ClickEvent, newClickId, packClicks } from './click-event';
+import { monthsBetween } from './clicks.repository';
 
 describe('click batches', () => {
   const clicks: ClickEvent[] = [
@@ -7,15 +8,38 @@ describe('click batches', () => {
     { id: 'c', linkId: '1', projectId: 'p2', clickedAt: '2026-11-23T10:00:02.000Z', referrer: 'https://r.example/', userAgent: null, ip: '::', isBot: false },
   ];
 
-  it('pack and unpack losslessly, listing repeated strings once', () => {
-    const packed = packClicks(clicks);
-    expect(packed.agents).toEqual(['UA']);
-    expect(packed.referrers).toEqual(['https://r.example/']);
-    expect(packed.projects).toEqual(['p1', 'p2']);
-    expect(unpackClicks(JSON.parse(JSON.stringify(packed)))).toEqual(clicks);
+  it('pack into columns, listing repeated strings once (-1 for none)', () => {
+    expect(packClicks(clicks)).toEqual({
+      v: 2,
+      ids: ['a', 'b', 'c'],
+      links: ['1', '2', '1'],
+      at: [Date.UTC(2026, 10, 23, 10, 0, 0, 123), Date.UTC(2026, 10, 23, 10, 0, 1), Date.UTC(2026, 10, 23, 10, 0, 2)],
+      projects: ['p1', 'p2'],
+      project: [0, 0, 1],
+      referrers: ['https://r.example/'],
+      referrer: [-1, 0, 0],
+      agents: ['UA'],
+      agent: [0, 0, -1],
+      ips: ['10.0.0.0', null, '::'],
+      bots: [0, 1, 0],
+    });
   });
+});
 
-  it('reads batches of the earlier format', () => {
-    expect(unpackClicks({ clicks })).toEqual(clicks);
+describe('newClickId', () => {
+  it('is a version 7 UUID carrying the time, ordered by it, and unique', () => {
+    const at = Date.UTC(2026, 10, 23, 10, 0, 0, 123);
+    const id = newClickId(at);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
+    expect(newClickId(at + 1) > newClickId(at)).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, () => newClickId(at))).size).toBe(1000);
+  });
+});
+
+describe('monthsBetween', () => {
+  it('lists the months from the first time to the last', () => {
+    expect(monthsBetween(Date.UTC(2026, 10, 30, 23), Date.UTC(2026, 10, 30, 23, 59))).toEqual(['2026-11-01']);
+    expect(monthsBetween(Date.UTC(2026, 10, 30, 23), Date.UTC(2027, 0, 1))).toEqual(['2026-11-01', '2026-12-01', '2027-01-01']);
   });
 });

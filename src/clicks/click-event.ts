@@ -1,3 +1,17 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A new click id: a UUID version 7 (RFC 9562), the millisecond time in its first 48 bits and
+ * random bits after, so raw clicks go into pk_clicks in time order (the B-tree grows at its end
+ * instead of touching random pages) and still never collide across processes.
+ */
+export function newClickId(now = Date.now()): string {
+  const random = randomUUID();
+  const time = now.toString(16).padStart(12, '0');
+  // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx (variant bits already set); version 4 → 7.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
 /** One visit of a link, as the redirect layer records it and the click job carries it. */
 export interface ClickEvent {
   /** The click (redirection) id: a UUID made at redirect time; ingestion is idempotent on it. */
@@ -79,18 +93,4 @@ export function packClicks(clicks: ClickEvent[]): PackedClicks {
     packed.bots.push(click.isBot ? 1 : 0);
   }
   return packed;
-}
-
-export function unpackClicks(batch: ClickBatch): ClickEvent[] {
-  if (!('v' in batch)) return batch.clicks;
-  return batch.ids.map((id, i) => ({
-    id,
-    linkId: batch.links[i],
-    projectId: batch.projects[batch.project[i]],
-    clickedAt: new Date(batch.at[i]).toISOString(),
-    referrer: batch.referrer[i] === -1 ? null : batch.referrers[batch.referrer[i]],
-    userAgent: batch.agent[i] === -1 ? null : batch.agents[batch.agent[i]],
-    ip: batch.ips[i],
-    isBot: batch.bots[i] === 1,
-  }));
 }

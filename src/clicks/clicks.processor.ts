@@ -2,7 +2,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { JobProcessor } from '../queue/job-processor.decorator';
 import { QUEUES } from '../queue/queue-names';
-import { ClickBatch, unpackClicks } from './click-event';
+import { ClickBatch } from './click-event';
 import { ClicksService } from './clicks.service';
 
 @JobProcessor(QUEUES.clicks, 2)
@@ -12,6 +12,6 @@ export class ClicksProcessor extends WorkerHost {
   }
 
   async process(job: Job<ClickBatch>): Promise<number> {
-    return this.clicks.ingest(unpackClicks(job.data));
+    return this.clicks.ingest(job.data);
   }
 }

@@ -1,17 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ClickEvent } from './click-event';
+import { PackedClicks } from './click-event';
 
-/** Month start (UTC) of a timestamp, as `YYYY-MM-01`. */
-export function monthOf(iso: string): string {
-  return `${iso.slice(0, 7)}-01`;
+/** The months (UTC, as `YYYY-MM-01`) from the one of `from` to the one of `to` (ms since the epoch). */
+export function monthsBetween(from: number, to: number): string[] {
+  const months: string[] = [];
+  const date = new Date(from);
+  date.setUTCDate(1);
+  date.setUTCHours(0, 0, 0, 0);
+  while (date.getTime() <= to) {
+    months.push(date.toISOString().slice(0, 10));
+    date.setUTCMonth(date.getUTCMonth() + 1);
+  }
+  return months;
 }
 
 function nextMonth(month: string): string {
   const date = new Date(`${month}T00:00:00Z`);
   date.setUTCMonth(date.getUTCMonth() + 1);
   return date.toISOString().slice(0, 10);
+}
+
+/**
+ * A PostgreSQL array literal of values that need no quoting (UUIDs, integers): the batch's
+ * columns go to the statement as one text each, without the driver escaping every element.
+ */
+function plainArray(values: readonly (string | number)[]): string {
+  return `{${values.join(',')}}`;
 }
 
 @Injectable()
@@ -43,16 +59,20 @@ export class ClicksRepository {
   /**
    * Writes raw clicks and adds the ones that are new to the hourly rollups, in the caller's
    * transaction. Clicks already stored (a retried job) are skipped by ON CONFLICT on pk_clicks and
-   * not counted again.
+   * not counted again. The batch goes in as its packed columns: ids, links, times, bot flags and
+   * indexes into the batch's lists of projects, referrers and user agents.
    */
-  async ingest(clicks: ClickEvent[], manager: EntityManager): Promise<number> {
-    if (clicks.length === 0) return 0;
+  async ingest(batch: PackedClicks, manager: EntityManager): Promise<number> {
+    if (batch.ids.length === 0) return 0;
     // One statement: the rollup is summed in SQL over the rows the insert really added, ordered
     // so that concurrent workers lock rollup rows in one order (no deadlocks).
     const [result] = await manager.query<{ inserted: number }[]>(
       `WITH inserted AS (
          INSERT INTO clicks (click_id, clicked_at, link_id, project_id, referrer, user_agent, ip, is_bot)
-         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::inet[], $8::boolean[])
+         SELECT c.id, timestamptz 'epoch' + c.at * interval '1 millisecond', c.link, ($4::uuid[])[c.project + 1],
+                ($6::text[])[c.referrer + 1], ($8::text[])[c.agent + 1], c.ip, c.bot = 1
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $5::int[], $7::int[], $9::int[], $10::inet[], $11::int[])
+           AS c(id, at, link, project, referrer, agent, ip, bot)
          ON CONFLICT (click_id, clicked_at) DO NOTHING
          RETURNING link_id, project_id, clicked_at, is_bot),
        rollup AS (
@@ -69,14 +89,17 @@ export class ClicksRepository {
          RETURNING 1)
        SELECT (SELECT COUNT(*) FROM inserted)::int AS inserted`,
       [
-        clicks.map((c) => c.id),
-        clicks.map((c) => c.clickedAt),
-        clicks.map((c) => c.linkId),
-        clicks.map((c) => c.projectId),
-        clicks.map((c) => c.referrer),
-        clicks.map((c) => c.userAgent),
-        clicks.map((c) => c.ip),
-        clicks.map((c) => c.isBot),
+        plainArray(batch.ids),
+        plainArray(batch.at),
+        plainArray(batch.links),
+        batch.projects,
+        plainArray(batch.project),
+        batch.referrers,
+        plainArray(batch.referrer),
+        batch.agents,
+        plainArray(batch.agent),
+        batch.ips,
+        plainArray(batch.bots),
       ],
     );
     return result?.inserted ?? 0;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ClickEvent } from './click-event';
-import { ClicksRepository, monthOf } from './clicks.repository';
+import { ClickBatch, ClickEvent, PackedClicks, packClicks } from './click-event';
+import { ClicksRepository, monthsBetween } from './clicks.repository';
 
 @Injectable()
 export class ClicksService {
@@ -13,12 +13,21 @@ export class ClicksService {
     private readonly dataSource: DataSource,
   ) {}
 
-  /** Raw clicks and hourly rollups in one transaction; a retried batch changes nothing. */
-  async ingest(clicks: ClickEvent[]): Promise<number> {
-    if (clicks.length === 0) return 0;
-    await this.repository.ensurePartitions(clicks.map((c) => monthOf(c.clickedAt)));
-    const count = await this.dataSource.transaction((manager) => this.repository.ingest(clicks, manager));
-    const newest = Math.max(...clicks.map((c) => Date.parse(c.clickedAt)));
+  /**
+   * Raw clicks and hourly rollups in one transaction; a retried batch changes nothing. Takes a
+   * job's batch as it comes (packed columns, never unpacked into objects) or a list of clicks.
+   */
+  async ingest(clicks: ClickEvent[] | ClickBatch): Promise<number> {
+    const batch: PackedClicks = Array.isArray(clicks) ? packClicks(clicks) : 'v' in clicks ? clicks : packClicks(clicks.clicks);
+    if (batch.ids.length === 0) return 0;
+    let oldest = Infinity;
+    let newest = -Infinity;
+    for (const at of batch.at) {
+      if (at < oldest) oldest = at;
+      if (at > newest) newest = at;
+    }
+    await this.repository.ensurePartitions(monthsBetween(oldest, newest));
+    const count = await this.dataSource.transaction((manager) => this.repository.ingest(batch, manager));
     this.lastIngestLagSeconds = Math.max(0, (Date.now() - newest) / 1000);
     return count;
   }

@@ -9,13 +9,24 @@ import { RedirectsRepository } from './redirects.repository';
 interface Entry<T> {
   value: T;
   expires: number;
+  /** The value of `writes` when the entry was last (re)inserted. */
+  stamp: number;
 }
 
-/** A bounded map that forgets its least recently used entries. */
-class Lru<T> {
+/**
+ * A bounded map that forgets its least recently used entries. Map order is insertion order, so an
+ * entry used again is re-inserted at the end; a hit re-inserts only once the entry has fallen a
+ * quarter of the capacity behind (a hot link is then refreshed long before it could reach the
+ * front, and the hot path skips a delete and an insert on nearly every hit).
+ */
+export class Lru<T> {
   private readonly map = new Map<string, Entry<T>>();
+  private writes = 0;
+  private readonly refreshAfter: number;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number) {
+    this.refreshAfter = Math.max(1, capacity >> 2);
+  }
 
   get(key: string, now: number): Entry<T> | undefined {
     const entry = this.map.get(key);
@@ -24,16 +35,23 @@ class Lru<T> {
       this.map.delete(key);
       return undefined;
     }
-    // Most recently used last: delete and re-insert.
-    this.map.delete(key);
-    this.map.set(key, entry);
+    if (this.writes - entry.stamp >= this.refreshAfter) {
+      this.map.delete(key);
+      entry.stamp = ++this.writes;
+      this.map.set(key, entry);
+    }
     return entry;
   }
 
   set(key: string, value: T, ttlMs: number, now: number): void {
     this.map.delete(key);
-    this.map.set(key, { value, expires: now + ttlMs });
+    this.map.set(key, { value, expires: now + ttlMs, stamp: ++this.writes });
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+
+  /** Whether `key` is held (expired or not), without touching its recency. */
+  has(key: string): boolean {
+    return this.map.has(key);
   }
 
   delete(key: string): void {
@@ -70,18 +88,25 @@ export class RedirectCache implements OnModuleInit {
   private readonly projects: Lru<ProjectTarget>;
   private readonly hosts: Lru<HostDomains | null>;
   private readonly prefix: string;
+  /** The lookup counter per layer, bound once. */
+  private readonly lookups: Record<Layer, { inc(): void }>;
 
   constructor(
     config: AppConfig,
     private readonly repository: RedirectsRepository,
     private readonly redis: RedisClient,
     private readonly bus: InvalidationBus,
-    private readonly metrics: MetricsService,
+    metrics: MetricsService,
   ) {
     this.links = new Lru(config.redirectCacheSize);
     this.projects = new Lru(Math.max(1000, Math.floor(config.redirectCacheSize / 10)));
     this.hosts = new Lru(10_000);
     this.prefix = `${config.redisPrefix}:cache`;
+    this.lookups = {
+      memory: metrics.cacheLookups.labels('memory'),
+      redis: metrics.cacheLookups.labels('redis'),
+      database: metrics.cacheLookups.labels('database'),
+    };
     metrics.gauge('svc_link_cache_entries', 'Entries of the in-process link cache', () => this.links.size);
   }
 
@@ -156,7 +181,7 @@ export class RedirectCache implements OnModuleInit {
   }
 
   private count(layer: Layer): void {
-    this.metrics.cacheLookups.inc({ layer });
+    this.lookups[layer].inc();
   }
 
   /** Drops entries here; the instance that published also drops them from Redis. */

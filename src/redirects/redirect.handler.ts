@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ClickBuffer } from '../clicks/click-buffer';
+import { newClickId } from '../clicks/click-event';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
 import { svcId } from '../links/link-path';
@@ -41,6 +41,8 @@ type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 export class RedirectHandler {
   private readonly logger = new Logger('RedirectHandler');
   private readonly defaultDomain: string;
+  /** The latency histogram per outcome, bound once (a labelled observe hashes its labels each time). */
+  private readonly latency: Record<Outcome, { observe(seconds: number): void }>;
 
   constructor(
     private readonly config: AppConfig,
@@ -49,6 +51,13 @@ export class RedirectHandler {
     private readonly metrics: MetricsService,
   ) {
     this.defaultDomain = config.defaultDomain;
+    const histogram = metrics.redirectSeconds;
+    this.latency = {
+      redirect: histogram.labels('redirect'),
+      not_found: histogram.labels('not_found'),
+      root: histogram.labels('root'),
+      error: histogram.labels('error'),
+    };
   }
 
   /** The server's request listener: links here, anything else to `next` (Express). */
@@ -163,11 +172,12 @@ export class RedirectHandler {
 
   private record(req: IncomingMessage, target: LinkTarget): void {
     const userAgent = header(req, 'user-agent');
+    const now = Date.now();
     this.clicks.push({
-      id: randomUUID(),
+      id: newClickId(now),
       linkId: target.linkId,
       projectId: target.projectId,
-      clickedAt: new Date().toISOString(),
+      clickedAt: new Date(now).toISOString(),
       referrer: header(req, 'referer'),
       userAgent,
       ip: this.clientIp(req),
@@ -183,7 +193,7 @@ export class RedirectHandler {
   }
 
   private observe(outcome: Outcome, started: bigint): void {
-    this.metrics.redirectSeconds.observe({ outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    this.latency[outcome].observe(Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private fail(res: ServerResponse, error: unknown, started: bigint): void {

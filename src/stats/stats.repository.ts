@@ -43,8 +43,9 @@ export class StatsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Clicks of one link per interval in [start, end) (pk_link_clicks_hourly: link_id, hour). With
-   * zeros, every interval of the period appears (generate_series).
+   * Clicks of one link per interval in [start, end), and its latest click (bots left out unless
+   * asked), in one statement (pk_link_clicks_hourly: link_id, hour). With zeros, every interval of
+   * the period appears (generate_series).
    */
   async linkIntervals(
     linkId: string,
@@ -52,22 +53,33 @@ export class StatsRepository {
     end: Date,
     interval: Interval,
     options: { withZeros: boolean; withBots: boolean },
-  ): Promise<IntervalRow[]> {
+  ): Promise<{ rows: IntervalRow[]; last: Date | null }> {
     const clicks = options.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
     const activity = `
       SELECT date_trunc($4, h.hour, 'UTC') AS bucket, SUM(${clicks})::int AS clicks
       FROM link_clicks_hourly h
       WHERE h.link_id = $1 AND h.hour >= $2 AND h.hour < $3
       GROUP BY 1`;
-    const sql = options.withZeros
+    const intervals = options.withZeros
       ? `WITH a AS (${activity})
          SELECT s.bucket, COALESCE(a.clicks, 0)::int AS clicks
          FROM generate_series(date_trunc($4, $2::timestamptz, 'UTC'), $3::timestamptz - interval '1 microsecond', ('1 ' || $4)::interval) AS s(bucket)
-         LEFT JOIN a ON a.bucket = s.bucket
-         ORDER BY s.bucket`
-      : `${activity} ORDER BY 1`;
-    const rows: { bucket: Date | string; clicks: number }[] = await this.dataSource.query(sql, [linkId, start, end, interval]);
-    return rows.map((r) => ({ bucket: new Date(r.bucket), clicks: r.clicks }));
+         LEFT JOIN a ON a.bucket = s.bucket`
+      : activity;
+    // Part 0 is one row with the latest click; part 1 the intervals in order.
+    const rows: { part: number; bucket: Date | string | null; clicks: number | null; last: Date | string | null }[] = await this.dataSource.query(
+      `SELECT 0 AS part, NULL::timestamptz AS bucket, NULL::int AS clicks,
+              (SELECT MAX(x.last_clicked_at) FROM link_clicks_hourly x WHERE x.link_id = $1 ${options.withBots ? '' : 'AND x.clicks > 0'}) AS last
+       UNION ALL
+       SELECT 1, i.bucket, i.clicks, NULL FROM (${intervals}) i
+       ORDER BY part, bucket`,
+      [linkId, start, end, interval],
+    );
+    const [first, ...intervalRows] = rows;
+    return {
+      last: first?.last ? new Date(first.last) : null,
+      rows: intervalRows.map((r) => ({ bucket: new Date(r.bucket as Date | string), clicks: r.clicks ?? 0 })),
+    };
   }
 
   /** Conversions of one link per interval and type in [start, end) (pk_link_conversions_hourly). */

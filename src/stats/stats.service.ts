@@ -60,7 +60,7 @@ export class StatsService {
     }
     const link = await this.links.findProjectLink(project, query.svcId);
     if (!link) throw Errors.notFound(`No link ${query.svcId} in this project`);
-    const rows = await this.repository.linkIntervals(link.id, query.start, query.end, query.interval, query);
+    const { rows, last } = await this.repository.linkIntervals(link.id, query.start, query.end, query.interval, query);
     const response: IntervalsResponse = {
       svc_id: link.svcId,
       start_date: isoTimestamp(query.start),
@@ -70,11 +70,9 @@ export class StatsService {
       with_metadata: query.withMetadata,
       with_conversions: query.withConversions,
       clicks: rows.reduce((sum, row) => sum + row.clicks, 0),
-      last_clicked_at: null,
+      last_clicked_at: last ? isoTimestamp(last) : null,
       intervals: [],
     };
-    const last = await this.repository.lastClickedAt(link.id, query.withBots);
-    response.last_clicked_at = last ? isoTimestamp(last) : null;
     let byBucket = new Map<number, ConversionCounts>();
     if (query.withConversions) {
       const total = emptyCounts();

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ClickBuffer, FLUSH_INTERVAL_MS } from '../../src/clicks/click-buffer';
-import { ClickEvent } from '../../src/clicks/click-event';
+import { ClickEvent, newClickId, packClicks } from '../../src/clicks/click-event';
 import { ClicksService } from '../../src/clicks/clicks.service';
 import { TestApp, createTestApp } from '../support/app';
 import {
@@ -87,6 +87,45 @@ describe.each([
     expect(await clickCounts(t.db, [link.svc_id])).toEqual(
       stored({ [link.svc_id]: { clicks: 10, bots: 1 } }),
     );
+  });
+
+  it('stores every field of a packed job batch as it was recorded, and rolls it up per hour', async () => {
+    const link = await createLink(t, key);
+    const row = await linkRow(t, link.svc_id);
+    const hour = Date.UTC(2026, 10, 23, 10);
+    const clicks: ClickEvent[] = [
+      { ...clicksOf(row, 1)[0], id: newClickId(hour + 1), clickedAt: new Date(hour + 1).toISOString(), referrer: "https://r.example/a,b{c}'d\"e" },
+      { ...clicksOf(row, 1)[0], id: newClickId(hour + 2), clickedAt: new Date(hour + 3_599_999).toISOString(), userAgent: null, ip: '2001:db8::' },
+      { ...clicksOf(row, 0, 1)[0], id: newClickId(hour + 3), clickedAt: new Date(hour + 3_600_000).toISOString(), ip: null },
+    ];
+    // As the queue carries it: packed, through JSON.
+    expect(await t.app.get(ClicksService, { strict: false }).ingest(JSON.parse(JSON.stringify(packClicks(clicks))))).toBe(3);
+    const raw = await t.db.query(
+      `SELECT click_id::text AS id, clicked_at, link_id::text AS link_id, project_id::text AS project_id, referrer, user_agent,
+              host(ip) AS ip, is_bot
+       FROM clicks WHERE link_id = $1 ORDER BY clicked_at`,
+      [row.linkId],
+    );
+    expect(raw.rows).toEqual(
+      clicks.map((c) => ({
+        id: c.id,
+        clicked_at: new Date(c.clickedAt),
+        link_id: row.linkId,
+        project_id: row.projectId,
+        referrer: c.referrer,
+        user_agent: c.userAgent,
+        ip: c.ip,
+        is_bot: c.isBot,
+      })),
+    );
+    const hourly = await t.db.query(
+      `SELECT hour, clicks, bot_clicks, last_clicked_at FROM link_clicks_hourly WHERE link_id = $1 ORDER BY hour`,
+      [row.linkId],
+    );
+    expect(hourly.rows).toEqual([
+      { hour: new Date(hour), clicks: 2, bot_clicks: 0, last_clicked_at: new Date(hour + 3_599_999) },
+      { hour: new Date(hour + 3_600_000), clicks: 0, bot_clicks: 1, last_clicked_at: new Date(hour + 3_600_000) },
+    ]);
   });
 
   it('counts a job once when it is retried after a failure that came after its commit', async () => {
