@@ -34,14 +34,7 @@ async function main() {
   });
   const pool = new Pool({ connectionString: lib.databaseUrl(name), max: 10 });
   try {
-    const created = await lib.request({
-      port: service.port,
-      method: 'POST',
-      path: '/projects/new',
-      headers: FORM,
-      body: form({ subscription_key: subscriptionKey, application_key: applicationKey, json: JSON.stringify({ name: 'bench' }) }),
-    });
-    const key = JSON.parse(created.body).response.project.api_key;
+    const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
     const projectId = (await pool.query('SELECT id FROM projects WHERE api_key = $1', [key])).rows[0].id;
     const fields = (i) => ({ v: '3', key, tool: 'bench-tool', channel: 'twitter', url: `https://example.com/article/${i}`, tag: 'bench' });
 

@@ -111,4 +111,21 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, runLoad, median };
+/** Creates a project through the service's admin API (projects/new) and returns its api_key. */
+async function createProject(port, subscriptionKey, applicationKey, settings = {}) {
+  const res = await request({
+    port,
+    method: 'POST',
+    path: '/projects/new',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      subscription_key: subscriptionKey,
+      application_key: applicationKey,
+      json: JSON.stringify({ name: 'bench', ...settings }),
+    }).toString(),
+  });
+  if (res.status !== 200) throw new Error(`projects/new ${res.status} ${res.body}`);
+  return JSON.parse(res.body).response.project.api_key;
+}
+
+module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, median };

@@ -158,14 +158,7 @@ async function main() {
   await pool.connect();
   try {
     const form = (fields) => new URLSearchParams(fields).toString();
-    const created = await lib.request({
-      port: service.port,
-      method: 'POST',
-      path: '/projects/new',
-      headers: FORM,
-      body: form({ subscription_key: subscriptionKey, application_key: applicationKey, json: JSON.stringify({ name: 'bench' }) }),
-    });
-    const key = JSON.parse(created.body).response.project.api_key;
+    const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
     const res = await lib.request({
       port: service.port,
       method: 'POST',

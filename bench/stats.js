@@ -26,7 +26,6 @@ const form = (fields) =>
   Object.entries(fields)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 /**
  * Seeds straight into PostgreSQL, set-based, reproducible (setseed). Links: created uniformly over
@@ -274,19 +273,9 @@ async function main() {
     // The service's connections run with JIT off (src/database/data-source.ts): so does the baseline.
     await db.query('SET jit = off');
     const seeded = reuse ? (await db.query(`SELECT api_key FROM projects WHERE name = 'bench' LIMIT 1`)).rows[0]?.api_key : undefined;
-    const created = seeded ? undefined : await lib.request({
-      port: service.port,
-      method: 'POST',
-      path: '/projects/new',
-      headers: FORM,
-      body: form({
-        subscription_key: subscriptionKey,
-        application_key: applicationKey,
-        json: JSON.stringify({ name: 'bench', conversions: { enabled: true, goal_1_label: 'Signup' } }),
-      }),
-    });
-    if (created && created.status !== 200) throw new Error(`projects/new ${created.status} ${created.body}`);
-    const key = seeded ?? JSON.parse(created.body).response.project.api_key;
+    const key =
+      seeded ??
+      (await lib.createProject(service.port, subscriptionKey, applicationKey, { conversions: { enabled: true, goal_1_label: 'Signup' } }));
     const projectId = (await db.query('SELECT id FROM projects WHERE api_key = $1', [key])).rows[0].id;
 
     let endHour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);

@@ -171,7 +171,7 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
       const clicks = (await readFile(claimed, 'utf8'))
         .split('\n')
         .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as ClickEvent);
+        .map((line) => fromSpool(JSON.parse(line) as SpooledClick));
       for (let i = 0; i < clicks.length; i += FLUSH_SIZE) {
         if (!(await this.send(clicks.slice(i, i + FLUSH_SIZE)))) {
           await rename(claimed, path.join(this.spoolDir, name)).catch(() => undefined);
@@ -182,6 +182,13 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     }
     this.spooled = false;
   }
+}
+
+/** A spooled click: files of earlier versions hold its time as an ISO 8601 string. */
+type SpooledClick = ClickEvent | (Omit<ClickEvent, 'clickedAt'> & { clickedAt: string });
+
+function fromSpool(click: SpooledClick): ClickEvent {
+  return typeof click.clickedAt === 'string' ? { ...click, clickedAt: Date.parse(click.clickedAt) } : (click as ClickEvent);
 }
 
 /** `<file>.<pid>.sending` of a process that is gone, or of an earlier run with this pid (containers). */

@@ -3,9 +3,9 @@ import { monthsBetween } from './clicks.repository';
 
 describe('click batches', () => {
   const clicks: ClickEvent[] = [
-    { id: 'a', linkId: '1', projectId: 'p1', clickedAt: '2026-11-23T10:00:00.123Z', referrer: null, userAgent: 'UA', ip: '10.0.0.0', isBot: false },
-    { id: 'b', linkId: '2', projectId: 'p1', clickedAt: '2026-11-23T10:00:01.000Z', referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
-    { id: 'c', linkId: '1', projectId: 'p2', clickedAt: '2026-11-23T10:00:02.000Z', referrer: 'https://r.example/', userAgent: null, ip: '::', isBot: false },
+    { id: 'a', linkId: '1', projectId: 'p1', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 0, 123), referrer: null, userAgent: 'UA', ip: '10.0.0.0', isBot: false },
+    { id: 'b', linkId: '2', projectId: 'p1', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 1), referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
+    { id: 'c', linkId: '1', projectId: 'p2', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 2), referrer: 'https://r.example/', userAgent: null, ip: '::', isBot: false },
   ];
 
   it('pack into columns, listing repeated strings once (-1 for none)', () => {

@@ -18,8 +18,8 @@ export interface ClickEvent {
   id: string;
   linkId: string;
   projectId: string;
-  /** ISO 8601. */
-  clickedAt: string;
+  /** Ms since the epoch (spool files of earlier versions hold ISO 8601 strings). */
+  clickedAt: number;
   referrer: string | null;
   userAgent: string | null;
   ip: string | null;
@@ -85,7 +85,7 @@ export function packClicks(clicks: ClickEvent[]): PackedClicks {
   for (const click of clicks) {
     packed.ids.push(click.id);
     packed.links.push(click.linkId);
-    packed.at.push(Date.parse(click.clickedAt));
+    packed.at.push(click.clickedAt);
     packed.project.push(project(click.projectId));
     packed.referrer.push(referrer(click.referrer));
     packed.agent.push(agent(click.userAgent));

@@ -177,7 +177,7 @@ export class RedirectHandler {
       id: newClickId(now),
       linkId: target.linkId,
       projectId: target.projectId,
-      clickedAt: new Date(now).toISOString(),
+      clickedAt: now,
       referrer: header(req, 'referer'),
       userAgent,
       ip: this.clientIp(req),

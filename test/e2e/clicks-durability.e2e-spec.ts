@@ -43,7 +43,7 @@ function clicksOf(
     id: randomUUID(),
     linkId: link.linkId,
     projectId: link.projectId,
-    clickedAt: new Date(at - i * 1000).toISOString(),
+    clickedAt: at - i * 1000,
     referrer: null,
     userAgent: i < humans ? BROWSER : GOOGLEBOT,
     ip: '192.0.2.0',
@@ -94,9 +94,9 @@ describe.each([
     const row = await linkRow(t, link.svc_id);
     const hour = Date.UTC(2026, 10, 23, 10);
     const clicks: ClickEvent[] = [
-      { ...clicksOf(row, 1)[0], id: newClickId(hour + 1), clickedAt: new Date(hour + 1).toISOString(), referrer: "https://r.example/a,b{c}'d\"e" },
-      { ...clicksOf(row, 1)[0], id: newClickId(hour + 2), clickedAt: new Date(hour + 3_599_999).toISOString(), userAgent: null, ip: '2001:db8::' },
-      { ...clicksOf(row, 0, 1)[0], id: newClickId(hour + 3), clickedAt: new Date(hour + 3_600_000).toISOString(), ip: null },
+      { ...clicksOf(row, 1)[0], id: newClickId(hour + 1), clickedAt: hour + 1, referrer: "https://r.example/a,b{c}'d\"e" },
+      { ...clicksOf(row, 1)[0], id: newClickId(hour + 2), clickedAt: hour + 3_599_999, userAgent: null, ip: '2001:db8::' },
+      { ...clicksOf(row, 0, 1)[0], id: newClickId(hour + 3), clickedAt: hour + 3_600_000, ip: null },
     ];
     // As the queue carries it: packed, through JSON.
     expect(await t.app.get(ClicksService, { strict: false }).ingest(JSON.parse(JSON.stringify(packClicks(clicks))))).toBe(3);
@@ -224,7 +224,8 @@ describe('shutdown flushes the click buffer', () => {
     mkdirSync(path.join(dir, 'spool'));
     writeFileSync(
       path.join(dir, 'spool', `clicks-${deadPid}.ndjson.${deadPid}.sending`),
-      clicks.map((c) => JSON.stringify(c)).join('\n') + '\n',
+      // The second half as earlier versions spooled clicks: the time as an ISO 8601 string.
+      clicks.map((c, i) => JSON.stringify(i < 2 ? c : { ...c, clickedAt: new Date(c.clickedAt).toISOString() })).join('\n') + '\n',
     );
     // Half of it had gone out before the crash.
     await t.app.get(ClicksService, { strict: false }).ingest(clicks.slice(0, 2));

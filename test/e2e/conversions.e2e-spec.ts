@@ -1,7 +1,6 @@
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
-
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+import { BROWSER } from '../support/clicks';
 
 describe('conversions/new', () => {
   let t: TestApp;

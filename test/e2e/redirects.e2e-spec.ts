@@ -1,8 +1,6 @@
 import { TestApp, createTestApp } from '../support/app';
 import { connectDomain, createProject, updateProject } from '../factories/projects';
-
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
-const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+import { BROWSER, GOOGLEBOT } from '../support/clicks';
 
 describe.each([
   ['BullMQ on Redis', true],

@@ -6,8 +6,16 @@ import {
   SUBSCRIPTION_KEY_EXAMPLE,
 } from './domain-params.dto';
 
-const ECHO_DESCRIPTION =
-  'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).';
+/** The `request` echo of a domains answer, with the example of one method. */
+function RequestEcho(example: Record<string, unknown>): PropertyDecorator {
+  return ApiProperty({
+    description:
+      'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).',
+    type: 'object',
+    additionalProperties: true,
+    example: { subscription_key: SUBSCRIPTION_KEY_EXAMPLE, application_key: APPLICATION_KEY_EXAMPLE, ...example },
+  });
+}
 
 export class DomainBodyDto {
   @ApiProperty({ type: DomainRecordDto })
@@ -25,18 +33,7 @@ export class DomainDeletedBodyDto {
 }
 
 export class DomainResponseDto {
-  @ApiProperty({
-    description: ECHO_DESCRIPTION,
-    type: 'object',
-    additionalProperties: true,
-    example: {
-      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-      application_key: APPLICATION_KEY_EXAMPLE,
-      json: CREATE_JSON_EXAMPLE,
-      method: 'new',
-      object: 'domain',
-    },
-  })
+  @RequestEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainBodyDto })
@@ -44,17 +41,7 @@ export class DomainResponseDto {
 }
 
 export class DomainListResponseDto {
-  @ApiProperty({
-    description: ECHO_DESCRIPTION,
-    type: 'object',
-    additionalProperties: true,
-    example: {
-      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-      application_key: APPLICATION_KEY_EXAMPLE,
-      method: 'list',
-      object: 'domain',
-    },
-  })
+  @RequestEcho({ method: 'list', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainListBodyDto })
@@ -62,18 +49,7 @@ export class DomainListResponseDto {
 }
 
 export class DomainDeletedResponseDto {
-  @ApiProperty({
-    description: ECHO_DESCRIPTION,
-    type: 'object',
-    additionalProperties: true,
-    example: {
-      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-      application_key: APPLICATION_KEY_EXAMPLE,
-      hostname: 'go.example.com',
-      method: 'delete',
-      object: 'domain',
-    },
-  })
+  @RequestEcho({ hostname: 'go.example.com', method: 'delete', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainDeletedBodyDto })
