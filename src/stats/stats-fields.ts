@@ -37,7 +37,7 @@ export const MULTI_TAG_FIELDS = ['tag_2', 'tag_3', 'tag_4', 'tag_5'] as const;
 export type LinkField = keyof typeof LINK_FIELDS;
 export type SharedAtField = keyof typeof SHARED_AT_FIELDS;
 export type MultiTagField = (typeof MULTI_TAG_FIELDS)[number];
-export type GroupField = LinkField | SharedAtField | 'project';
+export type GroupField = LinkField | SharedAtField | MultiTagField | 'project';
 export type FilterField = LinkField | SharedAtField | MultiTagField;
 
 export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
@@ -54,12 +54,19 @@ export function isSharedAtField(name: string): name is SharedAtField {
   return name in SHARED_AT_FIELDS;
 }
 
+export function isMultiTagField(name: string): name is MultiTagField {
+  return (MULTI_TAG_FIELDS as readonly string[]).includes(name);
+}
+
 /**
  * The SQL expression of a group or pivot field. `project` groups by the project's API key, the
- * value the response shows, so alpha sorts and ties order by it (pk_projects).
+ * value the response shows, so alpha sorts and ties order by it (pk_projects). A multi-value tag
+ * field gives the link's array of values: the caller counts the link in the group of each value
+ * (multiValued), and in the null group when it has none.
  */
 export function groupExpression(field: GroupField): string {
   if (field === 'project') return '(SELECT pr.api_key::text FROM projects pr WHERE pr.id = l.project_id)';
+  if (isMultiTagField(field)) return `l.${field}`;
   return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
 }
 
@@ -86,7 +93,7 @@ export function filterConditions(filters: Partial<Record<FilterField, string>>, 
       conditions.push(`${LINK_FIELDS[name]} = ${placeholder}`);
     } else if (isSharedAtField(name)) {
       conditions.push(`${SHARED_AT_FIELDS[name]} = ${placeholder}::int`);
-    } else if ((MULTI_TAG_FIELDS as readonly string[]).includes(name)) {
+    } else if (isMultiTagField(name)) {
       conditions.push(`${placeholder} = ANY(l.${name})`);
     }
   }

@@ -56,7 +56,7 @@ export function filterNames(kind: StatsKind): string[] {
 
 /** Fields group_by and pivot accept: filters (not domain on totals), shared_at_*, and project on totals. */
 function groupNames(kind: StatsKind, multiProject: boolean): string[] {
-  const names = [...Object.keys(LINK_FIELDS), ...Object.keys(SHARED_AT_FIELDS)];
+  const names = filterNames(kind);
   if (kind === 'range') return names;
   return [...names.filter((name) => name !== 'domain'), ...(multiProject ? ['project'] : [])];
 }

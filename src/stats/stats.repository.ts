@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GOALS } from './conversions-object';
-import { SHARED_AT, filterConditions, groupExpression } from './stats-fields';
+import { SHARED_AT, filterConditions, groupExpression, isMultiTagField } from './stats-fields';
 import { Interval } from './stats-params';
 import { StatsQuery } from './stats-query';
 
@@ -212,15 +212,35 @@ export class StatsRepository {
          FROM ${query.withZeros ? 'filled' : 'pg'}
          UNION ALL `
       : '';
+    // A multi-value tag group or pivot counts a link under each of its values (under null when it
+    // has none). Each level then sums rows that hold a link once: groups are not summed over a
+    // multi-value pivot's rows, nor totals over a multi-value group's.
+    const multiGroup = isMultiTagField(query.groupBy);
+    const multiPivot = query.pivot !== null && isMultiTagField(query.pivot);
+    const expanded = (group: boolean, pivot: boolean): string =>
+      !group && !pivot
+        ? 'rows'
+        : `(SELECT ${columns.map((c) => (c === 'shares' ? 'r.shared' : `r.${c}`)).join(', ')}, r.shared_at,
+             ${group ? 'gx.v' : 'r.g'} AS g, ${pivot ? 'px.v' : 'r.p'} AS p
+           FROM rows r
+           ${group ? 'CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.g) > 0 THEN r.g ELSE ARRAY[NULL::text] END) AS gx(v)' : ''}
+           ${pivot ? 'CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.p) > 0 THEN r.p ELSE ARRAY[NULL::text] END) AS px(v)' : ''}) s`;
+    const groups = multiPivot
+      ? `SELECT g, ${figures}, MAX(shared_at) AS last_shared FROM ${expanded(multiGroup, false)} GROUP BY g`
+      : `SELECT g, ${resum}, MAX(last_shared) AS last_shared FROM gp GROUP BY g`;
+    const totalsRow =
+      multiGroup || multiPivot
+        ? `SELECT 't' AS kind, NULL, NULL, ${figures}, (SELECT COUNT(*) FROM grp)::int, 0 FROM rows`
+        : `SELECT 't' AS kind, NULL, NULL, ${resum}, (SELECT COUNT(*) FROM grp)::int, 0 FROM gp`;
     const out = await this.dataSource.query<Record<string, unknown>[]>(
       `WITH ${rows},
-       gp AS MATERIALIZED (SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM rows GROUP BY g, p),
-       grp AS (SELECT g, ${resum}, MAX(last_shared) AS last_shared FROM gp GROUP BY g),
+       gp AS MATERIALIZED (SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM ${expanded(multiGroup, multiPivot)} GROUP BY g, p),
+       grp AS (${groups}),
        page AS (
          SELECT grp.*, row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
          FROM grp ORDER BY ord LIMIT $${params.length - 1} OFFSET $${params.length})${pivots}
        ${pivotRows}SELECT 'g' AS kind, g, NULL AS p, ${list}, NULL::int AS total_results, ord FROM page
-       UNION ALL SELECT 't' AS kind, NULL, NULL, ${resum}, (SELECT COUNT(*) FROM grp)::int, 0 FROM gp
+       UNION ALL ${totalsRow}
        ORDER BY kind, ord`,
       params,
     );

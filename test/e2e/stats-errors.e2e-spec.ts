@@ -46,7 +46,8 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
   ];
   const SHARED_AT = ['shared_at_hour_of_day', 'shared_at_day_of_week', 'shared_at_hour_of_week'];
   const RANGE_GROUPS = [...FIELDS, ...SHARED_AT].join(', ');
-  const TOTALS_GROUPS = [...FIELDS.filter((f) => f !== 'domain'), ...SHARED_AT].join(', ');
+  // SPEC.md 4.8: group_by takes any filter of totals but domain, tag_2 … tag_5 included.
+  const TOTALS_GROUPS = [...FIELDS.filter((f) => f !== 'domain'), ...SHARED_AT, 'tag_2', 'tag_3', 'tag_4', 'tag_5'].join(', ');
   const goals = (n: number) =>
     Array.from({ length: n }, (_, i) => [`goal_${i + 1}_count`, `goal_${i + 1}_value`]).flat();
   const CONVERSION_SORTS = (n: number) => [

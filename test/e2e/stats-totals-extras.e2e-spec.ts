@@ -185,6 +185,49 @@ describe('stats/totals.json: extras', () => {
       expect(res.body.totals).toEqual(expected);
     });
 
+    it('group_by a multi-value tag field: a link counts under each of its values, totals once', async () => {
+      const res = await totals(p2, { group_by: 'tag_3', sort_type: 'alpha', sort_order: 'asc' }).expect(200);
+      expect(res.body.totals).toEqual(fig(17, 4, 4.25)); // K1 9, K2 3, K3 1, K4 4: each once
+      expect(res.body.total_results).toBe(4);
+      expect(res.body.groups).toEqual([
+        { tag_3: 'a', ...fig(9, 1, 9) }, // K1
+        { tag_3: 'b', ...fig(9, 1, 9) }, // K1 (K3's b was replaced)
+        { tag_3: 'c', ...fig(1, 1, 1) }, // K3
+        { tag_3: null, ...fig(7, 2, 3.5) }, // K2 and K4 have no tag_3
+      ]);
+    });
+
+    it('group_by a multi-value tag field under a filter on it, and as a pivot with zeros', async () => {
+      const filtered = await totals(p2, { group_by: 'tag_3' }, form([['tag_3', 'a']])).expect(200);
+      expect(filtered.body.totals).toEqual(fig(9, 1, 9));
+      expect(filtered.body.groups).toEqual([
+        { tag_3: 'a', ...fig(9, 1, 9) },
+        { tag_3: 'b', ...fig(9, 1, 9) },
+      ]);
+      const pivoted = await totals(p2, {
+        group_by: 'shared_at_day_of_week',
+        sort_type: 'alpha',
+        sort_order: 'asc',
+        pivot: 'tag_3',
+        pivot_sort_type: 'alpha',
+        pivot_sort_order: 'asc',
+        with_zeros: 'true',
+      }).expect(200);
+      expect(pivoted.body.totals).toEqual(fig(17, 4, 4.25));
+      const pivots = (b: number, c: number, a: number, none: number) => [
+        { tag_3: 'a', ...fig(a, a ? 1 : 0, a ? a : 0) },
+        { tag_3: 'b', ...fig(b, b ? 1 : 0, b ? b : 0) },
+        { tag_3: 'c', ...fig(c, c ? 1 : 0, c ? c : 0) },
+        { tag_3: null, ...fig(none, none ? 1 : 0, none ? none : 0) },
+      ];
+      expect(pivoted.body.groups).toEqual([
+        { shared_at_day_of_week: 0, ...fig(1, 1, 1), pivots: pivots(0, 1, 0, 0) }, // K3 Monday
+        { shared_at_day_of_week: 1, ...fig(4, 1, 4), pivots: pivots(0, 0, 0, 4) }, // K4 Tuesday
+        { shared_at_day_of_week: 2, ...fig(9, 1, 9), pivots: pivots(9, 0, 9, 0) }, // K1 Wednesday: a and b
+        { shared_at_day_of_week: 6, ...fig(3, 1, 3), pivots: pivots(0, 0, 0, 3) }, // K2 Sunday
+      ]);
+    });
+
     it('the echo names each tag filter with its metadata', async () => {
       const res = await totals(
         p2,
