@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { PackedClicks } from './click-event';
 
 /** The months (UTC, as `YYYY-MM-01`) from the one of `from` to the one of `to` (ms since the epoch). */
@@ -57,16 +57,16 @@ export class ClicksRepository {
   }
 
   /**
-   * Writes raw clicks and adds the ones that are new to the hourly rollups, in one statement (one
-   * transaction of its own). Clicks already stored (a retried job) are skipped by ON CONFLICT on pk_clicks and
+   * Writes raw clicks and adds the ones that are new to the hourly rollups, in the caller's
+   * transaction. Clicks already stored (a retried job) are skipped by ON CONFLICT on pk_clicks and
    * not counted again. The batch goes in as its packed columns: ids, links, times, bot flags and
    * indexes into the batch's lists of projects, referrers and user agents.
    */
-  async ingest(batch: PackedClicks): Promise<number> {
+  async ingest(batch: PackedClicks, manager: EntityManager): Promise<number> {
     if (batch.ids.length === 0) return 0;
     // One statement: the rollup is summed in SQL over the rows the insert really added, ordered
     // so that concurrent workers lock rollup rows in one order (no deadlocks).
-    const [result] = await this.dataSource.query<{ inserted: number }[]>(
+    const [result] = await manager.query<{ inserted: number }[]>(
       `WITH inserted AS (
          INSERT INTO clicks (click_id, clicked_at, link_id, project_id, referrer, user_agent, ip, is_bot)
          SELECT c.id, timestamptz 'epoch' + c.at * interval '1 millisecond', c.link, ($4::uuid[])[c.project + 1],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { ClickBatch, ClickEvent, PackedClicks, packClicks } from './click-event';
 import { ClicksRepository, monthsBetween } from './clicks.repository';
 
@@ -7,12 +8,14 @@ export class ClicksService {
   /** Seconds between the newest click ingested and its ingestion (the ingest lag metric). */
   lastIngestLagSeconds = 0;
 
-  constructor(private readonly repository: ClicksRepository) {}
+  constructor(
+    private readonly repository: ClicksRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /**
-   * Raw clicks and hourly rollups in one statement (so one transaction); a retried batch changes
-   * nothing. Takes a job's batch as it comes (packed columns, never unpacked into objects) or a
-   * list of clicks.
+   * Raw clicks and hourly rollups in one transaction; a retried batch changes nothing. Takes a
+   * job's batch as it comes (packed columns, never unpacked into objects) or a list of clicks.
    */
   async ingest(clicks: ClickEvent[] | ClickBatch): Promise<number> {
     const batch: PackedClicks = Array.isArray(clicks) ? packClicks(clicks) : 'v' in clicks ? clicks : packClicks(clicks.clicks);
@@ -24,7 +27,7 @@ export class ClicksService {
       if (at > newest) newest = at;
     }
     await this.repository.ensurePartitions(monthsBetween(oldest, newest));
-    const count = await this.repository.ingest(batch);
+    const count = await this.dataSource.transaction((manager) => this.repository.ingest(batch, manager));
     this.lastIngestLagSeconds = Math.max(0, (Date.now() - newest) / 1000);
     return count;
   }
