@@ -28,6 +28,8 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   private pending: ClickEvent[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** Set by flush(): the running hand-over goes on until the buffer is empty. */
+  private sendAll = false;
   private failing = false;
   private spooled = false;
   private closed = false;
@@ -49,16 +51,38 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
 
   push(click: ClickEvent): void {
     this.pending.push(click);
-    if (this.pending.length >= FLUSH_SIZE && !this.failing) void this.flush();
+    if (this.pending.length >= FLUSH_SIZE && !this.failing) void this.sendBatches('full');
     else this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
   }
 
   /** Hands every buffered click to the queue (or, failing that, keeps or spills them). */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    do await this.sendBatches('all');
+    while (this.pending.length > 0 && !this.failing);
+  }
+
+  /**
+   * One hand-over run at a time. `full` sends full batches only; `due` (the interval elapsed) sends
+   * the oldest batch however small, then full ones; `all` sends everything. Under load, clicks that
+   * arrive while a batch is on its way wait for the next full batch or their interval rather than
+   * going out as a small job each round trip (each job costs the queue and the database the same
+   * whatever its size).
+   */
+  private sendBatches(mode: FlushMode): Promise<void> {
+    if (mode === 'all') this.sendAll = true;
     if (this.flushing) return this.flushing;
-    this.flushing = this.flushAll().finally(() => {
+    this.flushing = this.flushAll(mode).finally(() => {
       this.flushing = null;
-      if (this.pending.length > 0 && !this.closed) this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
+      if (this.pending.length > 0 && !this.closed) {
+        if (this.failing) this.schedule(RETRY_MS);
+        else if (this.pending.length >= FLUSH_SIZE) void this.sendBatches('full');
+        else {
+          // The interval counts from the oldest click left waiting.
+          if (this.timer) clearTimeout(this.timer);
+          this.timer = null;
+          this.schedule(Math.max(0, FLUSH_INTERVAL_MS - (Date.now() - this.pending[0].clickedAt)));
+        }
+      }
     });
     return this.flushing;
   }
@@ -97,23 +121,31 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     if (this.timer || (this.closed && this.pending.length === 0)) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.flush();
+      void this.sendBatches('due');
     }, delay);
     this.timer.unref();
   }
 
-  private async flushAll(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.slice(0, FLUSH_SIZE);
-      if (!(await this.send(batch))) {
-        this.failing = true;
-        if (this.pending.length > this.memoryLimit) await this.spill(this.pending.splice(0, this.pending.length - this.memoryLimit));
-        return;
+  private async flushAll(mode: FlushMode): Promise<void> {
+    let first = true;
+    try {
+      while (this.pending.length > 0) {
+        const all = this.sendAll || this.closed;
+        if (this.pending.length < FLUSH_SIZE && !all && !(first && mode === 'due')) break;
+        first = false;
+        const batch = this.pending.slice(0, FLUSH_SIZE);
+        if (!(await this.send(batch))) {
+          this.failing = true;
+          if (this.pending.length > this.memoryLimit) await this.spill(this.pending.splice(0, this.pending.length - this.memoryLimit));
+          return;
+        }
+        this.pending.splice(0, batch.length);
       }
-      this.pending.splice(0, batch.length);
+      if (this.failing || this.spooled) await this.drainSpool();
+      this.failing = false;
+    } finally {
+      if (this.pending.length === 0 || this.failing) this.sendAll = false;
     }
-    if (this.failing || this.spooled) await this.drainSpool();
-    this.failing = false;
   }
 
   private async send(clicks: ClickEvent[]): Promise<boolean> {
@@ -183,6 +215,8 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     this.spooled = false;
   }
 }
+
+type FlushMode = 'full' | 'due' | 'all';
 
 /** A spooled click: files of earlier versions hold its time as an ISO 8601 string. */
 type SpooledClick = ClickEvent | (Omit<ClickEvent, 'clickedAt'> & { clickedAt: string });

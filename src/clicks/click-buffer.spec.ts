@@ -1,0 +1,104 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { AppConfig } from '../config/app-config';
+import { JobQueue } from '../queue/job-queue';
+import { ClickBuffer, FLUSH_INTERVAL_MS, FLUSH_SIZE } from './click-buffer';
+import { ClickEvent, PackedClicks, newClickId } from './click-event';
+
+/** A queue whose hand-over takes `latencyMs`, recording each job's size and when it was added. */
+function slowQueue(latencyMs: number) {
+  const jobs: { size: number; at: number }[] = [];
+  const queue = {
+    add: async (_queue: string, _name: string, data: PackedClicks) => {
+      await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      jobs.push({ size: data.ids.length, at: Date.now() });
+    },
+    addAndWait: () => Promise.reject(new Error('not used')),
+    drain: () => Promise.resolve(),
+  } as unknown as JobQueue;
+  return { queue, jobs };
+}
+
+function buffer(queue: JobQueue): ClickBuffer {
+  const config = { dataDir: mkdtempSync(path.join(tmpdir(), 'svc-buffer-')) } as AppConfig;
+  return new ClickBuffer(config, queue);
+}
+
+function push(target: ClickBuffer, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const now = Date.now();
+    const click: ClickEvent = {
+      id: newClickId(now),
+      linkId: '1',
+      projectId: '00000000-0000-0000-0000-000000000001',
+      clickedAt: now,
+      referrer: null,
+      userAgent: null,
+      ip: null,
+      isBot: false,
+    };
+    target.push(click);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ClickBuffer batching', () => {
+  it('does not send the clicks that came in during a hand-over as a small job of their own', async () => {
+    const { queue, jobs } = slowQueue(20);
+    const clicks = buffer(queue);
+    push(clicks, FLUSH_SIZE);
+    push(clicks, 100);
+    await sleep(40);
+    // The first batch went; the 100 that arrived meanwhile wait for a full batch or their interval.
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
+    expect(clicks.size).toBe(100);
+    push(clicks, FLUSH_SIZE - 100);
+    await sleep(40);
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, FLUSH_SIZE]);
+    expect(clicks.size).toBe(0);
+    await clicks.beforeApplicationShutdown();
+  });
+
+  it('sends a partial batch once its oldest click has waited the interval', async () => {
+    const { queue, jobs } = slowQueue(1);
+    const clicks = buffer(queue);
+    const started = Date.now();
+    push(clicks, 10);
+    await sleep(FLUSH_INTERVAL_MS / 2);
+    push(clicks, 5);
+    expect(jobs).toEqual([]);
+    await sleep(FLUSH_INTERVAL_MS);
+    expect(jobs.map((j) => j.size)).toEqual([15]);
+    expect(jobs[0].at - started).toBeGreaterThanOrEqual(FLUSH_INTERVAL_MS - 5);
+    expect(jobs[0].at - started).toBeLessThan(FLUSH_INTERVAL_MS * 1.5);
+    await clicks.beforeApplicationShutdown();
+  });
+
+  it('leaves the interval counted from the oldest click left behind by a full batch', async () => {
+    const { queue, jobs } = slowQueue(30);
+    const clicks = buffer(queue);
+    push(clicks, FLUSH_SIZE);
+    push(clicks, 7);
+    const leftAt = Date.now();
+    await sleep(FLUSH_INTERVAL_MS + 60);
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 7]);
+    // Added after the 30 ms hand-over, about the interval after the 7 clicks came in.
+    expect(jobs[1].at - leftAt).toBeGreaterThanOrEqual(FLUSH_INTERVAL_MS - 5);
+    await clicks.beforeApplicationShutdown();
+  });
+
+  it('flush() and shutdown send everything, partial batches included', async () => {
+    const { queue, jobs } = slowQueue(5);
+    const clicks = buffer(queue);
+    push(clicks, FLUSH_SIZE + 250);
+    // A full batch is already on its way: flush() waits for it and sends the rest too.
+    await clicks.flush();
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250]);
+    push(clicks, 3);
+    await clicks.beforeApplicationShutdown();
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250, 3]);
+    expect(clicks.size).toBe(0);
+  });
+});
