@@ -1,9 +1,9 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import type { RequestHandler } from 'express';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { AppExceptionFilter } from './common/exception.filter';
+import { HTTP_LOGGER, createHttpLogger } from './common/http-logger';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -21,36 +21,24 @@ import { QueueModule } from './queue/queue.module';
 import { BootstrapService } from './subscriptions/bootstrap.service';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 
-const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** Composition root: global pipe and filter, infrastructure, then the feature modules. */
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
+  constructor(@Inject(HTTP_LOGGER) private readonly httpLogger: RequestHandler) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(this.httpLogger).forRoutes({ path: '*', method: RequestMethod.ALL });
+  }
+
   static forRoot(config: AppConfig): DynamicModule {
+    const httpLogger = createHttpLogger(config.logLevel);
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            genReqId: (req: IncomingMessage, res) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
-              res.setHeader('X-Request-Id', id);
-              return id;
-            },
-            // Keys travel in query strings: log the path only.
-            serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({
-                id: req.id,
-                method: req.method,
-                path: req.url.split('?')[0],
-              }),
-            },
-            autoLogging: { ignore: (req: IncomingMessage) => (req.url ?? '').startsWith('/health') },
-          },
-        }),
+        // The Nest logger writes through the same pino logger; the request middleware is ours
+        // (createHttpLogger says why), so nestjs-pino mounts none.
+        LoggerModule.forRoot({ pinoHttp: { logger: httpLogger.logger }, useExisting: true, forRoutes: [] }),
         DatabaseModule,
         QueueModule.forRoot(config),
         SubscriptionsModule,
@@ -68,6 +56,7 @@ export class AppModule {
         { provide: APP_FILTER, useClass: AppExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         BootstrapService,
+        { provide: HTTP_LOGGER, useValue: httpLogger },
       ],
     };
   }

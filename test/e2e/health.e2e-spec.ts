@@ -1,3 +1,4 @@
+import { storage } from 'nestjs-pino/storage';
 import { TestApp, createTestApp } from '../support/app';
 
 describe('health', () => {
@@ -29,5 +30,12 @@ describe('health', () => {
     expect(given.headers['x-request-id']).toBe('abc-123');
     const made = await t.http.get('/health').set('X-Request-Id', 'bad id!').expect(200);
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves API requests without an AsyncLocalStorage (which would turn on async hooks for every redirect)', async () => {
+    await t.http.get('/health').expect(200);
+    await t.http.get('/stats/range.json').query({ v: '3', key: 'nope' }).expect(403);
+    // Node 20's AsyncLocalStorage turns `enabled` on at its first run(), and its hooks with it.
+    expect((storage as unknown as { enabled: boolean }).enabled).toBe(false);
   });
 });
