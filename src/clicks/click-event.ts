@@ -1,15 +1,32 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** This process's 48 random bits, the last group of every click id it makes. */
+const NODE = randomBytes(6).toString('hex');
+/** A 26-bit sequence, shared by every millisecond (so ids stay unique while the clock stands still). */
+let sequence = randomBytes(4).readUInt32BE(0) & 0x3ffffff;
+let prefixMs = -1;
+let prefix = '';
 
 /**
- * A new click id: a UUID version 7 (RFC 9562), the millisecond time in its first 48 bits and
- * random bits after, so raw clicks go into pk_clicks in time order (the B-tree grows at its end
- * instead of touching random pages) and still never collide across processes.
+ * A new click id: a UUID version 7 (RFC 9562) with the millisecond time in its first 48 bits, a
+ * 26-bit sequence in rand_a and the low bits of the variant group ("fixed-length dedicated
+ * counter", method 1), and 48 random bits per process in the last group. Raw clicks go into
+ * pk_clicks in time order (the B-tree grows at its end), ids never repeat within a process unless
+ * 67 million clicks fall in one millisecond, and processes differ by their random bits. Built from
+ * lookup tables: it runs on every redirect (randomUUID and hex formatting cost 3% of one).
  */
 export function newClickId(now = Date.now()): string {
-  const random = randomUUID();
-  const time = now.toString(16).padStart(12, '0');
-  // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx (variant bits already set); version 4 → 7.
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  if (now !== prefixMs) {
+    prefixMs = now;
+    const time = now.toString(16).padStart(12, '0');
+    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+  }
+  const n = sequence;
+  sequence = (n + 1) & 0x3ffffff;
+  const high = n >>> 14; // 12 bits: rand_a
+  const low = 0x8000 | (n & 0x3fff); // variant 10, then 14 bits
+  return `${prefix}${HEX[high >>> 8][1]}${HEX[high & 0xff]}-${HEX[low >>> 8]}${HEX[low & 0xff]}-${NODE}`;
 }
 
 /** One visit of a link, as the redirect layer records it and the click job carries it. */
