@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { AppConfig } from '../config/app-config';
 import { JobQueue } from '../queue/job-queue';
 import { ClickBuffer, FLUSH_INTERVAL_MS, FLUSH_SIZE } from './click-buffer';
-import { ClickEvent, PackedClicks, newClickId } from './click-event';
+import { ClickEvent, PackedClicks, nextClickSequence } from './click-event';
 
 /** A queue whose hand-over takes `latencyMs`, recording each job's size and when it was added. */
 function slowQueue(latencyMs: number) {
@@ -12,7 +12,7 @@ function slowQueue(latencyMs: number) {
   const queue = {
     add: async (_queue: string, _name: string, data: PackedClicks) => {
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
-      jobs.push({ size: data.ids.length, at: Date.now() });
+      jobs.push({ size: data.at.length, at: Date.now() });
     },
     addAndWait: () => Promise.reject(new Error('not used')),
     drain: () => Promise.resolve(),
@@ -29,7 +29,7 @@ function push(target: ClickBuffer, count: number): void {
   for (let i = 0; i < count; i++) {
     const now = Date.now();
     const click: ClickEvent = {
-      id: newClickId(now),
+      id: nextClickSequence(),
       linkId: '1',
       projectId: '00000000-0000-0000-0000-000000000001',
       clickedAt: now,

@@ -5,7 +5,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '../config/app-config';
 import { JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
-import { ClickBatch, ClickEvent, packClicks } from './click-event';
+import { ClickBatch, ClickEvent, clickId, packClicks } from './click-event';
 
 /** A batch goes out after this long or at this size, whichever comes first (DESIGN.md). */
 export const FLUSH_INTERVAL_MS = 100;
@@ -179,7 +179,8 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     if (clicks.length === 0) return;
     await mkdir(this.spoolDir, { recursive: true });
     const file = path.join(this.spoolDir, `clicks-${process.pid}.ndjson`);
-    await appendFile(file, clicks.map((c) => JSON.stringify(c)).join('\n') + '\n', 'utf8');
+    // Ids in full: the next process makes other ids from the same sequence numbers.
+    await appendFile(file, clicks.map((c) => JSON.stringify({ ...c, id: clickId(c) })).join('\n') + '\n', 'utf8');
     this.spooled = true;
   }
 

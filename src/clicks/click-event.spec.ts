@@ -1,28 +1,87 @@
-import { ClickEvent, newClickId, packClicks } from './click-event';
+import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, newClickId, nextClickSequence, packClicks } from './click-event';
 import { monthsBetween } from './clicks.repository';
 
 describe('click batches', () => {
+  const t0 = Date.UTC(2026, 10, 23, 10, 0, 0, 123);
   const clicks: ClickEvent[] = [
-    { id: 'a', linkId: '1', projectId: 'p1', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 0, 123), referrer: null, userAgent: 'UA', ip: '10.0.0.0', isBot: false },
-    { id: 'b', linkId: '2', projectId: 'p1', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 1), referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
-    { id: 'c', linkId: '1', projectId: 'p2', clickedAt: Date.UTC(2026, 10, 23, 10, 0, 2), referrer: 'https://r.example/', userAgent: null, ip: '::', isBot: false },
+    { id: 'a', linkId: '1', projectId: 'p1', clickedAt: t0, referrer: null, userAgent: 'UA', ip: '10.0.0.0', isBot: false },
+    { id: 'b', linkId: '2', projectId: 'p1', clickedAt: t0 + 877, referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
+    { id: 'c', linkId: '1', projectId: 'p2', clickedAt: t0 - 5, referrer: 'https://r.example/', userAgent: null, ip: '10.0.0.0', isBot: false },
   ];
+  const columns = {
+    ids: ['a', 'b', 'c'],
+    at: [t0, t0 + 877, t0 - 5],
+    links: ['1', '2', '1'],
+    projects: ['p1', 'p2'],
+    project: [0, 0, 1],
+    referrers: ['https://r.example/'],
+    referrer: [-1, 0, 0],
+    agents: ['UA'],
+    agent: [0, 0, -1],
+    ips: ['10.0.0.0'],
+    ip: [0, -1, 0],
+    bots: [0, 1, 0],
+  };
 
-  it('pack into columns, listing repeated strings once (-1 for none)', () => {
+  it('pack into columns, times from the first, every repeated string listed once (-1 for none)', () => {
     expect(packClicks(clicks)).toEqual({
-      v: 2,
+      v: 3,
       ids: ['a', 'b', 'c'],
+      at0: t0,
+      at: [0, 877, -5],
       links: ['1', '2', '1'],
-      at: [Date.UTC(2026, 10, 23, 10, 0, 0, 123), Date.UTC(2026, 10, 23, 10, 0, 1), Date.UTC(2026, 10, 23, 10, 0, 2)],
       projects: ['p1', 'p2'],
       project: [0, 0, 1],
       referrers: ['https://r.example/'],
       referrer: [-1, 0, 0],
       agents: ['UA'],
       agent: [0, 0, -1],
-      ips: ['10.0.0.0', null, '::'],
+      ips: ['10.0.0.0'],
+      ip: [0, -1, 0],
       bots: [0, 1, 0],
     });
+    expect(clickColumns(JSON.parse(JSON.stringify(packClicks(clicks))))).toEqual(columns);
+  });
+
+  it('carry the ids of this process as sequence steps and make the same ids on the way in', () => {
+    const first = nextClickSequence();
+    const sequenced: ClickEvent[] = clicks.map((click) => ({ ...click, id: nextClickSequence() }));
+    const packed = packClicks(sequenced);
+    expect(packed.ids).toBeUndefined();
+    expect(packed.node).toMatch(/^[0-9a-f]{12}$/);
+    expect(packed.seq).toEqual([(first + 1) % 2 ** 26, 1, 1]);
+    const ids = sequenced.map(clickId);
+    expect(new Set(ids).size).toBe(3);
+    expect(clickColumns(JSON.parse(JSON.stringify(packed)))).toEqual({ ...columns, ids });
+    // The spool keeps them in full, and a batch of full and sequenced ids carries them all in full.
+    expect(packClicks([sequenced[0], clicks[1]]).ids).toEqual([ids[0], 'b']);
+  });
+
+  it('step over the end of the 26-bit sequence', () => {
+    const near = [2 ** 26 - 2, 2 ** 26 - 1, 0, 1, 5];
+    const sequenced: ClickEvent[] = near.map((id, i) => ({ ...clicks[0], id, clickedAt: t0 + i }));
+    const packed = packClicks(sequenced);
+    expect(packed.seq).toEqual([2 ** 26 - 2, 1, 1, 1, 4]);
+    expect(clickColumns(packed).ids).toEqual(near.map((seq, i) => clickIdOf(t0 + i, seq)));
+  });
+
+  it('read the version-2 layout of jobs enqueued before, IPs per click', () => {
+    const v2: PackedClicksV2 = {
+      v: 2,
+      ids: ['a', 'b', 'c'],
+      links: ['1', '2', '1'],
+      at: [t0, t0 + 877, t0 - 5],
+      projects: ['p1', 'p2'],
+      project: [0, 0, 1],
+      referrers: ['https://r.example/'],
+      referrer: [-1, 0, 0],
+      agents: ['UA'],
+      agent: [0, 0, -1],
+      ips: ['10.0.0.0', null, '10.0.0.0'],
+      bots: [0, 1, 0],
+    };
+    expect(clickColumns(v2)).toEqual(columns);
+    expect(clickColumns({ clicks })).toEqual(columns);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { PackedClicks } from './click-event';
+import { ClickColumns } from './click-event';
 
 /** The months (UTC, as `YYYY-MM-01`) from the one of `from` to the one of `to` (ms since the epoch). */
 export function monthsBetween(from: number, to: number): string[] {
@@ -59,10 +59,10 @@ export class ClicksRepository {
   /**
    * Writes raw clicks and adds the ones that are new to the hourly rollups, in the caller's
    * transaction. Clicks already stored (a retried job) are skipped by ON CONFLICT on pk_clicks and
-   * not counted again. The batch goes in as its packed columns: ids, links, times, bot flags and
-   * indexes into the batch's lists of projects, referrers and user agents.
+   * not counted again. The batch goes in as columns: ids, times, links and bot flags, and indexes
+   * into the batch's lists of projects, referrers, user agents and IPs.
    */
-  async ingest(batch: PackedClicks, manager: EntityManager): Promise<number> {
+  async ingest(batch: ClickColumns, manager: EntityManager): Promise<number> {
     if (batch.ids.length === 0) return 0;
     // One statement: the rollup is summed in SQL over the rows the insert really added, ordered
     // so that concurrent workers lock rollup rows in one order (no deadlocks).
@@ -70,8 +70,8 @@ export class ClicksRepository {
       `WITH inserted AS (
          INSERT INTO clicks (click_id, clicked_at, link_id, project_id, referrer, user_agent, ip, is_bot)
          SELECT c.id, timestamptz 'epoch' + c.at * interval '1 millisecond', c.link, ($4::uuid[])[c.project + 1],
-                ($6::text[])[c.referrer + 1], ($8::text[])[c.agent + 1], c.ip, c.bot = 1
-         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $5::int[], $7::int[], $9::int[], $10::inet[], $11::int[])
+                ($6::text[])[c.referrer + 1], ($8::text[])[c.agent + 1], ($10::inet[])[c.ip + 1], c.bot = 1
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $5::int[], $7::int[], $9::int[], $11::int[], $12::int[])
            AS c(id, at, link, project, referrer, agent, ip, bot)
          ON CONFLICT (click_id, clicked_at) DO NOTHING
          RETURNING link_id, project_id, clicked_at, is_bot),
@@ -99,6 +99,7 @@ export class ClicksRepository {
         batch.agents,
         plainArray(batch.agent),
         batch.ips,
+        plainArray(batch.ip),
         plainArray(batch.bots),
       ],
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ClickBatch, ClickEvent, PackedClicks, packClicks } from './click-event';
+import { ClickBatch, ClickEvent, clickColumns } from './click-event';
 import { ClicksRepository, monthsBetween } from './clicks.repository';
 
 @Injectable()
@@ -18,7 +18,7 @@ export class ClicksService {
    * job's batch as it comes (packed columns, never unpacked into objects) or a list of clicks.
    */
   async ingest(clicks: ClickEvent[] | ClickBatch): Promise<number> {
-    const batch: PackedClicks = Array.isArray(clicks) ? packClicks(clicks) : 'v' in clicks ? clicks : packClicks(clicks.clicks);
+    const batch = clickColumns(clicks);
     if (batch.ids.length === 0) return 0;
     let oldest = Infinity;
     let newest = -Infinity;

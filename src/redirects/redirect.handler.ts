@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ClickBuffer } from '../clicks/click-buffer';
-import { newClickId } from '../clicks/click-event';
+import { nextClickSequence } from '../clicks/click-event';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
 import { svcId } from '../links/link-path';
@@ -174,7 +174,7 @@ export class RedirectHandler {
     const userAgent = header(req, 'user-agent');
     const now = Date.now();
     this.clicks.push({
-      id: newClickId(now),
+      id: nextClickSequence(),
       linkId: target.linkId,
       projectId: target.projectId,
       clickedAt: now,

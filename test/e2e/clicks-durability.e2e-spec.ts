@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ClickBuffer, FLUSH_INTERVAL_MS } from '../../src/clicks/click-buffer';
-import { ClickEvent, newClickId, packClicks } from '../../src/clicks/click-event';
+import { ClickEvent, clickId, nextClickSequence, packClicks } from '../../src/clicks/click-event';
 import { ClicksService } from '../../src/clicks/clicks.service';
 import { TestApp, createTestApp } from '../support/app';
 import {
@@ -94,9 +94,10 @@ describe.each([
     const row = await linkRow(t, link.svc_id);
     const hour = Date.UTC(2026, 10, 23, 10);
     const clicks: ClickEvent[] = [
-      { ...clicksOf(row, 1)[0], id: newClickId(hour + 1), clickedAt: hour + 1, referrer: "https://r.example/a,b{c}'d\"e" },
-      { ...clicksOf(row, 1)[0], id: newClickId(hour + 2), clickedAt: hour + 3_599_999, userAgent: null, ip: '2001:db8::' },
-      { ...clicksOf(row, 0, 1)[0], id: newClickId(hour + 3), clickedAt: hour + 3_600_000, ip: null },
+      // As the redirect records them: sequence numbers of this process, made into ids on the way in.
+      { ...clicksOf(row, 1)[0], id: nextClickSequence(), clickedAt: hour + 1, referrer: "https://r.example/a,b{c}'d\"e" },
+      { ...clicksOf(row, 1)[0], id: nextClickSequence(), clickedAt: hour + 3_599_999, userAgent: null, ip: '2001:db8::' },
+      { ...clicksOf(row, 0, 1)[0], id: nextClickSequence(), clickedAt: hour + 3_600_000, ip: null },
     ];
     // As the queue carries it: packed, through JSON.
     expect(await t.app.get(ClicksService, { strict: false }).ingest(JSON.parse(JSON.stringify(packClicks(clicks))))).toBe(3);
@@ -108,7 +109,7 @@ describe.each([
     );
     expect(raw.rows).toEqual(
       clicks.map((c) => ({
-        id: c.id,
+        id: clickId(c),
         clicked_at: new Date(c.clickedAt),
         link_id: row.linkId,
         project_id: row.projectId,
