@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter } from './hot-counter';
 import { LatencyHistogram } from './latency-histogram';
 
 /** Prometheus metrics of this process (GET /metrics). Collectors of other modules register here. */
@@ -15,18 +16,14 @@ export class MetricsService {
     this.registry,
   );
 
-  readonly cacheLookups = new Counter({
-    name: 'svc_link_cache_lookups_total',
-    help: 'Link lookups of the redirect path by the layer that answered (memory, redis, database)',
-    labelNames: ['layer'] as const,
-    registers: [this.registry],
-  });
+  readonly cacheLookups = new HotCounter(
+    'svc_link_cache_lookups_total',
+    'Link lookups of the redirect path by the layer that answered (memory, redis, database)',
+    this.registry,
+    'layer',
+  );
 
-  readonly clicksRecorded = new Counter({
-    name: 'svc_clicks_recorded_total',
-    help: 'Clicks handed to the click buffer (bots included)',
-    registers: [this.registry],
-  });
+  readonly clicksRecorded = new HotCounter('svc_clicks_recorded_total', 'Clicks handed to the click buffer (bots included)', this.registry).child();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });

@@ -103,9 +103,9 @@ export class RedirectCache implements OnModuleInit {
     this.hosts = new Lru(10_000);
     this.prefix = `${config.redisPrefix}:cache`;
     this.lookups = {
-      memory: metrics.cacheLookups.labels('memory'),
-      redis: metrics.cacheLookups.labels('redis'),
-      database: metrics.cacheLookups.labels('database'),
+      memory: metrics.cacheLookups.child('memory'),
+      redis: metrics.cacheLookups.child('redis'),
+      database: metrics.cacheLookups.child('database'),
     };
     metrics.gauge('svc_link_cache_entries', 'Entries of the in-process link cache', () => this.links.size);
   }
