@@ -65,7 +65,7 @@ export class RedirectHandler {
     return (req, res) => {
       const method = req.method;
       if (method !== 'GET' && method !== 'HEAD') return next(req, res);
-      const host = (req.headers.host ?? '').toLowerCase();
+      const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const path = decodePath(query === -1 ? url : url.slice(0, query));
@@ -188,7 +188,7 @@ export class RedirectHandler {
 
   private clientIp(req: IncomingMessage): string | null {
     if (this.config.clickIp === 'none') return null;
-    const forwarded = this.config.trustProxy ? forwardedFor(req.headers['x-forwarded-for']) : null;
+    const forwarded = this.config.trustProxy ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for', ', ')) : null;
     return storedIp(forwarded ?? req.socket.remoteAddress, this.config.clickIp);
   }
 
@@ -206,17 +206,41 @@ export class RedirectHandler {
 }
 
 function header(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  return typeof value === 'string' && value !== '' ? value.slice(0, 2048) : null;
+  const value = rawHeader(req.rawHeaders, name);
+  return value !== undefined && value !== '' ? value.slice(0, 2048) : null;
+}
+
+/**
+ * A request header by its lowercase name, read from rawHeaders: `req.headers` would build an object
+ * of every header on first use, which the redirect path does not need. The first of repeated
+ * headers, as Node keeps it; with `join`, all of them joined (as Node does for X-Forwarded-For).
+ */
+export function rawHeader(raw: string[], name: string, join?: string): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i];
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
+    if (join === undefined) return raw[i + 1];
+    found = found === undefined ? raw[i + 1] : `${found}${join}${raw[i + 1]}`;
+  }
+  return found;
 }
 
 /** The link path of a request path: decoded, without leading or trailing slashes; null if malformed. */
 function decodePath(raw: string): string | null {
-  try {
-    return decodeURIComponent(raw).replace(/^\/+|\/+$/g, '');
-  } catch {
-    return null;
+  let path = raw;
+  if (raw.includes('%')) {
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      return null;
+    }
   }
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 47) start++;
+  while (end > start && path.charCodeAt(end - 1) === 47) end--;
+  return start === 0 && end === path.length ? path : path.slice(start, end);
 }
 
 /** The link cache key (svc_id) of a host and path: `host_path` with `/` as `_`. */

@@ -43,6 +43,24 @@ describe.each([
     expect(raw.rows).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
   });
 
+  it('reads the path percent-decoded and without surrounding slashes, the Host and the headers in any case', async () => {
+    const link = await create({ path: `spring-sale-${redis ? 'r' : 'p'}` });
+    await t.http.get(`/${link.path.replace(/-/g, '%2D')}/`).set('HOST', 'SVC.test').set('user-agent', BROWSER).set('REFERER', 'https://r.example/').expect(302);
+    await t.http.get(`//${link.path.replace('-', '%2d')}`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(302);
+    // A malformed escape is no link path: it goes on to the API, which refuses the URL.
+    await t.http.get(`/${link.path}%E0%A4%A`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(400);
+    await t.settle();
+    expect(await counts(link.svc_id)).toEqual({ clicks: 2, bots: 0 });
+    const raw = await t.db.query(
+      `SELECT c.referrer, c.user_agent FROM clicks c JOIN links l ON l.id = c.link_id WHERE l.svc_id = $1 ORDER BY c.clicked_at`,
+      [link.svc_id],
+    );
+    expect(raw.rows).toEqual([
+      { referrer: 'https://r.example/', user_agent: BROWSER },
+      { referrer: null, user_agent: BROWSER },
+    ]);
+  });
+
   it('counts humans, stores bots flagged and leaves them out of clicks; HEAD is not counted', async () => {
     const link = await create();
     for (let i = 0; i < 3; i++) await visit('svc.test', link.path).expect(302);
