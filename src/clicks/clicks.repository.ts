@@ -58,11 +58,11 @@ export class ClicksRepository {
 
   /**
    * Writes raw clicks and adds the ones that are new to the hourly rollups, in the caller's
-   * transaction. Clicks already stored (a retried job) are skipped by ON CONFLICT on pk_clicks and
-   * not counted again. The batch goes in as columns: ids, times, links and bot flags, and indexes
+   * transaction. `new`: a plain insert, which fails on a click already stored (unique violation of
+   * pk_clicks); `retried`: clicks already stored are skipped by ON CONFLICT and not counted again. The batch goes in as columns: ids, times, links and bot flags, and indexes
    * into the batch's lists of projects, referrers, user agents and IPs.
    */
-  async ingest(batch: ClickColumns, manager: EntityManager): Promise<number> {
+  async ingest(batch: ClickColumns, manager: EntityManager, mode: 'new' | 'retried'): Promise<number> {
     if (batch.ids.length === 0) return 0;
     // One statement: the rollup is summed in SQL over the rows the insert really added, ordered
     // so that concurrent workers lock rollup rows in one order (no deadlocks).
@@ -73,7 +73,7 @@ export class ClicksRepository {
                 ($6::text[])[c.referrer + 1], ($8::text[])[c.agent + 1], ($10::inet[])[c.ip + 1], c.bot = 1
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $5::int[], $7::int[], $9::int[], $11::int[], $12::int[])
            AS c(id, at, link, project, referrer, agent, ip, bot)
-         ON CONFLICT (click_id, clicked_at) DO NOTHING
+         ${mode === 'retried' ? 'ON CONFLICT (click_id, clicked_at) DO NOTHING' : ''}
          RETURNING link_id, project_id, clicked_at, is_bot),
        rollup AS (
          INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)

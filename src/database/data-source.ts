@@ -3,6 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { pgliteDriver } from './pglite';
+import { QueryLogger } from './query-logger';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** One set of options for the app, the CLI and the tests: migrations always, never synchronize. */
@@ -17,7 +18,8 @@ export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): 
     installExtensions: false,
     uuidExtension: 'pgcrypto' as const,
     namingStrategy: new SnakeNamingStrategy(),
-    logging: ['error' as const],
+    logging: ['error' as const, 'warn' as const, 'migration' as const],
+    logger: new QueryLogger(),
   };
   if (url) {
     // JIT off: it only kicks in on the big stats aggregations, where compiling (up to ~0.9 s on

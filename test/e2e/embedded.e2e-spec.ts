@@ -10,6 +10,8 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { JobQueue } from '../../src/queue/job-queue';
+import { ClickEvent, nextClickSequence } from '../../src/clicks/click-event';
+import { ClicksService } from '../../src/clicks/clicks.service';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -203,5 +205,38 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
     });
     const empty = await post('/projects/list', keys);
     expect(empty.body.response).toStrictEqual({ projects: [] });
+  });
+
+  it('stores a click batch given twice once (a retried job), on PGlite as on PostgreSQL', async () => {
+    const created = await post('/projects/new', { ...keys, json: JSON.stringify({ name: 'embedded-clicks' }) });
+    expect(created.status).toBe(200);
+    const key = created.body.response.project.api_key as string;
+    const link = await http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://example.com/e' });
+    expect(link.status).toBe(200);
+    const dataSource = app.get(DataSource);
+    const [row] = await dataSource.query<{ id: string; project_id: string }[]>(
+      'SELECT id::text AS id, project_id FROM links WHERE svc_id = $1',
+      [link.body.svc_id],
+    );
+    const at = Date.now();
+    const clicks: ClickEvent[] = [0, 1, 2].map((i) => ({
+      id: nextClickSequence(),
+      linkId: row.id,
+      projectId: row.project_id,
+      clickedAt: at - i,
+      referrer: null,
+      userAgent: 'Mozilla/5.0',
+      ip: null,
+      isBot: false,
+    }));
+    const service = app.get(ClicksService, { strict: false });
+    expect(await service.ingest(clicks)).toBe(3);
+    expect(await service.ingest(clicks)).toBe(0);
+    const [counted] = await dataSource.query<{ clicks: number; raw: number }[]>(
+      `SELECT (SELECT SUM(clicks) FROM link_clicks_hourly WHERE link_id = $1)::int AS clicks,
+              (SELECT COUNT(*) FROM clicks WHERE link_id = $1)::int AS raw`,
+      [row.id],
+    );
+    expect(counted).toEqual({ clicks: 3, raw: 3 });
   });
 });

@@ -1,0 +1,37 @@
+import { Logger as NestLogger } from '@nestjs/common';
+import type { Logger } from 'typeorm';
+
+/** A unique violation of a clicks partition's key: ingestion expects it on retried jobs. */
+function isExpected(error: string | Error): boolean {
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return code === '23505' && (constraint ?? '').startsWith('clicks_');
+}
+
+/**
+ * TypeORM's log, through the application's logger: failed queries with the first line of their
+ * SQL and never their parameters (they hold visitors' IPs, user agents and API keys), warnings.
+ * A click batch meeting a stored click is how ClicksService.ingest finds a retried job: not logged.
+ */
+export class QueryLogger implements Logger {
+  private readonly logger = new NestLogger('Database');
+
+  logQuery(): void {}
+
+  logQueryError(error: string | Error, query: string): void {
+    if (isExpected(error)) return;
+    const message = typeof error === 'string' ? error : error.message;
+    this.logger.error(`query failed: ${message} — ${query.trim().split('\n')[0].slice(0, 200)}`);
+  }
+
+  logQuerySlow(): void {}
+
+  logSchemaBuild(): void {}
+
+  logMigration(message: string): void {
+    this.logger.log(message);
+  }
+
+  log(level: 'log' | 'info' | 'warn', message: unknown): void {
+    if (level === 'warn') this.logger.warn(String(message));
+  }
+}
