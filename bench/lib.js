@@ -39,10 +39,16 @@ function nodeArgs() {
   return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
-/** Starts dist/main.js on its own database and port; resolves when /health answers. */
+/** The Node options `npm start` runs the service with (package.json), so the benchmarks run it alike. */
+function startArgs() {
+  const start = require('../package.json').scripts.start.split(' ');
+  return start.slice(1, start.indexOf('dist/main.js'));
+}
+
+/** Starts dist/main.js (as `npm start` does) on its own database and port; resolves when /health answers. */
 async function startService(env) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [...nodeArgs(), 'dist/main.js'], {
+  const child = spawn(process.execPath, [...startArgs(), ...nodeArgs(), 'dist/main.js'], {
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
