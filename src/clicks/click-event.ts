@@ -133,13 +133,19 @@ export interface ClickColumns {
 
 function indexer(values: string[]): (value: string | null) => number {
   const positions = new Map<string, number>();
+  // Neighbouring clicks often share a value (one visitor, one busy link): no map lookup for those.
+  let last: string | null = null;
+  let lastPosition = -1;
   return (value) => {
     if (value === null) return -1;
+    if (value === last) return lastPosition;
     let position = positions.get(value);
     if (position === undefined) {
       position = values.push(value) - 1;
       positions.set(value, position);
     }
+    last = value;
+    lastPosition = position;
     return position;
   };
 }

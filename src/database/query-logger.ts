@@ -17,7 +17,7 @@ export class QueryLogger implements Logger {
 
   logQuery(): void {}
 
-  logQueryError(error: string | Error, query: string): void {
+  logQueryError(error: string | Error, query: string, _parameters?: unknown[]): void {
     if (isExpected(error)) return;
     const message = typeof error === 'string' ? error : error.message;
     this.logger.error(`query failed: ${message} — ${query.trim().split('\n')[0].slice(0, 200)}`);

@@ -166,7 +166,8 @@ export class RedirectHandler {
 
   /** 302, never 301: a browser would cache a 301 and later visits would go uncounted. */
   private redirect(res: ServerResponse, location: string): void {
-    res.writeHead(302, { Location: location, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
+    // Headers as a flat list: Node writes them without walking an object.
+    res.writeHead(302, ['Location', location, 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
     res.end();
   }
 
