@@ -216,6 +216,9 @@ async function main() {
     console.log(`                  req/s      p50      p99`);
     console.log(row('service', results.service));
     console.log(row('bare node http', results.bare));
+    console.log(
+      `rounds (service/bare req/s): ${results.service.map((s, i) => `${s.rps.toFixed(0)}/${results.bare[i].rps.toFixed(0)}`).join(', ')}`,
+    );
     console.log(`ratio service/bare req/s: ${ratio.toFixed(2)} (target ≥ 0.60, service p99 ≤ 10 ms)`);
 
     const started = Date.now();
