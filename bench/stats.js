@@ -12,6 +12,7 @@ const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 // rollup row count (collisions on busy links merge), ~3 clicks per event by default.
 const EVENTS = Number(process.env.BENCH_EVENTS ?? Math.round(CLICKS * 0.3));
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+// BENCH_QUERIES: run only some of the queries (see main).
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const RANGE_DAYS = Number(process.env.BENCH_RANGE_DAYS ?? 30);
 const TOTALS_DAYS = 30;
@@ -328,8 +329,10 @@ async function main() {
       },
     ];
 
+    // BENCH_QUERIES=range,totals,intervals (a subset, by the first word of the name).
+    const only = process.env.BENCH_QUERIES?.split(',');
     const results = [];
-    for (const q of queries) {
+    for (const q of queries.filter((q) => !only || only.includes(q.name.split(' ')[0]))) {
       const apiAnswer = q.ofApi(await q.api());
       const sqlAnswer = await q.sql();
       if (JSON.stringify(apiAnswer) !== JSON.stringify(sqlAnswer)) {
