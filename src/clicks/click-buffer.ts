@@ -28,8 +28,6 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   private pending: ClickEvent[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
-  /** Set by flush(): the running hand-over goes on until the buffer is empty. */
-  private sendAll = false;
   private failing = false;
   private spooled = false;
   private closed = false;
@@ -55,7 +53,10 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     else this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
   }
 
-  /** Hands every buffered click to the queue (or, failing that, keeps or spills them). */
+  /**
+   * Hands every buffered click to the queue (or, failing that, keeps or spills them): a hand-over
+   * already running is waited for, then whatever is left goes out.
+   */
   async flush(): Promise<void> {
     do await this.sendBatches('all');
     while (this.pending.length > 0 && !this.failing);
@@ -69,7 +70,6 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
    * whatever its size).
    */
   private sendBatches(mode: FlushMode): Promise<void> {
-    if (mode === 'all') this.sendAll = true;
     if (this.flushing) return this.flushing;
     this.flushing = this.flushAll(mode).finally(() => {
       this.flushing = null;
@@ -127,25 +127,21 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private async flushAll(mode: FlushMode): Promise<void> {
-    let first = true;
-    try {
-      while (this.pending.length > 0) {
-        const all = this.sendAll || this.closed;
-        if (this.pending.length < FLUSH_SIZE && !all && !(first && mode === 'due')) break;
-        first = false;
-        const batch = this.pending.slice(0, FLUSH_SIZE);
-        if (!(await this.send(batch))) {
-          this.failing = true;
-          if (this.pending.length > this.memoryLimit) await this.spill(this.pending.splice(0, this.pending.length - this.memoryLimit));
-          return;
-        }
-        this.pending.splice(0, batch.length);
+    // A batch under FLUSH_SIZE goes out only as the first of a `due` run, in an `all` run, or at shutdown.
+    let small = mode !== 'full';
+    while (this.pending.length > 0) {
+      if (this.pending.length < FLUSH_SIZE && !small && !this.closed) break;
+      small = mode === 'all';
+      const batch = this.pending.slice(0, FLUSH_SIZE);
+      if (!(await this.send(batch))) {
+        this.failing = true;
+        if (this.pending.length > this.memoryLimit) await this.spill(this.pending.splice(0, this.pending.length - this.memoryLimit));
+        return;
       }
-      if (this.failing || this.spooled) await this.drainSpool();
-      this.failing = false;
-    } finally {
-      if (this.pending.length === 0 || this.failing) this.sendAll = false;
+      this.pending.splice(0, batch.length);
     }
+    if (this.failing || this.spooled) await this.drainSpool();
+    this.failing = false;
   }
 
   private async send(clicks: ClickEvent[]): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, newClickId, nextClickSequence, packClicks } from './click-event';
+import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, nextClickSequence, packClicks } from './click-event';
 import { monthsBetween } from './clicks.repository';
 
 describe('click batches', () => {
@@ -8,9 +8,8 @@ describe('click batches', () => {
     { id: 'b', linkId: '2', projectId: 'p1', clickedAt: t0 + 877, referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
     { id: 'c', linkId: '1', projectId: 'p2', clickedAt: t0 - 5, referrer: 'https://r.example/', userAgent: null, ip: '10.0.0.0', isBot: false },
   ];
-  const columns = {
-    ids: ['a', 'b', 'c'],
-    at: [t0, t0 + 877, t0 - 5],
+  // The columns that read the same in every layout.
+  const shared = {
     links: ['1', '2', '1'],
     projects: ['p1', 'p2'],
     project: [0, 0, 1],
@@ -18,28 +17,13 @@ describe('click batches', () => {
     referrer: [-1, 0, 0],
     agents: ['UA'],
     agent: [0, 0, -1],
-    ips: ['10.0.0.0'],
-    ip: [0, -1, 0],
-    bots: [0, 1, 0],
+    bots: [0, 1, 0] as (0 | 1)[],
   };
+  const ipColumns = { ips: ['10.0.0.0'], ip: [0, -1, 0] };
+  const columns = { ids: ['a', 'b', 'c'], at: [t0, t0 + 877, t0 - 5], ...shared, ...ipColumns };
 
   it('pack into columns, times from the first, every repeated string listed once (-1 for none)', () => {
-    expect(packClicks(clicks)).toEqual({
-      v: 3,
-      ids: ['a', 'b', 'c'],
-      at0: t0,
-      at: [0, 877, -5],
-      links: ['1', '2', '1'],
-      projects: ['p1', 'p2'],
-      project: [0, 0, 1],
-      referrers: ['https://r.example/'],
-      referrer: [-1, 0, 0],
-      agents: ['UA'],
-      agent: [0, 0, -1],
-      ips: ['10.0.0.0'],
-      ip: [0, -1, 0],
-      bots: [0, 1, 0],
-    });
+    expect(packClicks(clicks)).toEqual({ v: 3, ids: ['a', 'b', 'c'], at0: t0, at: [0, 877, -5], ...shared, ...ipColumns });
     expect(clickColumns(JSON.parse(JSON.stringify(packClicks(clicks))))).toEqual(columns);
   });
 
@@ -69,23 +53,18 @@ describe('click batches', () => {
     const v2: PackedClicksV2 = {
       v: 2,
       ids: ['a', 'b', 'c'],
-      links: ['1', '2', '1'],
       at: [t0, t0 + 877, t0 - 5],
-      projects: ['p1', 'p2'],
-      project: [0, 0, 1],
-      referrers: ['https://r.example/'],
-      referrer: [-1, 0, 0],
-      agents: ['UA'],
-      agent: [0, 0, -1],
+      ...shared,
       ips: ['10.0.0.0', null, '10.0.0.0'],
-      bots: [0, 1, 0],
     };
     expect(clickColumns(v2)).toEqual(columns);
     expect(clickColumns({ clicks })).toEqual(columns);
   });
 });
 
-describe('newClickId', () => {
+describe('click ids', () => {
+  const newClickId = (at: number) => clickIdOf(at, nextClickSequence());
+
   const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
   it('is a version 7 UUID carrying the time, ordered by it, and unique', () => {

@@ -3,8 +3,10 @@ import { randomBytes } from 'node:crypto';
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 /** This process's 48 random bits, the last group of every click id it makes. */
 const NODE = randomBytes(6).toString('hex');
+/** Sequence numbers run over 26 bits (then wrap). */
+const SEQUENCE_SPAN = 0x4000000;
 /** A 26-bit sequence, shared by every millisecond (so ids stay unique while the clock stands still). */
-let sequence = randomBytes(4).readUInt32BE(0) & 0x3ffffff;
+let sequence = randomBytes(4).readUInt32BE(0) % SEQUENCE_SPAN;
 let prefixMs = -1;
 let prefix = '';
 
@@ -15,7 +17,7 @@ let prefix = '';
  */
 export function nextClickSequence(): number {
   const n = sequence;
-  sequence = (n + 1) & 0x3ffffff;
+  sequence = (n + 1) % SEQUENCE_SPAN;
   return n;
 }
 
@@ -36,11 +38,6 @@ export function clickIdOf(at: number, seq: number, node = NODE): string {
   const high = seq >>> 14; // 12 bits: rand_a
   const low = 0x8000 | (seq & 0x3fff); // variant 10, then 14 bits
   return `${prefix}${HEX[high >>> 8][1]}${HEX[high & 0xff]}-${HEX[low >>> 8]}${HEX[low & 0xff]}-${node}`;
-}
-
-/** A new click id of this process (clickIdOf with the next sequence number). */
-export function newClickId(now = Date.now()): string {
-  return clickIdOf(now, nextClickSequence());
 }
 
 /** One visit of a link, as the redirect layer records it and the click job carries it. */
@@ -66,12 +63,27 @@ export function clickId(click: ClickEvent): string {
 }
 
 /**
+ * The columns every batch layout shares: link ids, and indexes (-1 for none) into the batch's
+ * lists of projects, referrers and user agents, each listed once.
+ */
+interface SharedColumns {
+  links: string[];
+  projects: string[];
+  project: number[];
+  referrers: string[];
+  referrer: number[];
+  agents: string[];
+  agent: number[];
+  bots: (0 | 1)[];
+}
+
+/**
  * A click batch as the queue carries it: columns, every repeated string listed once. A click's
  * share of a job is about 20 bytes of JSON against 80 in the version-2 layout (its id as 36
  * characters, its time as 13 digits, its IP in full): the job's JSON, Redis and the worker's
  * parsing are most of a click's cost after the redirect itself.
  */
-export interface PackedClicks {
+export interface PackedClicks extends SharedColumns {
   v: 3;
   /** Ids made by the packing process: its random bits… */
   node?: string;
@@ -82,53 +94,28 @@ export interface PackedClicks {
   /** Clicked at: the first click's ms since the epoch, then each click's ms from it. */
   at0: number;
   at: number[];
-  links: string[];
-  projects: string[];
-  project: number[];
-  referrers: string[];
-  /** Index into referrers, -1 for none; so for agent and ip. */
-  referrer: number[];
-  agents: string[];
-  agent: number[];
+  /** IPs listed once, and each click's index into them (-1 for none). */
   ips: string[];
   ip: number[];
-  bots: (0 | 1)[];
 }
 
 /** The version-2 layout (jobs enqueued by an earlier version): ids and times in full, IPs per click. */
-export interface PackedClicksV2 {
+export interface PackedClicksV2 extends SharedColumns {
   v: 2;
   ids: string[];
-  links: string[];
   at: number[];
-  projects: string[];
-  project: number[];
-  referrers: string[];
-  referrer: number[];
-  agents: string[];
-  agent: number[];
   ips: (string | null)[];
-  bots: (0 | 1)[];
 }
 
 /** The job data: packed (either layout), or (jobs of the first version) one object per click. */
 export type ClickBatch = PackedClicks | PackedClicksV2 | { clicks: ClickEvent[] };
 
-/** What ingestion writes: every id and time in full, strings listed once and indexed (-1 for none). */
-export interface ClickColumns {
+/** What ingestion writes: every id and time (ms since the epoch) in full, IPs listed once. */
+export interface ClickColumns extends SharedColumns {
   ids: string[];
-  /** Ms since the epoch. */
   at: number[];
-  links: string[];
-  projects: string[];
-  project: number[];
-  referrers: string[];
-  referrer: number[];
-  agents: string[];
-  agent: number[];
   ips: string[];
   ip: number[];
-  bots: (0 | 1)[];
 }
 
 function indexer(values: string[]): (value: string | null) => number {
@@ -149,8 +136,6 @@ function indexer(values: string[]): (value: string | null) => number {
     return position;
   };
 }
-
-const SEQUENCE_SPAN = 0x4000000;
 
 export function packClicks(clicks: ClickEvent[]): PackedClicks {
   const sequenced = clicks.every((click) => typeof click.id === 'number');
@@ -205,28 +190,14 @@ export function clickColumns(batch: ClickBatch | ClickEvent[]): ClickColumns {
     const ip = indexer(ips);
     return { ...rest, ips, ip: ipOfClick.map(ip) };
   }
-  const at = batch.at.map((offset) => batch.at0 + offset);
-  let ids = batch.ids;
-  if (!ids) {
-    const node = batch.node!;
-    let seq = 0;
-    ids = batch.seq!.map((step, i) => {
-      seq = i === 0 ? step : (seq + step) % SEQUENCE_SPAN;
-      return clickIdOf(at[i], seq, node);
+  const { v: _version, node, seq, ids: given, at0, at: offsets, ...shared } = batch;
+  const at = offsets.map((offset) => at0 + offset);
+  let step = 0;
+  const ids =
+    given ??
+    seq!.map((delta, i) => {
+      step = i === 0 ? delta : (step + delta) % SEQUENCE_SPAN;
+      return clickIdOf(at[i], step, node);
     });
-  }
-  return {
-    ids,
-    at,
-    links: batch.links,
-    projects: batch.projects,
-    project: batch.project,
-    referrers: batch.referrers,
-    referrer: batch.referrer,
-    agents: batch.agents,
-    agent: batch.agent,
-    ips: batch.ips,
-    ip: batch.ip,
-    bots: batch.bots,
-  };
+  return { ...shared, ids, at };
 }

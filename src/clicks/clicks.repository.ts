@@ -16,6 +16,15 @@ export function monthsBetween(from: number, to: number): string[] {
   return months;
 }
 
+/**
+ * Whether a database error is the unique violation of a clicks partition's key (a click of the
+ * batch is stored already), as TypeORM throws it (QueryFailedError) or as the driver reports it.
+ */
+export function isStoredClick(error: unknown): boolean {
+  const { code, constraint } = ((error as { driverError?: unknown }).driverError ?? error) as { code?: string; constraint?: string };
+  return code === '23505' && (constraint ?? '').startsWith('clicks_');
+}
+
 function nextMonth(month: string): string {
   const date = new Date(`${month}T00:00:00Z`);
   date.setUTCMonth(date.getUTCMonth() + 1);
@@ -58,9 +67,10 @@ export class ClicksRepository {
 
   /**
    * Writes raw clicks and adds the ones that are new to the hourly rollups, in the caller's
-   * transaction. `new`: a plain insert, which fails on a click already stored (unique violation of
-   * pk_clicks); `retried`: clicks already stored are skipped by ON CONFLICT and not counted again. The batch goes in as columns: ids, times, links and bot flags, and indexes
-   * into the batch's lists of projects, referrers, user agents and IPs.
+   * transaction. `new`: a plain insert, which fails on a click already stored (isStoredClick);
+   * `retried`: clicks already stored are skipped by ON CONFLICT and not counted again. The batch
+   * goes in as columns: ids, times, links and bot flags, and indexes into the batch's lists of
+   * projects, referrers, user agents and IPs.
    */
   async ingest(batch: ClickColumns, manager: EntityManager, mode: 'new' | 'retried'): Promise<number> {
     if (batch.ids.length === 0) return 0;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ClickBatch, ClickEvent, clickColumns } from './click-event';
-import { ClicksRepository, monthsBetween } from './clicks.repository';
+import { ClicksRepository, isStoredClick, monthsBetween } from './clicks.repository';
 
 @Injectable()
 export class ClicksService {
@@ -42,10 +42,4 @@ export class ClicksService {
     this.lastIngestLagSeconds = Math.max(0, (Date.now() - newest) / 1000);
     return count;
   }
-}
-
-/** The unique violation of pk_clicks: a click of the batch is stored already. */
-function isStoredClick(error: unknown): boolean {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return driverError?.code === '23505' && (driverError.constraint ?? '').startsWith('clicks_');
 }

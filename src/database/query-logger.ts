@@ -1,11 +1,6 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import type { Logger } from 'typeorm';
-
-/** A unique violation of a clicks partition's key: ingestion expects it on retried jobs. */
-function isExpected(error: string | Error): boolean {
-  const { code, constraint } = error as { code?: string; constraint?: string };
-  return code === '23505' && (constraint ?? '').startsWith('clicks_');
-}
+import { isStoredClick } from '../clicks/clicks.repository';
 
 /**
  * TypeORM's log, through the application's logger: failed queries with the first line of their
@@ -18,7 +13,7 @@ export class QueryLogger implements Logger {
   logQuery(): void {}
 
   logQueryError(error: string | Error, query: string, _parameters?: unknown[]): void {
-    if (isExpected(error)) return;
+    if (isStoredClick(error)) return;
     const message = typeof error === 'string' ? error : error.message;
     this.logger.error(`query failed: ${message} — ${query.trim().split('\n')[0].slice(0, 200)}`);
   }

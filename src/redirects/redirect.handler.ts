@@ -189,7 +189,7 @@ export class RedirectHandler {
 
   private clientIp(req: IncomingMessage): string | null {
     if (this.config.clickIp === 'none') return null;
-    const forwarded = this.config.trustProxy ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for', ', ')) : null;
+    const forwarded = this.config.trustProxy ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for')) : null;
     return storedIp(forwarded ?? req.socket.remoteAddress, this.config.clickIp);
   }
 
@@ -214,17 +214,15 @@ function header(req: IncomingMessage, name: string): string | null {
 /**
  * A request header by its lowercase name, read from rawHeaders: `req.headers` would build an object
  * of every header on first use, which the redirect path does not need. The first of repeated
- * headers, as Node keeps it; with `join`, all of them joined (as Node does for X-Forwarded-For).
+ * headers, as Node keeps it (of X-Forwarded-For, whose copies Node joins, only the first address
+ * is read, and that is in the first copy).
  */
-export function rawHeader(raw: string[], name: string, join?: string): string | undefined {
-  let found: string | undefined;
+export function rawHeader(raw: string[], name: string): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i];
-    if (key.length !== name.length || key.toLowerCase() !== name) continue;
-    if (join === undefined) return raw[i + 1];
-    found = found === undefined ? raw[i + 1] : `${found}${join}${raw[i + 1]}`;
+    if (key.length === name.length && key.toLowerCase() === name) return raw[i + 1];
   }
-  return found;
+  return undefined;
 }
 
 /** The link path of a request path: decoded, without leading or trailing slashes; null if malformed. */
@@ -244,7 +242,7 @@ function decodePath(raw: string): string | null {
   return start === 0 && end === path.length ? path : path.slice(start, end);
 }
 
-/** The link cache key (svc_id) of a host and path: `host_path` with `/` as `_`. */
+/** Whether a path's first segment (or its name before a dot: `url.json`) belongs to the API. */
 function isApiPath(path: string): boolean {
   const slash = path.indexOf('/');
   const first = slash === -1 ? path : path.slice(0, slash);
