@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject } from '../common/json-parameter';
+import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { DomainEntity } from '../domains/domain.entity';
@@ -47,11 +48,22 @@ type ResolvedUser = { user: UserEntity; email?: undefined } | { user: null; emai
 const API_KEY_RE = /^[0-9a-f]{64}$/;
 const UNIQUE_VIOLATION = '23505';
 const TRANSACTION_ATTEMPTS = 3;
+/**
+ * Live projects by API key, kept in-process so an API request does not pay a round trip to
+ * PostgreSQL for its key: dropped on every instance when a project changes (InvalidationBus), and
+ * after KEY_CACHE_TTL_MS at the latest should an invalidation be missed. Unknown keys are not kept
+ * (a project created a moment ago answers at once).
+ */
+const KEY_CACHE_SIZE = 10_000;
+const KEY_CACHE_TTL_MS = 10_000;
 
 /** Projects administration (SPEC.md 4.10): the use cases behind /projects/*. */
 @Injectable()
-export class ProjectsService {
+export class ProjectsService implements OnModuleInit {
   private readonly logger = new Logger('ProjectsService');
+  private readonly byApiKey = new Lru<ProjectEntity>(KEY_CACHE_SIZE);
+  /** Bumped by every invalidation: a lookup that raced one does not keep what it read. */
+  private keyGeneration = 0;
 
   constructor(
     private readonly repository: ProjectsRepository,
@@ -65,7 +77,23 @@ export class ProjectsService {
   /** The live project a project API key (`key` of link, stats and conversion endpoints) names. */
   async findActiveByApiKey(apiKey: string): Promise<ProjectEntity | null> {
     if (typeof apiKey !== 'string' || !API_KEY_RE.test(apiKey)) return null;
-    return this.repository.findLiveByApiKey(apiKey);
+    const now = Date.now();
+    const cached = this.byApiKey.get(apiKey, now);
+    if (cached) return cached.value;
+    const generation = this.keyGeneration;
+    const project = await this.repository.findLiveByApiKey(apiKey);
+    if (project && generation === this.keyGeneration) this.byApiKey.set(apiKey, project, KEY_CACHE_TTL_MS, now);
+    return project;
+  }
+
+  onModuleInit(): void {
+    // Any project change (settings, destruction; '*' after a reconnect) drops every cached key:
+    // changes are rare, and a key's project is one query away.
+    this.bus.onInvalidate((kind) => {
+      if (kind !== 'project') return;
+      this.keyGeneration++;
+      this.byApiKey.clear();
+    });
   }
 
   /** The connected domains the project may create links on (the shared default domain is implied). */

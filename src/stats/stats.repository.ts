@@ -43,22 +43,24 @@ export class StatsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Clicks of one link per interval in [start, end), and its latest click (bots left out unless
-   * asked), in one statement (pk_link_clicks_hourly: link_id, hour). With zeros, every interval of
-   * the period appears (generate_series).
+   * The project's link by svc_id (uq_links_svc_id), its clicks per interval in [start, end) and its
+   * latest click (bots left out unless asked), in one statement and one round trip
+   * (pk_link_clicks_hourly: link_id, hour); null when the project has no such link. With zeros,
+   * every interval of the period appears (generate_series).
    */
   async linkIntervals(
-    linkId: string,
+    projectId: string,
+    svcId: string,
     start: Date,
     end: Date,
     interval: Interval,
     options: { withZeros: boolean; withBots: boolean },
-  ): Promise<{ rows: IntervalRow[]; last: Date | null }> {
+  ): Promise<{ linkId: string; rows: IntervalRow[]; last: Date | null } | null> {
     const clicks = options.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
     const activity = `
       SELECT date_trunc($4, h.hour, 'UTC') AS bucket, SUM(${clicks})::int AS clicks
       FROM link_clicks_hourly h
-      WHERE h.link_id = $1 AND h.hour >= $2 AND h.hour < $3
+      WHERE h.link_id = (SELECT id FROM k) AND h.hour >= $2 AND h.hour < $3
       GROUP BY 1`;
     const intervals = options.withZeros
       ? `WITH a AS (${activity})
@@ -66,18 +68,24 @@ export class StatsRepository {
          FROM generate_series(date_trunc($4, $2::timestamptz, 'UTC'), $3::timestamptz - interval '1 microsecond', ('1 ' || $4)::interval) AS s(bucket)
          LEFT JOIN a ON a.bucket = s.bucket`
       : activity;
-    // Part 0 is one row with the latest click; part 1 the intervals in order.
-    const rows: { part: number; bucket: Date | string | null; clicks: number | null; last: Date | string | null }[] = await this.dataSource.query(
-      `SELECT 0 AS part, NULL::timestamptz AS bucket, NULL::int AS clicks,
-              (SELECT MAX(x.last_clicked_at) FROM link_clicks_hourly x WHERE x.link_id = $1 ${options.withBots ? '' : 'AND x.clicks > 0'}) AS last
-       UNION ALL
-       SELECT 1, i.bucket, i.clicks, NULL FROM (${intervals}) i
-       ORDER BY part, bucket`,
-      [linkId, start, end, interval],
-    );
+    // Part 0 is one row with the link's id (null: no such link) and latest click; part 1 the
+    // intervals in order (none without the link).
+    const rows: { part: number; link_id: string | null; bucket: Date | string | null; clicks: number | null; last: Date | string | null }[] =
+      await this.dataSource.query(
+        `WITH k AS (SELECT id FROM links WHERE svc_id = $1 AND project_id = $5)
+         SELECT 0 AS part, (SELECT id FROM k)::text AS link_id, NULL::timestamptz AS bucket, NULL::int AS clicks,
+                (SELECT MAX(x.last_clicked_at) FROM link_clicks_hourly x
+                 WHERE x.link_id = (SELECT id FROM k) ${options.withBots ? '' : 'AND x.clicks > 0'}) AS last
+         UNION ALL
+         SELECT 1, NULL, i.bucket, i.clicks, NULL FROM (${intervals}) i WHERE EXISTS (SELECT 1 FROM k)
+         ORDER BY part, bucket`,
+        [svcId, start, end, interval, projectId],
+      );
     const [first, ...intervalRows] = rows;
+    if (!first?.link_id) return null;
     return {
-      last: first?.last ? new Date(first.last) : null,
+      linkId: first.link_id,
+      last: first.last ? new Date(first.last) : null,
       rows: intervalRows.map((r) => ({ bucket: new Date(r.bucket as Date | string), clicks: r.clicks ?? 0 })),
     };
   }

@@ -58,11 +58,11 @@ export class StatsService {
     if (count > MAX_INTERVALS) {
       throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
     }
-    const link = await this.links.findProjectLink(project, query.svcId);
-    if (!link) throw Errors.notFound(`No link ${query.svcId} in this project`);
-    const { rows, last } = await this.repository.linkIntervals(link.id, query.start, query.end, query.interval, query);
+    const found = await this.repository.linkIntervals(project.id, query.svcId, query.start, query.end, query.interval, query);
+    if (!found) throw Errors.notFound(`No link ${query.svcId} in this project`);
+    const { linkId, rows, last } = found;
     const response: IntervalsResponse = {
-      svc_id: link.svcId,
+      svc_id: query.svcId,
       start_date: isoTimestamp(query.start),
       end_date: isoTimestamp(query.end),
       interval: query.interval,
@@ -76,7 +76,7 @@ export class StatsService {
     let byBucket = new Map<number, ConversionCounts>();
     if (query.withConversions) {
       const total = emptyCounts();
-      for (const row of await this.repository.linkIntervalConversions(link.id, query.start, query.end, query.interval)) {
+      for (const row of await this.repository.linkIntervalConversions(linkId, query.start, query.end, query.interval)) {
         const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
         addConversion(counts, row.type, row.count, row.value);
         addConversion(total, row.type, row.count, row.value);
@@ -93,7 +93,12 @@ export class StatsService {
       }
       return item;
     });
-    if (query.withMetadata) [response.metadata] = await this.links.records(project, [link]);
+    if (query.withMetadata) {
+      const link = await this.links.findProjectLink(project, query.svcId);
+      // Deleted in between: not found, as it would be a moment later.
+      if (!link) throw Errors.notFound(`No link ${query.svcId} in this project`);
+      [response.metadata] = await this.links.records(project, [link]);
+    }
     return response;
   }
 

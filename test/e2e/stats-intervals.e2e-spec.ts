@@ -109,6 +109,15 @@ describe('stats/{svc_id}/intervals.json', () => {
     }
     const missing = await get({ start_date: '2026-11-01', end_date: '2026-11-03' }, 'svc.test_nope').expect(404);
     expect(missing.body).toEqual({ error: 404, error_message: 'No link svc.test_nope in this project' });
+    // Another project's link, with clicks, is not found either, with or without zeros and metadata.
+    const other = await createProject(t);
+    for (const extra of [{}, { with_zeros: 'true', with_metadata: 'true' }]) {
+      const foreign = await t.http
+        .get(`/stats/${svcId}/intervals.json`)
+        .query({ v: '3', key: other.api_key, start_date: '2026-11-01', end_date: '2026-11-05', ...extra })
+        .expect(404);
+      expect(foreign.body).toEqual({ error: 404, error_message: `No link ${svcId} in this project` });
+    }
     const noV = await t.http.get(`/stats/${svcId}/intervals.json`).query({ key, start_date: '2026-11-01', end_date: '2026-11-02' }).expect(400);
     expect(noV.body).toEqual({ error: 400, error_message: 'Missing required parameter: v' });
     await t.http.get(`/stats/${svcId}/intervals.txt`).query({ v: '3', key, start_date: '2026-11-01', end_date: '2026-11-02' }).expect(404);

@@ -1,4 +1,4 @@
-import { Lru } from './redirect-cache';
+import { Lru } from './lru';
 
 describe('Lru', () => {
   it('evicts the least recently used entry, keeping one that is used while others come in', () => {

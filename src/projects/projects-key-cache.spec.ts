@@ -1,0 +1,82 @@
+import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from '../queue/invalidation-bus';
+import { ProjectEntity } from './project.entity';
+import { ProjectsRepository } from './projects.repository';
+import { ProjectsService } from './projects.service';
+
+const KEY = 'a'.repeat(64);
+
+/** A ProjectsService on a repository that counts its key lookups, and a bus without Redis. */
+function setup() {
+  const bus = new InvalidationBus({ redisPrefix: 'test' } as AppConfig);
+  let version = 1;
+  const lookups: string[] = [];
+  let hold = false;
+  let release: () => void = () => undefined;
+  const repository = {
+    findLiveByApiKey: async (apiKey: string) => {
+      lookups.push(apiKey);
+      const read = { id: 'p1', apiKey, name: `v${version}` } as unknown as ProjectEntity;
+      if (!hold) return apiKey === KEY ? read : null;
+      // A slow lookup: answers what it read once the test lets it.
+      hold = false;
+      await new Promise<void>((resolve) => (release = resolve));
+      return read;
+    },
+  } as unknown as ProjectsRepository;
+  const service = new ProjectsService(repository, null!, null!, null!, null!, bus);
+  service.onModuleInit();
+  return {
+    service,
+    bus,
+    lookups,
+    change: () => version++,
+    holdNextLookup: () => (hold = true),
+    release: () => release(),
+  };
+}
+
+describe('ProjectsService: projects by API key', () => {
+  it('reads a key from PostgreSQL once, then from memory, until a project changes', async () => {
+    const t = setup();
+    expect((await t.service.findActiveByApiKey(KEY))?.name).toBe('v1');
+    expect((await t.service.findActiveByApiKey(KEY))?.name).toBe('v1');
+    expect(t.lookups).toHaveLength(1);
+
+    t.change();
+    await t.bus.publish('project', ['p1']);
+    expect((await t.service.findActiveByApiKey(KEY))?.name).toBe('v2');
+    expect(t.lookups).toHaveLength(2);
+
+    // Links and domains changing leave projects cached.
+    await t.bus.publish('link', ['x']);
+    await t.bus.publish('domain', ['example.com']);
+    await t.service.findActiveByApiKey(KEY);
+    expect(t.lookups).toHaveLength(2);
+  });
+
+  it('does not keep unknown or malformed keys', async () => {
+    const t = setup();
+    const unknown = 'b'.repeat(64);
+    expect(await t.service.findActiveByApiKey(unknown)).toBeNull();
+    expect(await t.service.findActiveByApiKey(unknown)).toBeNull();
+    expect(t.lookups).toEqual([unknown, unknown]);
+    expect(await t.service.findActiveByApiKey('not-a-key')).toBeNull();
+    expect(t.lookups).toHaveLength(2);
+  });
+
+  it('does not keep what a lookup read before a change it raced', async () => {
+    const t = setup();
+    t.holdNextLookup();
+    const racing = t.service.findActiveByApiKey(KEY);
+    await new Promise((r) => setImmediate(r));
+    t.change();
+    await t.bus.publish('project', ['p1']);
+    t.release();
+    expect((await racing)?.name).toBe('v1');
+    // The stale answer was not cached: the next lookup reads again.
+    const next = await t.service.findActiveByApiKey(KEY);
+    expect(next?.name).toBe('v2');
+    expect(t.lookups).toHaveLength(2);
+  });
+});
