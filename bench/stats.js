@@ -1,7 +1,8 @@
 // npm run bench:stats — stats query latency on a seeded project (1M links, 10M clicks in the hourly
 // rollups over 90 days), through the service's HTTP API against the simplest hand-written SQL for
-// the same answer run straight on PostgreSQL through `pg`. Both answers are compared; a difference
-// is an error. Prints p50 per query and the ratio.
+// the same answer on the same tables (totals: the rollups' per-link sums, link_click_totals and
+// link_conversion_totals), run straight on PostgreSQL through `pg`. Both answers are compared; a
+// difference is an error. Prints p50 per query and the ratio.
 const { Client } = require('pg');
 const { randomBytes } = require('node:crypto');
 const lib = require('./lib');
@@ -120,10 +121,21 @@ async function seed(db, projectId, endHour) {
      ORDER BY hour, link_id`,
   );
   const [{ conv }] = (await db.query(`SELECT count(*)::int AS conv FROM link_conversions_hourly`)).rows;
+  // The rollups' per-link sums, as their triggers keep them (which do not fire in replica mode).
+  await db.query(`INSERT INTO link_click_totals (link_id, clicks, bot_clicks)
+                  SELECT link_id, SUM(clicks), SUM(bot_clicks) FROM link_clicks_hourly GROUP BY link_id ORDER BY link_id`);
+  await db.query(
+    `INSERT INTO link_conversion_totals (link_id, pageviews, ${GOAL_NUMBERS.map((n) => `goal_${n}_count, goal_${n}_value`).join(', ')})
+     SELECT link_id, COALESCE(SUM(count) FILTER (WHERE type = 'pageview'), 0),
+            ${GOAL_NUMBERS.map((n) => `COALESCE(SUM(count) FILTER (WHERE type = 'goal_${n}'), 0), COALESCE(SUM(value) FILTER (WHERE type = 'goal_${n}'), 0)`).join(', ')}
+     FROM link_conversions_hourly GROUP BY link_id ORDER BY link_id`,
+  );
   await db.query(`SET session_replication_role = DEFAULT`);
   await db.query(`VACUUM ANALYZE links`);
   await db.query(`VACUUM ANALYZE link_clicks_hourly`);
   await db.query(`VACUUM ANALYZE link_conversions_hourly`);
+  await db.query(`VACUUM ANALYZE link_click_totals`);
+  await db.query(`VACUUM ANALYZE link_conversion_totals`);
   console.log(`  conversions: ${conv} rollup rows, ANALYZE, in ${((Date.now() - t2) / 1000).toFixed(0)} s`);
   return { rollupRows: rows, conversionRows: conv };
 }
@@ -174,19 +186,14 @@ function rangeOfApi(body) {
 }
 
 const TOTALS_SQL = `
-  WITH s AS (
-    SELECT l.id, l.campaign FROM links l
-    WHERE l.project_id = $1 AND ${SHARED_AT} >= $2 AND ${SHARED_AT} < $3),
-  n AS (SELECT campaign, COUNT(*)::int AS shares FROM s GROUP BY campaign),
-  k AS (SELECT s.campaign, SUM(h.clicks)::bigint AS clicks FROM s JOIN link_clicks_hourly h ON h.link_id = s.id GROUP BY s.campaign),
-  v AS (
-    SELECT s.campaign, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews,
-           ${GOAL_NUMBERS.map((n) => `SUM(c.count) FILTER (WHERE c.type = 'goal_${n}') AS g${n}c, SUM(c.value) FILTER (WHERE c.type = 'goal_${n}') AS g${n}v`).join(', ')}
-    FROM s JOIN link_conversions_hourly c ON c.link_id = s.id GROUP BY s.campaign)
-  SELECT n.campaign, n.shares, COALESCE(k.clicks, 0) AS clicks, COALESCE(v.pageviews, 0) AS pageviews,
-         ${GOAL_NUMBERS.map((n) => `COALESCE(v.g${n}c, 0) AS g${n}c, COALESCE(v.g${n}v, 0) AS g${n}v`).join(', ')}
-  FROM n LEFT JOIN k ON k.campaign IS NOT DISTINCT FROM n.campaign LEFT JOIN v ON v.campaign IS NOT DISTINCT FROM n.campaign
-  ORDER BY clicks DESC, n.campaign`;
+  SELECT l.campaign, COUNT(*)::int AS shares, COALESCE(SUM(t.clicks), 0)::bigint AS clicks, COALESCE(SUM(v.pageviews), 0)::bigint AS pageviews,
+         ${GOAL_NUMBERS.map((n) => `COALESCE(SUM(v.goal_${n}_count), 0)::bigint AS g${n}c, COALESCE(SUM(v.goal_${n}_value), 0)::bigint AS g${n}v`).join(', ')}
+  FROM links l
+  LEFT JOIN link_click_totals t ON t.link_id = l.id
+  LEFT JOIN link_conversion_totals v ON v.link_id = l.id
+  WHERE l.project_id = $1 AND ${SHARED_AT} >= $2 AND ${SHARED_AT} < $3
+  GROUP BY l.campaign
+  ORDER BY clicks DESC, l.campaign`;
 
 const conversionsOf = (row) => ({
   pageviews: Number(row.pageviews),

@@ -37,7 +37,7 @@ export interface IntervalConversionRow {
   value: number;
 }
 
-/** Stats queries: they read the hourly rollups, never raw clicks. */
+/** Stats queries: they read the hourly rollups (and their per-link sums), never raw clicks. */
 @Injectable()
 export class StatsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -182,7 +182,8 @@ export class StatsRepository {
    * groups and their pivots. Range counts clicks in the period on every link of the project(s) and
    * shares made in it (candidates: links with activity in the period, via
    * ix_link_clicks_hourly_project_hour, or shared in it, via ix_links_project_shared_at); totals takes
-   * the links shared in the period (ix_links_project_shared_at) with their all-time figures.
+   * the links shared in the period with their all-time figures (link_click_totals and
+   * link_conversion_totals, the rollups summed per link, kept by triggers on the rollups).
    */
   async aggregate(
     query: StatsQuery,
@@ -333,22 +334,17 @@ export class StatsRepository {
           LEFT JOIN activity a ON a.link_id = l.id ${convJoin}
           WHERE true ${where})`;
     }
-    const conv = query.withConversions
-      ? `, conv AS (
-          SELECT c.link_id, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews, ${convColumns}
-          FROM link_conversions_hourly c JOIN shared s ON s.id = c.link_id
-          GROUP BY c.link_id)`
+    // Totals: all-time figures, one pass over the links shared in the period with the per-link
+    // sums of their rollups (link_click_totals; link_conversion_totals, a column per type).
+    const totalsConv = query.withConversions
+      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
       : '';
-    return `shared AS (
-        SELECT l.id FROM links l
-        WHERE l.project_id = ANY(${projects}) AND ${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end} ${where}),
-      activity AS (
-        SELECT h.link_id, SUM(${clicks}) AS clicks FROM link_clicks_hourly h JOIN shared s ON s.id = h.link_id
-        GROUP BY h.link_id)${conv},
-      rows AS (
-        SELECT ${rowSelect}, true AS shared${convSelect}
-        FROM shared s JOIN links l ON l.id = s.id
-        LEFT JOIN activity a ON a.link_id = l.id ${convJoin})`;
+    return `rows AS (
+        SELECT l.id, ${group} AS g, ${pivot} AS p, COALESCE(${clicks}, 0) AS clicks, ${SHARED_AT} AS shared_at, true AS shared${totalsConv}
+        FROM links l
+        LEFT JOIN link_click_totals h ON h.link_id = l.id
+        ${query.withConversions ? 'LEFT JOIN link_conversion_totals v ON v.link_id = l.id' : ''}
+        WHERE l.project_id = ANY(${projects}) AND ${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end} ${where})`;
   }
 
   private figuresSql(withConversions: boolean): string {
