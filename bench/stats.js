@@ -6,6 +6,7 @@
 const { Client } = require('pg');
 const { randomBytes } = require('node:crypto');
 const lib = require('./lib');
+const { LINK_TOTALS_BACKFILL } = require('../dist/database/migrations/1763940000000-link-totals');
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 1_000_000);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000);
@@ -121,15 +122,8 @@ async function seed(db, projectId, endHour) {
      ORDER BY hour, link_id`,
   );
   const [{ conv }] = (await db.query(`SELECT count(*)::int AS conv FROM link_conversions_hourly`)).rows;
-  // The rollups' per-link sums, as their triggers keep them (which do not fire in replica mode).
-  await db.query(`INSERT INTO link_click_totals (link_id, clicks, bot_clicks)
-                  SELECT link_id, SUM(clicks), SUM(bot_clicks) FROM link_clicks_hourly GROUP BY link_id ORDER BY link_id`);
-  await db.query(
-    `INSERT INTO link_conversion_totals (link_id, pageviews, ${GOAL_NUMBERS.map((n) => `goal_${n}_count, goal_${n}_value`).join(', ')})
-     SELECT link_id, COALESCE(SUM(count) FILTER (WHERE type = 'pageview'), 0),
-            ${GOAL_NUMBERS.map((n) => `COALESCE(SUM(count) FILTER (WHERE type = 'goal_${n}'), 0), COALESCE(SUM(value) FILTER (WHERE type = 'goal_${n}'), 0)`).join(', ')}
-     FROM link_conversions_hourly GROUP BY link_id ORDER BY link_id`,
-  );
+  // The rollups' per-link sums, as the migration fills them (their triggers do not fire in replica mode).
+  for (const statement of LINK_TOTALS_BACKFILL) await db.query(statement);
   await db.query(`SET session_replication_role = DEFAULT`);
   await db.query(`VACUUM ANALYZE links`);
   await db.query(`VACUUM ANALYZE link_clicks_hourly`);

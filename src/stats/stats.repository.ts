@@ -167,16 +167,6 @@ export class StatsRepository {
     return rows.map((r) => ({ bucket: new Date(r.bucket), clicks: r.clicks, shares: r.shares }));
   }
 
-  /** The latest click of a link, bots left out unless asked (pk_link_clicks_hourly). */
-  async lastClickedAt(linkId: string, withBots: boolean): Promise<Date | null> {
-    const rows: { last: Date | string | null }[] = await this.dataSource.query(
-      `SELECT MAX(last_clicked_at) AS last FROM link_clicks_hourly
-       WHERE link_id = $1 ${withBots ? '' : 'AND clicks > 0'}`,
-      [linkId],
-    );
-    return rows[0]?.last ? new Date(rows[0].last) : null;
-  }
-
   /**
    * Range and totals: the matching links with their figures (a CTE), then the totals, one page of
    * groups and their pivots. Range counts clicks in the period on every link of the project(s) and
@@ -303,16 +293,18 @@ export class StatsRepository {
     const group = query.groupBy ? groupExpression(query.groupBy) : 'NULL';
     const pivot = query.pivot ? groupExpression(query.pivot) : 'NULL';
     const clicks = query.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
-    const convColumns = GOALS.map(
-      (n) => `SUM(c.count) FILTER (WHERE c.type = 'goal_${n}') AS g${n}c, SUM(c.value) FILTER (WHERE c.type = 'goal_${n}') AS g${n}v`,
-    ).join(', ');
+    const inPeriod = `${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end}`;
+    // A link's row: the group and pivot values, clicks, shared time and, with conversions, the
+    // figures of `v` (columns as in link_conversion_totals).
+    const rowSelect = (clicksColumn: string): string =>
+      `l.id, ${group} AS g, ${pivot} AS p, COALESCE(${clicksColumn}, 0) AS clicks, ${SHARED_AT} AS shared_at`;
     const convSelect = query.withConversions
-      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.g${n}c, 0) AS g${n}c, COALESCE(v.g${n}v, 0) AS g${n}v`).join(', ')}`
+      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
       : '';
-    const convJoin = query.withConversions ? 'LEFT JOIN conv v ON v.link_id = l.id' : '';
-    const rowSelect = `l.id, ${group} AS g, ${pivot} AS p, COALESCE(a.clicks, 0) AS clicks, ${SHARED_AT} AS shared_at`;
     if (query.kind === 'range') {
-      const inPeriod = `${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end}`;
+      const convColumns = GOALS.map(
+        (n) => `SUM(c.count) FILTER (WHERE c.type = 'goal_${n}') AS goal_${n}_count, SUM(c.value) FILTER (WHERE c.type = 'goal_${n}') AS goal_${n}_value`,
+      ).join(', ');
       const conv = query.withConversions
         ? `, conv AS (
             SELECT c.link_id, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews, ${convColumns}
@@ -329,22 +321,20 @@ export class StatsRepository {
           ${query.withConversions ? 'UNION SELECT link_id FROM conv' : ''}
           UNION SELECT l.id FROM links l WHERE l.project_id = ANY(${projects}) AND ${inPeriod}),
         rows AS (
-          SELECT ${rowSelect}, (${inPeriod}) AS shared${convSelect}
+          SELECT ${rowSelect('a.clicks')}, (${inPeriod}) AS shared${convSelect}
           FROM candidates k JOIN links l ON l.id = k.id
-          LEFT JOIN activity a ON a.link_id = l.id ${convJoin}
+          LEFT JOIN activity a ON a.link_id = l.id
+          ${query.withConversions ? 'LEFT JOIN conv v ON v.link_id = l.id' : ''}
           WHERE true ${where})`;
     }
     // Totals: all-time figures, one pass over the links shared in the period with the per-link
     // sums of their rollups (link_click_totals; link_conversion_totals, a column per type).
-    const totalsConv = query.withConversions
-      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
-      : '';
     return `rows AS (
-        SELECT l.id, ${group} AS g, ${pivot} AS p, COALESCE(${clicks}, 0) AS clicks, ${SHARED_AT} AS shared_at, true AS shared${totalsConv}
+        SELECT ${rowSelect(clicks)}, true AS shared${convSelect}
         FROM links l
         LEFT JOIN link_click_totals h ON h.link_id = l.id
         ${query.withConversions ? 'LEFT JOIN link_conversion_totals v ON v.link_id = l.id' : ''}
-        WHERE l.project_id = ANY(${projects}) AND ${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end} ${where})`;
+        WHERE l.project_id = ANY(${projects}) AND ${inPeriod} ${where})`;
   }
 
   private figuresSql(withConversions: boolean): string {

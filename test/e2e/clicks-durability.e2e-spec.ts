@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +9,9 @@ import {
   BROWSER,
   GOOGLEBOT,
   clickCounts,
+  clicksOf,
   eventually,
+  linkRow,
   spooledClicks,
   stored,
   waitForClicks,
@@ -24,32 +25,6 @@ import { createProject } from '../factories/projects';
 
 // Outages wait out the buffer's enqueue timeout and retry delays (testTimeout is not a project option).
 jest.setTimeout(30_000);
-
-async function linkRow(t: TestApp, svcId: string): Promise<{ linkId: string; projectId: string }> {
-  const { rows } = await t.db.query<{ id: string; project_id: string }>(
-    'SELECT id, project_id FROM links WHERE svc_id = $1',
-    [svcId],
-  );
-  return { linkId: String(rows[0].id), projectId: rows[0].project_id };
-}
-
-function clicksOf(
-  link: { linkId: string; projectId: string },
-  humans: number,
-  bots = 0,
-): ClickEvent[] {
-  const at = Date.now();
-  return Array.from({ length: humans + bots }, (_, i) => ({
-    id: randomUUID(),
-    linkId: link.linkId,
-    projectId: link.projectId,
-    clickedAt: at - i * 1000,
-    referrer: null,
-    userAgent: i < humans ? BROWSER : GOOGLEBOT,
-    ip: '192.0.2.0',
-    isBot: i >= humans,
-  }));
-}
 
 describe.each([
   ['BullMQ on Redis', true],

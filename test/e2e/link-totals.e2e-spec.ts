@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { ClickEvent } from '../../src/clicks/click-event';
 import { ClicksService } from '../../src/clicks/clicks.service';
 import { TestApp, createTestApp } from '../support/app';
-import { BROWSER, GOOGLEBOT } from '../support/clicks';
+import { clicksOf, linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
@@ -19,11 +17,7 @@ describe('per-link totals of the rollups', () => {
   });
   afterAll(() => t.close());
 
-  async function newLink(): Promise<{ svcId: string; linkId: string; projectId: string }> {
-    const link = await createLink(t, key);
-    const { rows } = await t.db.query<{ id: string; project_id: string }>('SELECT id, project_id FROM links WHERE svc_id = $1', [link.svc_id]);
-    return { svcId: link.svc_id, linkId: String(rows[0].id), projectId: rows[0].project_id };
-  }
+  const newLink = async () => linkRow(t, (await createLink(t, key)).svc_id);
 
   async function clickTotals(linkIds: string[]): Promise<Record<string, [number, number]>> {
     const { rows } = await t.db.query<{ link_id: string; clicks: string; bot_clicks: string }>(
@@ -44,34 +38,21 @@ describe('per-link totals of the rollups', () => {
     );
   }
 
-  function clicks(link: { linkId: string; projectId: string }, humans: number, bots: number, at: number): ClickEvent[] {
-    return Array.from({ length: humans + bots }, (_, i) => ({
-      id: randomUUID(),
-      linkId: link.linkId,
-      projectId: link.projectId,
-      clickedAt: at + i,
-      referrer: null,
-      userAgent: i < humans ? BROWSER : GOOGLEBOT,
-      ip: null,
-      isBot: i >= humans,
-    }));
-  }
-
   it('adds what ingestion adds to the rollups, once per click however often a batch comes', async () => {
     const a = await newLink();
     const b = await newLink();
     const service = t.app.get(ClicksService, { strict: false });
-    const hour = Date.UTC(2026, 10, 23, 10);
-    // Two links, two hours each.
-    const batch = [...clicks(a, 3, 1, hour), ...clicks(a, 2, 0, hour + 3_600_000), ...clicks(b, 1, 2, hour), ...clicks(b, 4, 0, hour + 7_200_000)];
+    // Two links, two hours each (clicks a second apart back from the half hour).
+    const hour = Date.UTC(2026, 10, 23, 10, 30);
+    const batch = [...clicksOf(a, 3, 1, hour), ...clicksOf(a, 2, 0, hour + 3_600_000), ...clicksOf(b, 1, 2, hour), ...clicksOf(b, 4, 0, hour + 7_200_000)];
     expect(await service.ingest(batch)).toBe(13);
     expect(await clickTotals([a.linkId, b.linkId])).toEqual({ [a.linkId]: [5, 1], [b.linkId]: [5, 2] });
 
     // Retried (the unique-violation path), twice at once, and overlapping a stored batch.
     expect(await service.ingest(batch)).toBe(0);
-    const more = clicks(a, 2, 0, hour + 60_000);
+    const more = clicksOf(a, 2, 0, hour + 60_000);
     expect((await Promise.all([service.ingest(more), service.ingest(more)])).sort()).toEqual([0, 2]);
-    expect(await service.ingest([...more, ...clicks(b, 0, 1, hour + 60_000)])).toBe(1);
+    expect(await service.ingest([...more, ...clicksOf(b, 0, 1, hour + 60_000)])).toBe(1);
     expect(await clickTotals([a.linkId, b.linkId])).toEqual({ [a.linkId]: [7, 1], [b.linkId]: [5, 3] });
 
     // Always the sums of the hourly rows.

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { ClickEvent } from '../../src/clicks/click-event';
+import { TestApp } from './app';
 
 export const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
@@ -87,4 +90,32 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A link's id and project, by svc_id, as clicks carry them. */
+export async function linkRow(t: TestApp, svcId: string): Promise<{ linkId: string; projectId: string }> {
+  const { rows } = await t.db.query<{ id: string; project_id: string }>(
+    'SELECT id, project_id FROM links WHERE svc_id = $1',
+    [svcId],
+  );
+  return { linkId: String(rows[0].id), projectId: rows[0].project_id };
+}
+
+/** Clicks of a link as a redirect records them (new ids): humans first, then bots, a second apart back from `at`. */
+export function clicksOf(
+  link: { linkId: string; projectId: string },
+  humans: number,
+  bots = 0,
+  at = Date.now(),
+): ClickEvent[] {
+  return Array.from({ length: humans + bots }, (_, i) => ({
+    id: randomUUID(),
+    linkId: link.linkId,
+    projectId: link.projectId,
+    clickedAt: at - i * 1000,
+    referrer: null,
+    userAgent: i < humans ? BROWSER : GOOGLEBOT,
+    ip: '192.0.2.0',
+    isBot: i >= humans,
+  }));
 }

@@ -11,7 +11,7 @@ const CLICK_FIGURES: Figure[] = [
 const ofType = (type: string, field: 'count' | 'value'): string =>
   `COALESCE(SUM(d.sign * d.${field}) FILTER (WHERE d.type = '${type}'), 0)`;
 
-export const CONVERSION_FIGURES: Figure[] = [
+const CONVERSION_FIGURES: Figure[] = [
   ['pageviews', ofType('pageview', 'count')],
   ...Array.from({ length: 10 }, (_, i): Figure[] => [
     [`goal_${i + 1}_count`, ofType(`goal_${i + 1}`, 'count')],
@@ -19,40 +19,59 @@ export const CONVERSION_FIGURES: Figure[] = [
   ]).flat(),
 ];
 
+/** The select list of the figures' sums. */
+const sumsOf = (figures: Figure[]): string => figures.map(([column, sum]) => `${sum} AS ${column}`).join(', ');
+
+/** Adds the per-link sums of the rollup rows `rows` (each with its `sign`) to `target`. */
+function addSums(target: string, figures: Figure[], rows: string): string {
+  return `INSERT INTO ${target} (link_id, ${figures.map(([column]) => column).join(', ')})
+     SELECT d.link_id, ${sumsOf(figures)}
+     FROM (${rows}) d GROUP BY d.link_id ORDER BY d.link_id
+     ON CONFLICT (link_id) DO UPDATE SET ${figures.map(([c]) => `${c} = ${target}.${c} + EXCLUDED.${c}`).join(', ')}`;
+}
+
 /**
  * The trigger function that adds a statement's new rollup rows to the per-link totals and takes
  * away its old ones (an update has both; a transition table exists only for the events its trigger
  * names, hence TG_OP). A delete only updates: when a link is deleted, its totals row goes with it.
  */
 function totalsFunction(name: string, target: string, figures: Figure[]): string {
-  const columns = figures.map(([column]) => column).join(', ');
-  const sums = figures.map(([column, sum]) => `${sum} AS ${column}`).join(', ');
-  const upsert = (rows: string): string =>
-    `INSERT INTO ${target} (link_id, ${columns})
-     SELECT d.link_id, ${sums} FROM (${rows}) d GROUP BY d.link_id ORDER BY d.link_id
-     ON CONFLICT (link_id) DO UPDATE SET ${figures.map(([c]) => `${c} = ${target}.${c} + EXCLUDED.${c}`).join(', ')};`;
   return `
     CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
-        ${upsert('SELECT *, 1 AS sign FROM new_rows')}
+        ${addSums(target, figures, 'SELECT *, 1 AS sign FROM new_rows')};
       ELSIF TG_OP = 'UPDATE' THEN
-        ${upsert('SELECT *, 1 AS sign FROM new_rows UNION ALL SELECT *, -1 AS sign FROM old_rows')}
+        ${addSums(target, figures, 'SELECT *, 1 AS sign FROM new_rows UNION ALL SELECT *, -1 AS sign FROM old_rows')};
       ELSE
         UPDATE ${target} t SET ${figures.map(([c]) => `${c} = t.${c} - o.${c}`).join(', ')}
-        FROM (SELECT d.link_id, ${sums} FROM (SELECT *, 1 AS sign FROM old_rows) d GROUP BY d.link_id) o
+        FROM (SELECT d.link_id, ${sumsOf(figures)} FROM (SELECT *, 1 AS sign FROM old_rows) d GROUP BY d.link_id) o
         WHERE t.link_id = o.link_id;
       END IF;
       RETURN NULL;
     END $$`;
 }
 
-/** The per-link totals of the rollup rows already in `source`. */
-function totalsBackfill(target: string, source: string, figures: Figure[]): string {
-  return `INSERT INTO ${target} (link_id, ${figures.map(([column]) => column).join(', ')})
-          SELECT d.link_id, ${figures.map(([column, sum]) => `${sum} AS ${column}`).join(', ')}
-          FROM (SELECT *, 1 AS sign FROM ${source}) d GROUP BY d.link_id`;
-}
+/** The per-link totals, each from its rollup table, and the function that keeps them. */
+const TOTALS = [
+  { target: 'link_click_totals', source: 'link_clicks_hourly', fn: 'link_click_totals_apply', figures: CLICK_FIGURES },
+  { target: 'link_conversion_totals', source: 'link_conversions_hourly', fn: 'link_conversion_totals_apply', figures: CONVERSION_FIGURES },
+];
+
+/** The statement triggers on each rollup table, with the transition tables each event has. */
+const TRIGGER_EVENTS = [
+  ['insert', 'NEW TABLE AS new_rows'],
+  ['update', 'OLD TABLE AS old_rows NEW TABLE AS new_rows'],
+  ['delete', 'OLD TABLE AS old_rows'],
+];
+
+/**
+ * The statements that fill the per-link totals from the rollup rows already stored (the migration;
+ * bench:stats after seeding the rollups in replica mode, where triggers do not fire).
+ */
+export const LINK_TOTALS_BACKFILL = TOTALS.map(({ target, source, figures }) =>
+  addSums(target, figures, `SELECT *, 1 AS sign FROM ${source}`),
+);
 
 /**
  * All-time figures per link, the sums of its hourly rollups: totals.json reads them for the links
@@ -82,34 +101,23 @@ export class LinkTotals1763940000000 implements MigrationInterface {
         CONSTRAINT pk_link_conversion_totals PRIMARY KEY (link_id),
         CONSTRAINT fk_link_conversion_totals_link FOREIGN KEY (link_id) REFERENCES links (id) ON DELETE CASCADE
       )`);
-    await q.query(totalsFunction('link_click_totals_apply', 'link_click_totals', CLICK_FIGURES));
-    await q.query(totalsFunction('link_conversion_totals_apply', 'link_conversion_totals', CONVERSION_FIGURES));
-    for (const [table, fn] of [
-      ['link_clicks_hourly', 'link_click_totals_apply'],
-      ['link_conversions_hourly', 'link_conversion_totals_apply'],
-    ]) {
-      await q.query(
-        `CREATE TRIGGER tr_${table}_insert AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-      );
-      await q.query(
-        `CREATE TRIGGER tr_${table}_update AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-      );
-      await q.query(
-        `CREATE TRIGGER tr_${table}_delete AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-      );
+    for (const { target, source, fn, figures } of TOTALS) {
+      await q.query(totalsFunction(fn, target, figures));
+      for (const [event, transitions] of TRIGGER_EVENTS) {
+        await q.query(
+          `CREATE TRIGGER tr_${source}_${event} AFTER ${event.toUpperCase()} ON ${source} REFERENCING ${transitions} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+        );
+      }
     }
     // The rollups written so far (the triggers' lock on the rollups holds writers off until commit).
-    await q.query(totalsBackfill('link_click_totals', 'link_clicks_hourly', CLICK_FIGURES));
-    await q.query(totalsBackfill('link_conversion_totals', 'link_conversions_hourly', CONVERSION_FIGURES));
+    for (const statement of LINK_TOTALS_BACKFILL) await q.query(statement);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['link_clicks_hourly', 'link_conversions_hourly']) {
-      for (const event of ['insert', 'update', 'delete']) await q.query(`DROP TRIGGER tr_${table}_${event} ON ${table}`);
+    for (const { target, source, fn } of TOTALS) {
+      for (const [event] of TRIGGER_EVENTS) await q.query(`DROP TRIGGER tr_${source}_${event} ON ${source}`);
+      await q.query(`DROP FUNCTION ${fn}()`);
+      await q.query(`DROP TABLE ${target}`);
     }
-    await q.query(`DROP FUNCTION link_click_totals_apply()`);
-    await q.query(`DROP FUNCTION link_conversion_totals_apply()`);
-    await q.query(`DROP TABLE link_conversion_totals`);
-    await q.query(`DROP TABLE link_click_totals`);
   }
 }
