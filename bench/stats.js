@@ -136,16 +136,19 @@ async function seed(db, projectId, endHour) {
 
 // ---- the hand-written SQL for each request, and the comparable figures of each answer ----
 
+// The period's rollup rows joined to their links, plus one row per link shared in the period,
+// summed per (channel, tag) in parallel, then rolled up to channels and the total.
 const RANGE_SQL = `
-  WITH a AS (
-    SELECT link_id, SUM(clicks) AS clicks FROM link_clicks_hourly
-    WHERE project_id = $1 AND hour >= $2 AND hour < $3 GROUP BY link_id),
-  r AS (
-    SELECT l.channel, l.tag, COALESCE(a.clicks, 0) AS clicks, (${SHARED_AT} >= $2 AND ${SHARED_AT} < $3) AS shared
-    FROM links l LEFT JOIN a ON a.link_id = l.id
-    WHERE l.project_id = $1 AND (a.link_id IS NOT NULL OR (${SHARED_AT} >= $2 AND ${SHARED_AT} < $3)))
-  SELECT GROUPING(channel, tag) AS level, channel, tag, SUM(clicks)::bigint AS clicks, (COUNT(*) FILTER (WHERE shared))::int AS shares
-  FROM r GROUP BY GROUPING SETS ((), (channel), (channel, tag))
+  WITH r AS (
+    SELECT l.channel, l.tag, h.clicks, false AS shared
+    FROM link_clicks_hourly h JOIN links l ON l.id = h.link_id
+    WHERE h.project_id = $1 AND h.hour >= $2 AND h.hour < $3 AND l.project_id = $1
+    UNION ALL
+    SELECT l.channel, l.tag, 0, true FROM links l
+    WHERE l.project_id = $1 AND ${SHARED_AT} >= $2 AND ${SHARED_AT} < $3),
+  ct AS (SELECT channel, tag, SUM(clicks) AS clicks, COUNT(*) FILTER (WHERE shared) AS shares FROM r GROUP BY channel, tag)
+  SELECT GROUPING(channel, tag) AS level, channel, tag, SUM(clicks)::bigint AS clicks, SUM(shares)::int AS shares
+  FROM ct GROUP BY GROUPING SETS ((), (channel), (channel, tag))
   ORDER BY level DESC, clicks DESC, channel, tag`;
 
 async function rangeBySql(db, projectKey, start, end) {

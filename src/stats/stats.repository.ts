@@ -168,12 +168,12 @@ export class StatsRepository {
   }
 
   /**
-   * Range and totals: the matching links with their figures (a CTE), then the totals, one page of
+   * Range and totals: the matching rows with their figures (a CTE), then the totals, one page of
    * groups and their pivots. Range counts clicks in the period on every link of the project(s) and
-   * shares made in it (candidates: links with activity in the period, via
-   * ix_link_clicks_hourly_project_hour, or shared in it, via ix_links_project_shared_at); totals takes
-   * the links shared in the period with their all-time figures (link_click_totals and
-   * link_conversion_totals, the rollups summed per link, kept by triggers on the rollups).
+   * shares made in it (rows: the period's rollup rows, via ix_link_clicks_hourly_project_hour, and
+   * the links shared in it, via ix_links_project_shared_at); totals takes the links shared in the
+   * period with their all-time figures (link_click_totals and link_conversion_totals, the rollups
+   * summed per link, kept by triggers on the rollups).
    */
   async aggregate(
     query: StatsQuery,
@@ -186,7 +186,7 @@ export class StatsRepository {
       const [totals] = await this.dataSource.query<Record<string, unknown>[]>(`WITH ${rows} SELECT ${figures} FROM rows`, params);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
-    // One statement: the matching links are read once and summed per (group, pivot) value (gp,
+    // One statement: the matching rows are read once and summed per (group, pivot) value (gp,
     // materialized: a few thousand rows at most); totals, the page of groups and its pivots are
     // sums over gp. Every figure is a sum or a count, so summing the sums gives the same numbers.
     const columns = figureColumns(query.withConversions);
@@ -279,7 +279,10 @@ export class StatsRepository {
     return row ? { name: row.name, description: row.description } : null;
   }
 
-  /** The `rows` CTE (and the ones it needs): one row per matching link with its figures. */
+  /**
+   * The `rows` CTE: rows of figures with the group and pivot values (g, p) and the shared time of
+   * their link; `shared` marks the one row per link that counts it as a share.
+   */
   private rowsSql(query: StatsQuery, projectIds: string[], params: unknown[]): string {
     const bind = (value: unknown): string => {
       params.push(value);
@@ -294,43 +297,37 @@ export class StatsRepository {
     const pivot = query.pivot ? groupExpression(query.pivot) : 'NULL';
     const clicks = query.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
     const inPeriod = `${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end}`;
-    // A link's row: the group and pivot values, clicks, shared time and, with conversions, the
-    // figures of `v` (columns as in link_conversion_totals).
-    const rowSelect = (clicksColumn: string): string =>
-      `l.id, ${group} AS g, ${pivot} AS p, COALESCE(${clicksColumn}, 0) AS clicks, ${SHARED_AT} AS shared_at`;
-    const convSelect = query.withConversions
-      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
-      : '';
+    const linkValues = `${group} AS g, ${pivot} AS p, ${SHARED_AT} AS shared_at`;
     if (query.kind === 'range') {
-      const convColumns = GOALS.map(
-        (n) => `SUM(c.count) FILTER (WHERE c.type = 'goal_${n}') AS goal_${n}_count, SUM(c.value) FILTER (WHERE c.type = 'goal_${n}') AS goal_${n}_value`,
-      ).join(', ');
-      const conv = query.withConversions
-        ? `, conv AS (
-            SELECT c.link_id, SUM(c.count) FILTER (WHERE c.type = 'pageview') AS pageviews, ${convColumns}
-            FROM link_conversions_hourly c
-            WHERE c.project_id = ANY(${projects}) AND c.hour >= ${start} AND c.hour < ${end}
-            GROUP BY c.link_id)`
+      // One row per rollup row of the period (clicks; conversions, a column per type) and one per
+      // link shared in it, all joined to their link: every figure is a sum or a count, so the
+      // groups need no per-link step in between, and PostgreSQL joins and sums the parts in
+      // parallel. A group holds the links with activity in the period or shared in it.
+      const noConversions = query.withConversions ? `, 0 AS pageviews, ${GOALS.map((n) => `0 AS g${n}c, 0 AS g${n}v`).join(', ')}` : '';
+      const ofType = (type: string, column: 'count' | 'value'): string => `CASE WHEN c.type = '${type}' THEN c.${column} ELSE 0 END`;
+      const conversions = query.withConversions
+        ? `UNION ALL
+          SELECT ${linkValues}, 0, false, ${ofType('pageview', 'count')},
+                 ${GOALS.map((n) => `${ofType(`goal_${n}`, 'count')}, ${ofType(`goal_${n}`, 'value')}`).join(', ')}
+          FROM link_conversions_hourly c JOIN links l ON l.id = c.link_id
+          WHERE c.project_id = ANY(${projects}) AND c.hour >= ${start} AND c.hour < ${end} AND l.project_id = ANY(${projects}) ${where}`
         : '';
-      return `activity AS (
-          SELECT h.link_id, SUM(${clicks}) AS clicks FROM link_clicks_hourly h
-          WHERE h.project_id = ANY(${projects}) AND h.hour >= ${start} AND h.hour < ${end}
-          GROUP BY h.link_id)${conv},
-        candidates AS (
-          SELECT link_id AS id FROM activity
-          ${query.withConversions ? 'UNION SELECT link_id FROM conv' : ''}
-          UNION SELECT l.id FROM links l WHERE l.project_id = ANY(${projects}) AND ${inPeriod}),
-        rows AS (
-          SELECT ${rowSelect('a.clicks')}, (${inPeriod}) AS shared${convSelect}
-          FROM candidates k JOIN links l ON l.id = k.id
-          LEFT JOIN activity a ON a.link_id = l.id
-          ${query.withConversions ? 'LEFT JOIN conv v ON v.link_id = l.id' : ''}
-          WHERE true ${where})`;
+      return `rows AS (
+          SELECT ${linkValues}, ${clicks} AS clicks, false AS shared${noConversions}
+          FROM link_clicks_hourly h JOIN links l ON l.id = h.link_id
+          WHERE h.project_id = ANY(${projects}) AND h.hour >= ${start} AND h.hour < ${end} AND l.project_id = ANY(${projects}) ${where}
+          UNION ALL
+          SELECT ${linkValues}, 0, true${noConversions}
+          FROM links l WHERE l.project_id = ANY(${projects}) AND ${inPeriod} ${where}
+          ${conversions})`;
     }
     // Totals: all-time figures, one pass over the links shared in the period with the per-link
     // sums of their rollups (link_click_totals; link_conversion_totals, a column per type).
+    const conversions = query.withConversions
+      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
+      : '';
     return `rows AS (
-        SELECT ${rowSelect(clicks)}, true AS shared${convSelect}
+        SELECT ${linkValues}, COALESCE(${clicks}, 0) AS clicks, true AS shared${conversions}
         FROM links l
         LEFT JOIN link_click_totals h ON h.link_id = l.id
         ${query.withConversions ? 'LEFT JOIN link_conversion_totals v ON v.link_id = l.id' : ''}

@@ -136,6 +136,64 @@ describe('stats/range.json and stats/totals.json', () => {
     expect(refused.body).toEqual({ error: 400, error_message: 'Invalid parameter sort_type: pageviews needs with_conversions=true' });
   });
 
+  it('range: conversions and clicks of the period on the filtered links only, each link a share once', async () => {
+    // Its own project:
+    //   P twitter tag t1, shared before the period: conversions only (in the period and before it)
+    //   Q email   tag t1, shared in it: clicks in two hours, pageviews
+    //   R email   tag t2, shared in it: clicks and conversions, left out by the tag filter
+    //   S sms     tag t1, shared before the period, active only before it: no group
+    const own = (await createProject(t, { conversions: { enabled: true, goal_2_label: 'Buy' } })).api_key;
+    const link = async (channel: string, tag: string, sharedAt: string): Promise<string> => {
+      const res = await t.http.get('/url.json').query({ v: '3', key: own, tool: 'pub-bar', url: 'https://example.com/c', channel, tag }).expect(200);
+      await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [res.body.svc_id, sharedAt]);
+      return res.body.svc_id as string;
+    };
+    const p = await link('twitter', 't1', '2026-10-20T08:00:00Z');
+    const q = await link('email', 't1', '2026-11-02T08:00:00Z');
+    const r = await link('email', 't2', '2026-11-03T08:00:00Z');
+    const s = await link('sms', 't1', '2026-10-01T08:00:00Z');
+    const clicks = (svcId: string, hour: string, n: number) =>
+      t.db.query(
+        `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
+         SELECT id, $2, project_id, $3, 0, $2 FROM links WHERE svc_id = $1`,
+        [svcId, hour, n],
+      );
+    const conversions = (svcId: string, hour: string, type: string, count: number, value: number) =>
+      t.db.query(
+        `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
+         SELECT id, $2, $3, project_id, $4, $5 FROM links WHERE svc_id = $1`,
+        [svcId, hour, type, count, value],
+      );
+    await clicks(q, '2026-11-02T09:00:00Z', 4);
+    await clicks(q, '2026-11-05T09:00:00Z', 2);
+    await clicks(r, '2026-11-04T09:00:00Z', 7);
+    await clicks(s, '2026-10-02T09:00:00Z', 8);
+    await conversions(s, '2026-10-02T10:00:00Z', 'pageview', 2, 0);
+    await conversions(p, '2026-11-03T10:00:00Z', 'pageview', 3, 0);
+    await conversions(p, '2026-11-03T10:00:00Z', 'goal_2', 1, 700);
+    await conversions(p, '2026-10-25T10:00:00Z', 'goal_2', 9, 900);
+    await conversions(q, '2026-11-02T10:00:00Z', 'pageview', 5, 0);
+    await conversions(r, '2026-11-04T10:00:00Z', 'goal_2', 4, 100);
+    const res = await t.http
+      .get('/stats/range.json')
+      .query({ v: '3', key: own, start_date: '2026-11-01', end_date: '2026-11-08', tag: 't1', group_by: 'channel', with_conversions: 'true' })
+      .expect(200);
+    type Figures = { clicks: number; shares: number; conversions: Record<string, { count: number; value: number } | number> };
+    const figures = (body: Figures) => ({
+      clicks: body.clicks,
+      shares: body.shares,
+      pageviews: body.conversions.pageviews,
+      goal_2: body.conversions.goal_2,
+      goal_total: body.conversions.goal_total,
+    });
+    expect(figures(res.body.totals)).toEqual({ clicks: 6, shares: 1, pageviews: 8, goal_2: { count: 1, value: 700, label: 'Buy' }, goal_total: { count: 1, value: 700 } });
+    expect(res.body.total_results).toBe(2);
+    expect((res.body.groups as (Figures & { channel: string })[]).map((g) => [g.channel, figures(g)])).toEqual([
+      ['email', { clicks: 6, shares: 1, pageviews: 5, goal_2: { count: 0, value: 0, label: 'Buy' }, goal_total: { count: 0, value: 0 } }],
+      ['twitter', { clicks: 0, shares: 0, pageviews: 3, goal_2: { count: 1, value: 700, label: 'Buy' }, goal_total: { count: 1, value: 700 } }],
+    ]);
+  });
+
   it('totals: links shared in the period with all-time clicks; shared_at groups', async () => {
     const res = await totals({ start_date: '2026-11-01', end_date: '2026-11-08', group_by: 'shared_at_day_of_week', sort_type: 'alpha', sort_order: 'asc' }).expect(200);
     expect(res.body.totals).toEqual({ clicks: 14, shares: 4, clicks_per_share: 3.5 });
