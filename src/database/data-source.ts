@@ -6,6 +6,9 @@ import { pgliteDriver } from './pglite';
 import { QueryLogger } from './query-logger';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
+/** Idle time before TCP keepalive probes start on a PostgreSQL connection. */
+export const KEEPALIVE_DELAY_MS = 10_000;
+
 /** One set of options for the app, the CLI and the tests: migrations always, never synchronize. */
 export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): DataSourceOptions {
   const common = {
@@ -24,14 +27,17 @@ export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): 
   if (url) {
     // JIT off: it only kicks in on the big stats aggregations, where compiling (up to ~0.9 s on
     // bench:stats' totals) costs more than it saves. A server that does not answer fails a
-    // connection attempt after 5 s instead of hanging the request.
+    // connection attempt after 5 s instead of hanging the request. TCP keepalive probes a
+    // connection after 10 s without traffic, every second, ten times (libuv's interval and count):
+    // a server or network that vanished mid-query (no reset ever comes) fails that query after
+    // about 20 s, its connection leaves the pool and the job retries, instead of waiting forever.
     return {
       ...common,
       url,
       poolSize: 10,
       connectTimeoutMS: 5000,
       applicationName: `svc-${config.role}`,
-      extra: { options: '-c jit=off' },
+      extra: { options: '-c jit=off', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS },
     };
   }
   return { ...common, driver: pgliteDriver(config.pgliteDir) };
