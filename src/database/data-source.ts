@@ -29,8 +29,9 @@ export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): 
     // bench:stats' totals) costs more than it saves. A server that does not answer fails a
     // connection attempt after 5 s instead of hanging the request. TCP keepalive probes a
     // connection after 10 s without traffic, every second, ten times (libuv's interval and count):
-    // a server or network that vanished mid-query (no reset ever comes) fails that query after
-    // about 20 s, its connection leaves the pool and the job retries, instead of waiting forever.
+    // a server or network that vanished while a query waits for its answer (no reset ever comes)
+    // fails it after about 20 s, its connection leaves the pool and the job retries, instead of
+    // waiting forever.
     return {
       ...common,
       url,
