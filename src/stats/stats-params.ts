@@ -29,16 +29,16 @@ export function requiredDate(params: RawParams, name: string): Date {
   return date;
 }
 
-/** start_date rounded down, end_date rounded up to the hour; start must be after `earliest`. */
+/** start_date rounded down, end_date rounded up to the hour; start must be after `earliest` (if any). */
 export function readPeriod(
   params: RawParams,
-  options: { required: boolean; earliest: Date },
+  options: { required: boolean; earliest: Date | null },
 ): { start: Date | null; end: Date | null } {
   const startRaw = options.required ? requiredDate(params, 'start_date') : optionalDate(params, 'start_date');
   const endRaw = options.required ? requiredDate(params, 'end_date') : optionalDate(params, 'end_date');
   const start = startRaw ? floorHour(startRaw) : null;
   const end = endRaw ? ceilHour(endRaw) : null;
-  if (start && start.getTime() <= options.earliest.getTime()) {
+  if (start && options.earliest && start.getTime() <= options.earliest.getTime()) {
     throw Errors.invalid('start_date', `must be after ${options.earliest.toISOString().slice(0, 10)}`);
   }
   if (start && end && end.getTime() <= start.getTime()) {

@@ -38,10 +38,16 @@ export interface StatsQuery {
   withBots: boolean;
 }
 
-export const EARLIEST = {
-  range: new Date('2010-06-04T00:00:00Z'),
+/**
+ * The earliest start_date of each kind (SPEC.md 8): totals after 2011-09-01; range has no bound.
+ * Link intervals start after 2010-06-04 (INTERVALS_EARLIEST).
+ */
+export const EARLIEST: Record<StatsKind, Date | null> = {
+  range: null,
   totals: new Date('2011-09-01T00:00:00Z'),
 };
+
+export const INTERVALS_EARLIEST = new Date('2010-06-04T00:00:00Z');
 
 const MAX_PER_PAGE = 1000;
 

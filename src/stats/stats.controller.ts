@@ -7,7 +7,7 @@ import { LinksService } from '../links/links.service';
 import { Errors } from '../common/app-error';
 import { ProjectEntity } from '../projects/project.entity';
 import { readInterval, readPeriod, readSwitches } from './stats-params';
-import { EARLIEST, StatsKind, filterNames, readStatsQuery } from './stats-query';
+import { EARLIEST, INTERVALS_EARLIEST, StatsKind, filterNames, readStatsQuery } from './stats-query';
 import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service';
 
 type RawParams = Record<string, unknown>;
@@ -186,7 +186,7 @@ export class StatsController {
   private async intervals(svcId: string, params: RawParams): Promise<FormattedResult<IntervalsResponse>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
-    const { start, end } = readPeriod(params, { required: true, earliest: new Date('2010-06-04T00:00:00Z') });
+    const { start, end } = readPeriod(params, { required: true, earliest: INTERVALS_EARLIEST });
     const response = await this.stats.intervals(project, {
       svcId,
       start: start!,

@@ -218,7 +218,6 @@ describe('stats/range.json and stats/totals.json', () => {
       [{ per_page: '0' }, 'Invalid parameter per_page: must be an integer from 1 to 1000'],
       [{ page: '0' }, 'Invalid parameter page: must be an integer from 1 to 1000000'],
       [{ shared_at_hour_of_day: '24' }, 'Invalid parameter shared_at_hour_of_day: must be an integer from 0 to 23'],
-      [{ start_date: '2010-06-01' }, 'Invalid parameter start_date: must be after 2010-06-04'],
     ];
     for (const [query, message] of cases) {
       const res = await range(query).expect(400);
@@ -227,6 +226,10 @@ describe('stats/range.json and stats/totals.json', () => {
     }
     const domain = await totals({ group_by: 'domain' }).expect(400);
     expect(domain.body.error_message).toEqual(expect.stringMatching(/^Invalid parameter group_by: must be one of /));
+    // Range has no earliest start_date (SPEC.md 8 bounds link intervals and totals only).
+    const old = await range({ start_date: '2010-01-01', end_date: '2026-11-08' }).expect(200);
+    expect(old.body.start_date).toBe('2010-01-01T00:00:00Z');
+    expect(old.body.totals).toEqual({ clicks: 13, shares: 5, clicks_per_share: 2.6 });
     const early = await totals({ start_date: '2011-08-01' }).expect(400);
     expect(early.body.error_message).toBe('Invalid parameter start_date: must be after 2011-09-01');
     const goal6 = await range({ group_by: 'tag', with_conversions: 'true', sort_type: 'goal_6_count' }).expect(400);
