@@ -25,3 +25,28 @@ export interface DomainRedirects {
   rootRedirect: string;
   notFoundRedirect: string;
 }
+
+/** Printable ASCII without space: what a Location header may carry as it is. */
+const HEADER_SAFE = /^[\x21-\x7e]*$/;
+
+/**
+ * A redirect target as a Location header can carry it. Stored URLs may hold spaces or non-ASCII
+ * characters (an address shared as typed: `https://example.com/日本`, `http://例え.jp/`); Node
+ * refuses those in a header, or sends them as Latin-1 bytes. They are written the way a browser
+ * sends them: percent-encoded UTF-8, and the host in Punycode (WHATWG URL). Other URLs are
+ * untouched.
+ */
+export function locationOf(url: string): string {
+  if (HEADER_SAFE.test(url)) return url;
+  try {
+    return new URL(url).href;
+  } catch {
+    return url.replace(/[^\x21-\x7e]/gu, (char) => {
+      try {
+        return encodeURIComponent(char);
+      } catch {
+        return '%EF%BF%BD'; // a lone surrogate: U+FFFD
+      }
+    });
+  }
+}

@@ -8,7 +8,7 @@ import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
-import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
+import { HostDomains, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
 
 /** First path segments that belong to the API on the default domain (API routes win there). */
 const API_SEGMENTS = new Set([
@@ -164,10 +164,14 @@ export class RedirectHandler {
     res.end(NOT_FOUND_PAGE);
   }
 
-  /** 302, never 301: a browser would cache a 301 and later visits would go uncounted. */
+  /**
+   * 302, never 301: a browser would cache a 301 and later visits would go uncounted. The location
+   * as a header can carry it (locationOf: a test of the string, unless it holds spaces or
+   * non-ASCII characters).
+   */
   private redirect(res: ServerResponse, location: string): void {
     // Headers as a flat list: Node writes them without walking an object.
-    res.writeHead(302, ['Location', location, 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
+    res.writeHead(302, ['Location', locationOf(location), 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
     res.end();
   }
 

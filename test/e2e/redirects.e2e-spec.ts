@@ -43,6 +43,20 @@ describe.each([
     expect(raw.rows).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
   });
 
+  it('redirects to addresses with spaces and non-ASCII characters percent-encoded, the host in Punycode', async () => {
+    const cases: [string, string][] = [
+      ['https://example.com/日本?q=é', 'https://example.com/%E6%97%A5%E6%9C%AC?q=%C3%A9'],
+      ['https://example.com/ü', 'https://example.com/%C3%BC'],
+      ['https://example.com/A b/?q=1', 'https://example.com/A%20b/?q=1'],
+      ['http://例え.jp/パス', 'http://xn--r8jz45g.jp/%E3%83%91%E3%82%B9'],
+    ];
+    for (const [url, location] of cases) {
+      const link = await create({ url });
+      const res = await visit('svc.test', link.path).expect(302);
+      expect(res.headers.location).toBe(location);
+    }
+  });
+
   it('reads the path percent-decoded and without surrounding slashes, the Host and the headers in any case', async () => {
     const link = await create({ path: `spring-sale-${redis ? 'r' : 'p'}` });
     await t.http.get(`/${link.path.replace(/-/g, '%2D')}/`).set('HOST', 'SVC.test').set('user-agent', BROWSER).set('REFERER', 'https://r.example/').expect(302);
