@@ -11,7 +11,7 @@ import { CampaignEntity } from './campaign.entity';
 import { isStub, stubify } from './campaign';
 import { normaliseServiceId, serviceForChannel } from './channels';
 import { LinkInput } from './link-input';
-import { isValidCustomPath, randomPath, svcId, svcIdOfUrl, svcUrl } from './link-path';
+import { isApiPath, isValidCustomPath, randomPath, svcId, svcIdOfUrl, svcUrl } from './link-path';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
@@ -215,6 +215,9 @@ export class LinksService {
     }
     if (input.path !== undefined && !isValidCustomPath(input.path)) {
       throw Errors.invalid('path', 'must be URL-safe segments (A-Z a-z 0-9 _ . ~ -) separated by /, at most 200 characters');
+    }
+    if (input.path !== undefined && domain === this.config.defaultDomain && isApiPath(input.path)) {
+      throw Errors.invalid('path', `${input.path.split('/')[0]} belongs to the API on ${domain}`);
     }
     const channel = input.channel ?? null;
     const tool = await this.tool(project, input.tool, manager);

@@ -4,27 +4,11 @@ import { ClickBuffer } from '../clicks/click-buffer';
 import { nextClickSequence } from '../clicks/click-event';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
-import { svcId } from '../links/link-path';
+import { isApiPath, svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
 import { HostDomains, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
-
-/** First path segments that belong to the API on the default domain (API routes win there). */
-const API_SEGMENTS = new Set([
-  'url',
-  'stats',
-  'conversions',
-  'projects',
-  'domains',
-  'health',
-  'docs',
-  'docs-json',
-  'metrics',
-  'svc.js',
-  'favicon.ico',
-  'robots.txt',
-]);
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -244,15 +228,6 @@ function decodePath(raw: string): string | null {
   while (start < end && path.charCodeAt(start) === 47) start++;
   while (end > start && path.charCodeAt(end - 1) === 47) end--;
   return start === 0 && end === path.length ? path : path.slice(start, end);
-}
-
-/** Whether a path's first segment (or its name before a dot: `url.json`) belongs to the API. */
-function isApiPath(path: string): boolean {
-  const slash = path.indexOf('/');
-  const first = slash === -1 ? path : path.slice(0, slash);
-  if (API_SEGMENTS.has(first)) return true;
-  const dot = first.indexOf('.');
-  return dot > 0 && API_SEGMENTS.has(first.slice(0, dot));
 }
 
 /** `svc=<svc_id>` on the landing URL when conversions are tracked for its host (DESIGN.md). */

@@ -400,6 +400,26 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       ]);
     });
 
+    it('refuses a path the API answers on the default domain; a connected domain takes it', async () => {
+      for (const [path, segment] of [
+        ['stats', 'stats'],
+        ['url', 'url'],
+        ['health', 'health'],
+        ['url.json', 'url.json'],
+        ['projects/mine', 'projects'],
+      ]) {
+        const res = await create({ path }, custom).expect(400);
+        expect(res.body).toEqual({
+          error: 400,
+          error_message: `Invalid parameter path: ${segment} belongs to the API on svc.test`,
+        });
+      }
+      const near = await create({ path: 'statsx' }, custom).expect(200);
+      expect(near.body.svc_url).toBe('http://svc.test/statsx');
+      const elsewhere = await create({ path: 'stats', domain: 'go.brand.example' }, custom).expect(200);
+      expect(elsewhere.body.svc_url).toBe('http://go.brand.example/stats');
+    });
+
     it('refuses a path that is not URL-safe', async () => {
       const res = await create({ path: 'has space' }, custom).expect(400);
       expect(res.body).toEqual({
