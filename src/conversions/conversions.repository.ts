@@ -17,7 +17,7 @@ export interface ConversionRow {
   href: string | null;
   ip: string | null;
   language: string | null;
-  redirection_id: string | null;
+  redirection_id: string;
   referrer: string | null;
   session_id: string | null;
   user_agent: string | null;
@@ -87,7 +87,7 @@ export class ConversionsRepository {
   async sessionRedirection(projectId: string, sessionId: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ redirection_id: string }[]>(
       `SELECT redirection_id FROM conversions
-       WHERE project_id = $1 AND session_id = $2 AND redirection_id IS NOT NULL
+       WHERE project_id = $1 AND session_id = $2
        ORDER BY converted_at LIMIT 1`,
       [projectId, sessionId],
     );

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
@@ -29,7 +30,7 @@ export interface ConversionRecord {
   href: string | null;
   ip_address: string | null;
   language: string | null;
-  redirection_id: string | null;
+  redirection_id: string;
   referrer: string | null;
   session_id: string | null;
   user_agent: string | null;
@@ -115,12 +116,17 @@ export class ConversionsService {
       const first = await this.repository.findByAccountId(project.id, accountConversionId);
       if (first) return this.toRecord(project, first);
     }
+    // The redirection (click) that led here: the session's, else the visitor's latest click, else
+    // a new id standing for a visit not seen yet (a click still on its way from the redirect
+    // layer, or older than 30 days): SPEC.md 2.2 gives every conversion one, and the session's
+    // later conversions share it.
     const redirectionId =
       (sessionId ? await this.repository.sessionRedirection(project.id, sessionId) : null) ??
       (await this.repository.latestClick(link.id, convertedAt, {
         ip: storedIp(ip, this.config.clickIp),
         userAgent: userAgent ?? null,
-      }));
+      })) ??
+      randomUUID();
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {

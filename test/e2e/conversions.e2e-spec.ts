@@ -125,6 +125,28 @@ describe('conversions/new', () => {
     expect(first.body.response.conversion.ip_address).toBe('198.51.100.7');
   });
 
+  it('gives a conversion without a known click a redirection id of its own, shared by its session', async () => {
+    const fresh = await t.http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/new' }).expect(200);
+    const first = await t.http
+      .get('/conversions/new')
+      .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'pageview', conversion_value: '0', session_id: 'sess-unseen' })
+      .expect(200);
+    const id = first.body.response.conversion.redirection_id as string;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect((await t.db.query(`SELECT 1 FROM clicks WHERE click_id = $1`, [id])).rowCount).toBe(0);
+    const later = await t.http
+      .get('/conversions/new')
+      .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'goal_1', conversion_value: '10', session_id: 'sess-unseen' })
+      .expect(200);
+    expect(later.body.response.conversion.redirection_id).toBe(id);
+    const other = await t.http
+      .get('/conversions/new')
+      .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'goal_1', conversion_value: '10' })
+      .expect(200);
+    expect(other.body.response.conversion.redirection_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(other.body.response.conversion.redirection_id).not.toBe(id);
+  });
+
   it('refuses bad parameters in the admin error shape, naming them', async () => {
     const cases: [Record<string, string>, number, number, string][] = [
       [{ svc_url: '' }, 400, 1001, 'Missing required parameter: svc_url'],
