@@ -7,7 +7,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { ConversionCounts, ConversionsObject, addConversion, conversionsObject, emptyCounts } from './conversions-object';
 import { Interval, countIntervals } from './stats-params';
 import { StatsQuery } from './stats-query';
-import { Figures, GroupRow, PivotRow } from './stats.repository';
+import { Figures, GroupRow, IntervalRow, PivotRow } from './stats.repository';
 import { StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
@@ -86,7 +86,9 @@ export class StatsService {
     } else {
       byBucket = new Map();
     }
-    response.intervals = rows.map((row) => {
+    // An interval with conversions and no click is activity too: listed without with_zeros.
+    const intervalRows = query.withConversions && !query.withZeros ? mergeBuckets(rows, byBucket.keys()) : rows;
+    response.intervals = intervalRows.map((row) => {
       const item: Record<string, unknown> = { [query.interval]: isoTimestamp(row.bucket), clicks: row.clicks };
       if (query.withConversions) {
         item.conversions = conversionsObject(byBucket.get(row.bucket.getTime()) ?? emptyCounts(), project.goalLabels);
@@ -255,4 +257,12 @@ export class StatsService {
     if (field === 'campaign') return this.repository.campaignMetadata(ids, value);
     return null;
   }
+}
+
+/** The click rows plus a zero row for every other bucket given, in time order. */
+function mergeBuckets(rows: IntervalRow[], buckets: Iterable<number>): IntervalRow[] {
+  const seen = new Set(rows.map((row) => row.bucket.getTime()));
+  const extra = [...buckets].filter((time) => !seen.has(time)).map((time) => ({ bucket: new Date(time), clicks: 0 }));
+  if (extra.length === 0) return rows;
+  return [...rows, ...extra].sort((a, b) => a.bucket.getTime() - b.bucket.getTime());
 }

@@ -91,6 +91,27 @@ describe('stats/{svc_id}/intervals.json', () => {
     expect(res.body.metadata.notes).toBe('n1');
   });
 
+  it('lists an interval with conversions and no click when conversions are asked, in time order', async () => {
+    await t.db.query(
+      `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
+       SELECT l.id, '2026-11-03T08:00:00Z', 'pageview', l.project_id, 4, 0 FROM links l WHERE l.svc_id = $1`,
+      [svcId],
+    );
+    const period = { start_date: '2026-11-02', end_date: '2026-11-05' };
+    const res = await get({ ...period, with_conversions: 'true' }).expect(200);
+    type Day = { day: string; clicks: number; conversions: { pageviews: number } };
+    expect((res.body.intervals as Day[]).map((i) => [i.day, i.clicks, i.conversions.pageviews])).toEqual([
+      ['2026-11-02T00:00:00Z', 5, 0],
+      ['2026-11-03T00:00:00Z', 0, 4],
+      ['2026-11-04T00:00:00Z', 5, 0],
+    ]);
+    expect(res.body.conversions.pageviews).toBe(4);
+    // Without conversions, clicks alone make an interval active.
+    const plain = await get(period).expect(200);
+    expect((plain.body.intervals as Day[]).map((i) => i.day)).toEqual(['2026-11-02T00:00:00Z', '2026-11-04T00:00:00Z']);
+    await t.db.query(`DELETE FROM link_conversions_hourly WHERE hour = '2026-11-03T08:00:00Z'`);
+  });
+
   it('refuses bad parameters, naming them', async () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ end_date: '2026-11-03' }, 400, 'Missing required parameter: start_date'],
