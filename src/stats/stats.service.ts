@@ -232,14 +232,17 @@ export class StatsService {
     };
   }
 
-  /** The filters applied, each with its `<field>_metadata` (an empty array when there are none). */
+  /**
+   * The filters applied, each with its `<field>_metadata` (an empty array when there are none):
+   * null (SPEC.md 2.5), or with with_metadata=true the link, user or campaign it names.
+   */
   private async filtersEcho(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown> | []> {
     const entries = Object.entries(query.filters);
     if (entries.length === 0) return [];
     const echo: Record<string, unknown> = {};
     for (const [name, value] of entries) {
       echo[name] = value;
-      echo[`${name}_metadata`] = await this.metadata(projects, name, value);
+      echo[`${name}_metadata`] = query.withMetadata ? await this.metadata(projects, name, value) : null;
     }
     return echo;
   }

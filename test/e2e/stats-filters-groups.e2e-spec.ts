@@ -65,17 +65,22 @@ describe('stats/range.json: filters, groups, pivots', () => {
     ];
     it.each(cases)('%s=%s', async (name, given, totals, metadata) => {
       const value = given.replace('<A>', f.ids.A).replace('<ann>', f.sharerId);
-      const res = await range({ [name]: value }).expect(200);
+      const res = await range({ [name]: value, with_metadata: 'true' }).expect(200);
       expect(res.body).toEqual({
         ...EMPTY_ECHO,
         ...period,
+        with_metadata: true,
         filters: { [name]: value, [`${name}_metadata`]: metadata },
         totals,
       });
+      // Without with_metadata every <field>_metadata is null (SPEC.md 2.5).
+      const plain = await range({ [name]: value }).expect(200);
+      expect(plain.body.filters).toEqual({ [name]: value, [`${name}_metadata`]: null });
+      expect(plain.body.totals).toEqual(totals);
     });
 
     it('combines filters (AND) and echoes each of them', async () => {
-      const res = await range({ campaign: 'spring', channel: 'twitter', user_id: 'u1' }).expect(
+      const res = await range({ campaign: 'spring', channel: 'twitter', user_id: 'u1', with_metadata: 'true' }).expect(
         200,
       );
       expect(res.body.filters).toEqual({
@@ -94,6 +99,7 @@ describe('stats/range.json: filters, groups, pivots', () => {
         campaign: 'winter',
         user_id: 'nobody',
         svc_id: 'svc.test_nope',
+        with_metadata: 'true',
       }).expect(200);
       expect(res.body.filters).toEqual({
         campaign: 'winter',
