@@ -10,6 +10,7 @@ import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
 import { RetweetService, fillDestination, readDestination } from './retweet.service';
 import { LinksService } from './links.service';
+import { extractLinks } from './text-links';
 
 type RawParams = Record<string, unknown>;
 
@@ -113,7 +114,7 @@ export class LinksController {
   @ApiOperation({
     summary: 'Replace every link of a text by a new tracked link (SPEC.md 4.4)',
     description:
-      'Links beginning http:// or https:// are recognised. destination is GET only. Known bots are refused (403).',
+      'Only links beginning http:// are recognised (SPEC.md 4.4). destination is GET only. Known bots are refused (403).',
   })
   @ApiFormatted()
   @ApiRetweetParameters(false)
@@ -183,13 +184,14 @@ export class LinksController {
       const project = await this.links.authenticate(requireKey(params));
       const result = await this.retweets.retweet(project, params);
       if (destination !== undefined) {
-        return FormattedResult.redirect(fillDestination(destination, 'SVC_TEXT', result.svc_text));
+        return FormattedResult.redirect(retweetDestination(destination, result.svc_text, result.svc_urls[0]?.svc_url ?? ''));
       }
       return new FormattedResult(result, () => result.svc_text);
     } catch (error) {
       if (destination === undefined || errors || !(error instanceof AppError)) throw error;
+      // No link was made: the text as given, and its first link as it is.
       const text = typeof params.text === 'string' ? params.text : '';
-      return FormattedResult.redirect(fillDestination(destination, 'SVC_TEXT', text));
+      return FormattedResult.redirect(retweetDestination(destination, text, extractLinks(text)[0]?.url ?? ''));
     }
   }
 
@@ -222,4 +224,12 @@ export class LinksController {
     const record = await this.links.update(project, id, input);
     return new FormattedResult(record, () => record.svc_url);
   }
+}
+
+/**
+ * A retweet's destination: every SVC_URL replaced by the (first) link and every SVC_TEXT by the
+ * text, URL-escaped; SVC_URL first, so a text that holds the word SVC_URL arrives as written.
+ */
+function retweetDestination(destination: string, text: string, url: string): string {
+  return fillDestination(fillDestination(destination, 'SVC_URL', url), 'SVC_TEXT', text);
 }

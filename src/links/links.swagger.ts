@@ -61,13 +61,13 @@ export const LINK_ERRORS: ApiResponseOptions = {
 /** retweet's parameters: the metadata ones plus text and its options (destination on GET only). */
 export function ApiRetweetParameters(get: boolean): MethodDecorator {
   const extra: ParameterDoc[] = [
-    { name: 'text', description: 'The text whose links (http:// or https://) are replaced by new links', example: 'Read this https://example.com/a', required: ['create'] },
+    { name: 'text', description: 'The text whose links beginning http:// are replaced by new links (https:// ones stay)', example: 'Read this http://example.com/a', required: ['create'] },
     { name: 'make_parent', description: 'Default true: links of this service in text become parents of the new links' },
     { name: 'unwrap', description: 'Default false: when true, links are crawled to their final destination first' },
   ];
   if (get) {
     extra.push(
-      { name: 'destination', description: 'GET only: redirect (302) here with every SVC_TEXT replaced by the new text; encode & and # inside as %26 and %23', example: 'https://twitter.com/intent/tweet?text=SVC_TEXT' },
+      { name: 'destination', description: 'GET only: redirect (302) here with every SVC_TEXT replaced by the new text and every SVC_URL by the first new link; encode & and # inside as %26 and %23', example: 'https://twitter.com/intent/tweet?text=SVC_TEXT' },
       { name: 'errors', description: 'Default false: with destination, a failure still redirects (with the original text); true answers the error' },
     );
   }

@@ -1,11 +1,11 @@
 import { extractLinks, replaceLinks } from './text-links';
 
 describe('extractLinks', () => {
-  it('finds http and https links with positions', () => {
-    const text = 'Read http://a.example/x and https://b.example/y?q=1#f now';
+  it('finds http:// links with positions, not https:// ones (SPEC.md 4.4)', () => {
+    const text = 'Read http://a.example/x and https://b.example/y?q=1#f, HTTP://c.example/z?q=1#f now';
     expect(extractLinks(text)).toEqual([
       { url: 'http://a.example/x', start: 5, end: 23 },
-      { url: 'https://b.example/y?q=1#f', start: 28, end: 53 },
+      { url: 'HTTP://c.example/z?q=1#f', start: 55, end: 79 },
     ]);
   });
 

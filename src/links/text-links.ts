@@ -4,8 +4,8 @@ export interface TextLink {
   end: number;
 }
 
-// SPEC.md recognises http:// only; we also take https:// (README says so).
-const LINK_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
+// SPEC.md 4.4: only links beginning http:// are recognised (an https:// link stays as it is).
+const LINK_RE = /\bhttp:\/\/[^\s<>"'`]+/gi;
 const TRAILING = /[.,;:!?'"»”’]+$/;
 
 /**
@@ -27,7 +27,7 @@ export function extractLinks(text: string): TextLink[] {
       url = trimmed;
       break;
     }
-    if (/^https?:\/\/[^/?#]+/i.test(url)) {
+    if (/^http:\/\/[^/?#]+/i.test(url)) {
       links.push({ url, start: match.index, end: match.index + url.length });
     }
   }

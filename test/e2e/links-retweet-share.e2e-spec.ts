@@ -58,16 +58,16 @@ describe('url/retweet and url/share', () => {
     Number((await t.db.query('SELECT count(*)::int AS n FROM links')).rows[0].n);
 
   describe('retweet', () => {
-    it('replaces every http:// and https:// link of the text by a new link', async () => {
+    it('replaces every http:// link of the text by a new link, never an https:// one (SPEC.md 4.4)', async () => {
       const text =
-        'Read http://example.com/a, then https://example.org/b?x=1. And (https://example.net/c)!';
+        'Read http://example.com/a, then http://example.org/b?x=1. And (HTTP://example.net/c)! Not https://example.io/d.';
       const res = await retweet({ text }).expect(200);
       expect(Object.keys(res.body).sort()).toEqual(['svc_text', 'svc_urls']);
       const records = res.body.svc_urls as LinkRecord[];
       expect(records.map((r) => r.original_url)).toEqual([
         'http://example.com/a',
-        'https://example.org/b?x=1',
-        'https://example.net/c',
+        'http://example.org/b?x=1',
+        'HTTP://example.net/c',
       ]);
       for (const record of records) {
         expect(Object.keys(record).sort()).toEqual(LINK_FIELDS);
@@ -79,7 +79,7 @@ describe('url/retweet and url/share', () => {
         });
       }
       expect(res.body.svc_text).toBe(
-        `Read ${records[0].svc_url}, then ${records[1].svc_url}. And (${records[2].svc_url})!`,
+        `Read ${records[0].svc_url}, then ${records[1].svc_url}. And (${records[2].svc_url})! Not https://example.io/d.`,
       );
     });
 
@@ -168,11 +168,11 @@ describe('url/retweet and url/share', () => {
 
       it('makes links of the service in the text parents by default (svc_url or svc= parameter)', async () => {
         const res = await retweet({
-          text: `${parent.svc_url} and https://shop.example/?svc=${parent.svc_id}`,
+          text: `${parent.svc_url} and http://shop.example/?svc=${parent.svc_id}`,
         }).expect(200);
         expect((res.body.svc_urls as LinkRecord[]).map((r) => [r.original_url, r.parent])).toEqual([
           [parent.svc_url, parent.svc_id],
-          [`https://shop.example/?svc=${parent.svc_id}`, parent.svc_id],
+          [`http://shop.example/?svc=${parent.svc_id}`, parent.svc_id],
         ]);
       });
 
@@ -245,8 +245,8 @@ describe('url/retweet and url/share', () => {
     });
 
     describe('destination (GET only)', () => {
-      it('redirects 302 to destination with every SVC_TEXT replaced by the URL-escaped new text', async () => {
-        const text = 'Great read: http://example.com/article #news & more';
+      it('redirects 302 to destination with every SVC_TEXT replaced by the URL-escaped new text, SVC_URL by the link', async () => {
+        const text = 'Great read: http://example.com/article #news & more SVC_URL';
         const res = await t.http
           .get('/url/retweet')
           .set('User-Agent', BROWSER)
@@ -254,16 +254,16 @@ describe('url/retweet and url/share', () => {
             params({
               text,
               destination:
-                'https://twitter.example/intent/tweet?text=SVC_TEXT&via=svc&copy=SVC_TEXT',
+                'https://twitter.example/intent/tweet?text=SVC_TEXT&via=svc&copy=SVC_TEXT&url=SVC_URL',
             }),
           )
           .expect(302);
         const [link] = (await t.db.query('SELECT domain, path FROM links ORDER BY id DESC LIMIT 1'))
           .rows as { domain: string; path: string }[];
-        const svcText = `Great read: http://${link.domain}/${link.path} #news & more`;
-        const escaped = encodeURIComponent(svcText);
+        const svcUrl = `http://${link.domain}/${link.path}`;
+        const escaped = encodeURIComponent(`Great read: ${svcUrl} #news & more SVC_URL`);
         expect(res.headers.location).toBe(
-          `https://twitter.example/intent/tweet?text=${escaped}&via=svc&copy=${escaped}`,
+          `https://twitter.example/intent/tweet?text=${escaped}&via=svc&copy=${escaped}&url=${encodeURIComponent(svcUrl)}`,
         );
         expect(res.headers['cache-control']).toBe('private, max-age=0');
       });
@@ -290,17 +290,17 @@ describe('url/retweet and url/share', () => {
         });
       });
 
-      it('errors=false (default): a failure still redirects, with the original text', async () => {
+      it('errors=false (default): a failure still redirects, with the original text and its first link for SVC_URL', async () => {
         const before = await linkCount();
         const text = 'see http://example.com/x';
-        const destination = 'https://twitter.example/intent/tweet?text=SVC_TEXT';
+        const destination = 'https://twitter.example/intent/tweet?text=SVC_TEXT&url=SVC_URL';
         for (const extra of [{ key: 'bad-key' }, { tool: '' }, { errors: 'false', v: '2' }]) {
           const res = await t.http
             .get('/url/retweet')
             .query({ ...params({ text, destination }), ...extra })
             .expect(302);
           expect(res.headers.location).toBe(
-            `https://twitter.example/intent/tweet?text=${encodeURIComponent(text)}`,
+            `https://twitter.example/intent/tweet?text=${encodeURIComponent(text)}&url=${encodeURIComponent('http://example.com/x')}`,
           );
         }
         expect(await linkCount()).toBe(before);
