@@ -160,6 +160,18 @@ export class LinksService {
       }
       if (input.serviceUserid !== undefined) changes.serviceUserid = this.serviceId(input.serviceUserid, channel, 'service_userid');
       if (input.servicePostid !== undefined) changes.servicePostid = this.serviceId(input.servicePostid, channel, 'service_postid');
+      // A new channel must fit the service ids the link keeps (SPEC.md 4.1: service matching the
+      // channel's service): give them anew with it.
+      if (input.channel !== undefined) {
+        for (const [parameter, kept] of [
+          ['service_userid', input.serviceUserid === undefined ? link.serviceUserid : null],
+          ['service_postid', input.servicePostid === undefined ? link.servicePostid : null],
+        ] as const) {
+          if (kept !== null && !normaliseServiceId(kept, channel).ok) {
+            throw Errors.invalid('channel', `${channel} does not match the link's ${parameter} ${kept}; give ${parameter} for the new channel too`);
+          }
+        }
+      }
       if (input.servicePostidReach !== undefined) changes.servicePostidReach = String(input.servicePostidReach);
       if (input.servicePostidSharedAt !== undefined) changes.servicePostidSharedAt = input.servicePostidSharedAt;
       if (input.campaign !== undefined) changes.campaign = (await this.campaign(project, input, manager)).stub;
