@@ -103,6 +103,43 @@ export class LinksRepository {
     return raw.map(toLink);
   }
 
+  /**
+   * The project's link with the same domain, url and metadata (a null is a match only for a null),
+   * and the same path when one is given: made through static first, else the oldest
+   * (ix_links_project_url).
+   */
+  async findSame(row: NewLink, path: string | null, manager?: EntityManager): Promise<LinkEntity | null> {
+    const compared: [string, unknown, string][] = [
+      ['tool', row.tool, 'text'],
+      ['channel', row.channel, 'text'],
+      ['campaign', row.campaign, 'text'],
+      ['tag', row.tag, 'text'],
+      ['notes', row.notes, 'text'],
+      ['parent', row.parent, 'text'],
+      ['sharer_id', row.sharerId, 'uuid'],
+      ['service_userid', row.serviceUserid, 'text'],
+      ['service_postid', row.servicePostid, 'text'],
+      ['user_id', row.userId, 'text'],
+      ['tag_2', row.tag2, 'text[]'],
+      ['tag_3', row.tag3, 'text[]'],
+      ['tag_4', row.tag4, 'text[]'],
+      ['tag_5', row.tag5, 'text[]'],
+    ];
+    const params: unknown[] = [row.projectId, row.originalUrl, row.domain, path];
+    const conditions = compared.map(([column, value, type]) => {
+      params.push(value);
+      return `${column} IS NOT DISTINCT FROM $${params.length}::${type}`;
+    });
+    const raw: Raw[] = await this.m(manager).query(
+      `SELECT * FROM links
+       WHERE project_id = $1 AND md5(original_url) = md5($2) AND original_url = $2 AND domain = $3
+         AND ($4::text IS NULL OR path = $4) AND ${conditions.join(' AND ')}
+       ORDER BY static_key IS NULL, id LIMIT 1`,
+      params,
+    );
+    return raw[0] ? toLink(raw[0]) : null;
+  }
+
   /** Uses uq_links_static. */
   async findStatic(projectId: string, staticKey: string, manager?: EntityManager): Promise<LinkEntity | null> {
     const raw: Raw[] = await this.m(manager).query(

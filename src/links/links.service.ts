@@ -108,7 +108,10 @@ export class LinksService {
     await this.bus.publish('link', prepared.map((p) => p.row.svcId));
   }
 
-  /** Returns the project's link with the same url and metadata, or creates it (`new` says which). */
+  /**
+   * Returns the project's link with the same url and metadata (made by any endpoint), or creates it
+   * (`new` says which).
+   */
   async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
     const context = await this.context(project);
     let created: Prepared | null = null;
@@ -118,7 +121,10 @@ export class LinksService {
       }
       const prepared = await this.prepare(project, input, context, false, manager);
       prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
-      const existing = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
+      // Any link of the project with this url and metadata, however it was made (SPEC.md 4.3a).
+      const existing =
+        (await this.repository.findSame(prepared.row, prepared.customPath ? prepared.row.path : null, manager)) ??
+        (await this.repository.findStatic(project.id, prepared.row.staticKey, manager));
       if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
       // A concurrent identical request may insert first: its row wins (uq_links_static) and is returned.
       const [inserted] = await this.repository.insertLinks([prepared.row], manager);

@@ -326,6 +326,33 @@ describe('url/batch.{format} and url/static.{format}', () => {
       expect(ids.size).toBe(7);
     });
 
+    it('returns a link made by create with the same url and metadata (SPEC.md 4.3a)', async () => {
+      const made = await t.http
+        .post('/url.json')
+        .type('form')
+        .send(staticParams({ url: 'https://example.com/made-first', channel: 'email', tag: 'm' }))
+        .expect(200);
+      const found = await t.http
+        .post('/url/static.json')
+        .type('form')
+        .send(staticParams({ url: 'https://example.com/made-first', channel: 'email', tag: 'm' }))
+        .expect(200);
+      expect(found.body).toEqual({ ...made.body, new: false });
+      // Other metadata (no tag) is another link, kept for the next call.
+      const other = await t.http
+        .post('/url/static.json')
+        .type('form')
+        .send(staticParams({ url: 'https://example.com/made-first', channel: 'email' }))
+        .expect(200);
+      expect(other.body.new).toBe(true);
+      const again = await t.http
+        .post('/url/static.json')
+        .type('form')
+        .send(staticParams({ url: 'https://example.com/made-first', channel: 'email' }))
+        .expect(200);
+      expect([again.body.new, again.body.svc_id]).toEqual([false, other.body.svc_id]);
+    });
+
     it('returns one link to concurrent identical requests (one new: true)', async () => {
       const params = staticParams({ tag: 'concurrent' });
       const answers = await Promise.all(
