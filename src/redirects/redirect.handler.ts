@@ -8,7 +8,7 @@ import { isApiPath, svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
-import { HostDomains, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
+import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
@@ -149,13 +149,12 @@ export class RedirectHandler {
   }
 
   /**
-   * 302, never 301: a browser would cache a 301 and later visits would go uncounted. The location
-   * as a header can carry it (locationOf: a test of the string, unless it holds spaces or
-   * non-ASCII characters).
+   * 302, never 301: a browser would cache a 301 and later visits would go uncounted. Locations are
+   * header-safe already (locationOf, when the repository reads them).
    */
   private redirect(res: ServerResponse, location: string): void {
     // Headers as a flat list: Node writes them without walking an object.
-    res.writeHead(302, ['Location', locationOf(location), 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
+    res.writeHead(302, ['Location', location, 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
     res.end();
   }
 

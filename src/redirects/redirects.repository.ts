@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
+import { HostDomains, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
 
-/** The redirect path's reads, taken only on a cache miss. */
+/** The redirect path's reads, taken only on a cache miss; locations come out header-safe (locationOf). */
 @Injectable()
 export class RedirectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -15,7 +15,7 @@ export class RedirectsRepository {
       [svcId],
     );
     const row = rows[0];
-    return row ? { linkId: String(row.id), projectId: row.project_id, svcId: row.svc_id, redirectUrl: row.redirect_url } : null;
+    return row ? { linkId: String(row.id), projectId: row.project_id, svcId: row.svc_id, redirectUrl: locationOf(row.redirect_url) } : null;
   }
 
   /** Uses pk_projects. */
@@ -43,7 +43,7 @@ export class RedirectsRepository {
     if (rows.length === 0) return null;
     const domains: HostDomains = { own: null, segments: {} };
     for (const row of rows) {
-      const redirects = { rootRedirect: row.root_redirect, notFoundRedirect: row.not_found_redirect };
+      const redirects = { rootRedirect: locationOf(row.root_redirect), notFoundRedirect: locationOf(row.not_found_redirect) };
       if (row.hostname === host) domains.own = redirects;
       else domains.segments[row.hostname.slice(host.length + 1)] = redirects;
     }
