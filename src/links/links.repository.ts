@@ -9,6 +9,27 @@ import { UserIdentityEntity } from './user-identity.entity';
 /** A link row to insert (ids and timestamps come from the database). */
 export type NewLink = Omit<LinkEntity, 'id' | 'createdAt' | 'updatedAt'>;
 
+/**
+ * The metadata that makes two links of a project's url the same link (static, SPEC.md 4.3a), in
+ * the order of the static fingerprint: property, column and its SQL type.
+ */
+export const LINK_METADATA: [keyof NewLink, string, string][] = [
+  ['tool', 'tool', 'text'],
+  ['channel', 'channel', 'text'],
+  ['campaign', 'campaign', 'text'],
+  ['tag', 'tag', 'text'],
+  ['notes', 'notes', 'text'],
+  ['parent', 'parent', 'text'],
+  ['sharerId', 'sharer_id', 'uuid'],
+  ['serviceUserid', 'service_userid', 'text'],
+  ['servicePostid', 'service_postid', 'text'],
+  ['userId', 'user_id', 'text'],
+  ['tag2', 'tag_2', 'text[]'],
+  ['tag3', 'tag_3', 'text[]'],
+  ['tag4', 'tag_4', 'text[]'],
+  ['tag5', 'tag_5', 'text[]'],
+];
+
 const LINK_COLUMNS: [keyof NewLink, string][] = [
   ['projectId', 'project_id'],
   ['svcId', 'svc_id'],
@@ -104,30 +125,14 @@ export class LinksRepository {
   }
 
   /**
-   * The project's link with the same domain, url and metadata (a null is a match only for a null),
-   * and the same path when one is given: made through static first, else the oldest
+   * The project's link with the same domain, url and metadata (LINK_METADATA; a null is a match only
+   * for a null), and the same path when one is given: made through static first, else the oldest
    * (ix_links_project_url).
    */
   async findSame(row: NewLink, path: string | null, manager?: EntityManager): Promise<LinkEntity | null> {
-    const compared: [string, unknown, string][] = [
-      ['tool', row.tool, 'text'],
-      ['channel', row.channel, 'text'],
-      ['campaign', row.campaign, 'text'],
-      ['tag', row.tag, 'text'],
-      ['notes', row.notes, 'text'],
-      ['parent', row.parent, 'text'],
-      ['sharer_id', row.sharerId, 'uuid'],
-      ['service_userid', row.serviceUserid, 'text'],
-      ['service_postid', row.servicePostid, 'text'],
-      ['user_id', row.userId, 'text'],
-      ['tag_2', row.tag2, 'text[]'],
-      ['tag_3', row.tag3, 'text[]'],
-      ['tag_4', row.tag4, 'text[]'],
-      ['tag_5', row.tag5, 'text[]'],
-    ];
     const params: unknown[] = [row.projectId, row.originalUrl, row.domain, path];
-    const conditions = compared.map(([column, value, type]) => {
-      params.push(value);
+    const conditions = LINK_METADATA.map(([property, column, type]) => {
+      params.push(row[property]);
       return `${column} IS NOT DISTINCT FROM $${params.length}::${type}`;
     });
     const raw: Raw[] = await this.m(manager).query(

@@ -14,7 +14,7 @@ import { LinkInput } from './link-input';
 import { isApiPath, isValidCustomPath, randomPath, svcId, svcIdOfUrl, svcUrl } from './link-path';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
-import { LinksRepository, NewLink } from './links.repository';
+import { LINK_METADATA, LinksRepository, NewLink } from './links.repository';
 import { PatternValues, expandPattern } from '../common/redirect-pattern';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
@@ -122,11 +122,10 @@ export class LinksService {
       const prepared = await this.prepare(project, input, context, false, manager);
       prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
       // Any link of the project with this url and metadata, however it was made (SPEC.md 4.3a).
-      const existing =
-        (await this.repository.findSame(prepared.row, prepared.customPath ? prepared.row.path : null, manager)) ??
-        (await this.repository.findStatic(project.id, prepared.row.staticKey, manager));
+      const existing = await this.repository.findSame(prepared.row, prepared.customPath ? prepared.row.path : null, manager);
       if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
-      // A concurrent identical request may insert first: its row wins (uq_links_static) and is returned.
+      // A concurrent identical request may insert first, or a static link made with this metadata
+      // and updated since holds its fingerprint: that row wins (uq_links_static) and is returned.
       const [inserted] = await this.repository.insertLinks([prepared.row], manager);
       if (!inserted) {
         const raced = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
@@ -467,27 +466,9 @@ function linkIdsOf(url: string, linkHosts: Set<string>): string[] {
   return ids;
 }
 
-/** The fingerprint of a static link: its domain, URL and every metadata value. */
+/** The fingerprint of a static link: its domain, URL and every metadata value (LINK_METADATA). */
 function staticFingerprint(row: NewLink, customPath: boolean): string {
-  const parts = [
-    row.domain,
-    row.originalUrl,
-    row.tool,
-    row.channel,
-    row.campaign,
-    row.tag,
-    row.notes,
-    row.parent,
-    row.sharerId,
-    row.serviceUserid,
-    row.servicePostid,
-    row.userId,
-    row.tag2,
-    row.tag3,
-    row.tag4,
-    row.tag5,
-    customPath ? row.path : null,
-  ];
+  const parts = [row.domain, row.originalUrl, ...LINK_METADATA.map(([property]) => row[property]), customPath ? row.path : null];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
