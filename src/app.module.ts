@@ -2,6 +2,7 @@ import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestM
 import type { RequestHandler } from 'express';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { AppExceptionFilter } from './common/exception.filter';
 import { HTTP_LOGGER, createHttpLogger } from './common/http-logger';
 import { createValidationPipe } from './common/validation';
@@ -40,6 +41,7 @@ export class AppModule implements NestModule {
         // (createHttpLogger says why), so nestjs-pino mounts none.
         LoggerModule.forRoot({ pinoHttp: { logger: httpLogger.logger }, useExisting: true, forRoutes: [] }),
         DatabaseModule,
+        AnalyticsModule,
         QueueModule.forRoot(config),
         SubscriptionsModule,
         MailModule,

@@ -1,5 +1,5 @@
 import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, nextClickSequence, packClicks } from './click-event';
-import { monthsBetween } from './clicks.repository';
+import { batchToken } from './clicks.repository';
 
 describe('click batches', () => {
   const t0 = Date.UTC(2026, 10, 23, 10, 0, 0, 123);
@@ -89,9 +89,10 @@ describe('click ids', () => {
   });
 });
 
-describe('monthsBetween', () => {
-  it('lists the months from the first time to the last', () => {
-    expect(monthsBetween(Date.UTC(2026, 10, 30, 23), Date.UTC(2026, 10, 30, 23, 59))).toEqual(['2026-11-01']);
-    expect(monthsBetween(Date.UTC(2026, 10, 30, 23), Date.UTC(2027, 0, 1))).toEqual(['2026-11-01', '2026-12-01', '2027-01-01']);
+describe('batchToken', () => {
+  it('is the same for the same clicks in any order, and differs for other clicks', () => {
+    expect(batchToken(['a', 'b', 'c'])).toBe(batchToken(['c', 'a', 'b']));
+    expect(batchToken(['a', 'b'])).not.toBe(batchToken(['a', 'b', 'c']));
+    expect(batchToken(['a', 'b'])).not.toBe(batchToken(['a', 'c']));
   });
 });

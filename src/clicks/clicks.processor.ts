@@ -12,6 +12,6 @@ export class ClicksProcessor extends WorkerHost {
   }
 
   async process(job: Job<ClickBatch>): Promise<number> {
-    return this.clicks.ingest(job.data);
+    return this.clicks.ingest(job.data, { resent: job.attemptsMade > 0 });
   }
 }

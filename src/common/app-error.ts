@@ -22,6 +22,7 @@ export const ErrorCode = {
   notPermitted: 1004,
   conflict: 1005,
   rateLimited: 1006,
+  unavailable: 1007,
   internal: 1099,
   projectNameTaken: 10001,
   projectHasUsers: 10002,

@@ -56,6 +56,12 @@ export class AppConfig {
   readonly trustProxy: boolean;
   /** Entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
   readonly redirectCacheSize: number;
+  /** ClickHouse server URL (CLICKHOUSE_URL, http(s)://user:password@host:8123); null → embedded chDB. */
+  readonly clickhouseUrl: string | null;
+  /** The analytics database (CLICKHOUSE_DATABASE). */
+  readonly clickhouseDatabase: string;
+  /** Folder of the embedded chDB engine (CHDB_DIR, default DATA_DIR/chdb); one per process. */
+  readonly chdbDir: string;
 
   constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
     Object.assign(this, values);
@@ -150,12 +156,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const role = readEnum(env, 'ROLE', ROLES, 'all');
-  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
+  const clickhouseUrl = readUrl(env, 'CLICKHOUSE_URL', ['http:', 'https:']);
+  if (role !== 'all' && (!databaseUrl || !redisUrl || !clickhouseUrl)) {
     throw new ConfigError(
       'ROLE',
-      `"${role}" splits the service across processes, which needs DATABASE_URL and REDIS_URL`,
+      `"${role}" splits the service across processes, which needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL ` +
+        '(the embedded PGlite and chDB serve one process)',
     );
   }
+  const clickhouseDatabase = read(env, 'CLICKHOUSE_DATABASE') ?? 'svc';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(clickhouseDatabase)) {
+    throw new ConfigError('CLICKHOUSE_DATABASE', 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _, not starting with a digit');
+  }
+  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data');
   const subscriptionKey = readKey(env, 'BOOTSTRAP_SUBSCRIPTION_KEY');
   const applicationKey = readKey(env, 'BOOTSTRAP_APPLICATION_KEY');
   if ((subscriptionKey === null) !== (applicationKey === null)) {
@@ -177,7 +190,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     unwrapTimeoutMs,
     port,
     databaseUrl,
-    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
+    dataDir,
+    clickhouseUrl,
+    clickhouseDatabase,
+    chdbDir: path.resolve(read(env, 'CHDB_DIR') ?? path.join(dataDir, 'chdb')),
     redisUrl,
     redisPrefix,
     defaultDomain,

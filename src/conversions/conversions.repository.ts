@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { AnalyticsClient, chTime } from '../analytics/analytics-client';
 
 /** A conversion row as stored (snake_case from SQL). */
 export interface ConversionRow {
@@ -23,9 +24,10 @@ export interface ConversionRow {
   user_agent: string | null;
 }
 
-export type NewConversion = Omit<ConversionRow, 'id'>;
+export type NewConversion = ConversionRow;
 
 const COLUMNS: (keyof NewConversion)[] = [
+  'id',
   'project_id',
   'link_id',
   'svc_id',
@@ -46,7 +48,10 @@ const COLUMNS: (keyof NewConversion)[] = [
 
 @Injectable()
 export class ConversionsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+  ) {}
 
   /**
    * Inserts the conversion, or returns null when the project already has one with the same
@@ -57,7 +62,7 @@ export class ConversionsRepository {
       `INSERT INTO conversions (${COLUMNS.join(', ')})
        VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
        ON CONFLICT (project_id, account_conversion_id) WHERE account_conversion_id IS NOT NULL DO NOTHING
-       RETURNING id, ${COLUMNS.join(', ')}, host(ip) AS ip`,
+       RETURNING ${COLUMNS.join(', ')}, host(ip) AS ip`,
       COLUMNS.map((c) => row[c]),
     );
     return rows[0] ?? null;
@@ -71,15 +76,24 @@ export class ConversionsRepository {
     return rows[0] ?? null;
   }
 
-  /** Adds the conversion to the hourly rollup stats read (pk_link_conversions_hourly). */
-  async addToRollup(row: ConversionRow, manager: EntityManager): Promise<void> {
-    await manager.query(
-      `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-       VALUES ($1, date_trunc('hour', $2::timestamptz, 'UTC'), $3, $4, 1, $5)
-       ON CONFLICT (link_id, hour, type) DO UPDATE SET
-         count = link_conversions_hourly.count + 1,
-         value = link_conversions_hourly.value + EXCLUDED.value`,
-      [row.link_id, row.converted_at, row.type, row.project_id, row.value],
+  /**
+   * The conversion as an event of the analytics store, what statistics sum. Its id is the
+   * deduplication token: the same conversion sent twice is stored once.
+   */
+  async addEvent(row: ConversionRow): Promise<void> {
+    await this.analytics.insert(
+      'conversions',
+      [
+        {
+          project_id: row.project_id,
+          link_id: row.link_id,
+          converted_at: chTime(new Date(row.converted_at)),
+          conversion_id: row.id,
+          type: row.type,
+          value: Number(row.value),
+        },
+      ],
+      { token: `conversion:${row.id}` },
     );
   }
 
@@ -96,17 +110,24 @@ export class ConversionsRepository {
 
   /**
    * The latest click on the link in the 30 days before the conversion, from the same visitor when
-   * known (same stored IP and user agent), else from anyone (ix_clicks_link_time).
+   * known (same stored IP and user agent), else from anyone: a read of one link's key range of the
+   * analytics store's clicks (sorted by project, link, time).
    */
-  async latestClick(linkId: string, before: Date, visitor: { ip: string | null; userAgent: string | null }): Promise<string | null> {
-    const rows = await this.dataSource.query<{ click_id: string; same: boolean }[]>(
-      `SELECT click_id,
-              (ip IS NOT DISTINCT FROM $3::inet AND user_agent IS NOT DISTINCT FROM $4) AS same
-       FROM clicks WHERE link_id = $1 AND clicked_at <= $2 AND clicked_at > $2::timestamptz - interval '30 days'
-       ORDER BY (ip IS NOT DISTINCT FROM $3::inet AND user_agent IS NOT DISTINCT FROM $4) DESC, clicked_at DESC
+  async latestClick(
+    projectId: string,
+    linkId: string,
+    before: Date,
+    visitor: { ip: string | null; userAgent: string | null },
+  ): Promise<string | null> {
+    const same = `(ifNull(ip, '') = ifNull({ip:Nullable(String)}, '') AND ifNull(user_agent, '') = ifNull({agent:Nullable(String)}, ''))`;
+    const rows = await this.analytics.query<{ id: string }>(
+      `SELECT toString(click_id) AS id FROM ${this.analytics.database}.clicks
+       WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
+         AND clicked_at <= {before:DateTime64(3, 'UTC')} AND clicked_at > {before:DateTime64(3, 'UTC')} - INTERVAL 30 DAY
+       ORDER BY ${same} DESC, clicked_at DESC
        LIMIT 1`,
-      [linkId, before, visitor.ip, visitor.userAgent],
+      { project: projectId, link: linkId, before: chTime(before), ip: visitor.ip, agent: visitor.userAgent },
     );
-    return rows[0]?.click_id ?? null;
+    return rows[0]?.id ?? null;
   }
 }

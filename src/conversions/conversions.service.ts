@@ -122,7 +122,7 @@ export class ConversionsService {
     // later conversions share it.
     const redirectionId =
       (sessionId ? await this.repository.sessionRedirection(project.id, sessionId) : null) ??
-      (await this.repository.latestClick(link.id, convertedAt, {
+      (await this.repository.latestClick(project.id, link.id, convertedAt, {
         ip: storedIp(ip, this.config.clickIp),
         userAgent: userAgent ?? null,
       })) ??
@@ -130,6 +130,7 @@ export class ConversionsService {
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {
+          id: randomUUID(),
           project_id: project.id,
           link_id: link.id,
           svc_id: link.svcId,
@@ -150,7 +151,9 @@ export class ConversionsService {
         manager,
       );
       if (!inserted) return this.repository.findByAccountId(project.id, accountConversionId!, manager);
-      await this.repository.addToRollup(inserted, manager);
+      // Into the analytics store before the row commits: when the store does not answer, the
+      // request fails (503) and leaves nothing behind, so a retry records the conversion once.
+      await this.repository.addEvent(inserted);
       return inserted;
     });
     return this.toRecord(project, row!);

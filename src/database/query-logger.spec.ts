@@ -11,13 +11,4 @@ describe('QueryLogger', () => {
     ]);
     expect(error).toHaveBeenCalledWith('query failed: relation "x" does not exist — SELECT *');
   });
-
-  it('leaves out the stored click a retried click batch meets, and only that unique violation', () => {
-    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    const logger = new QueryLogger();
-    logger.logQueryError(Object.assign(new Error('duplicate key'), { code: '23505', constraint: 'clicks_y2026m11_pkey' }), 'WITH inserted AS (');
-    expect(error).not.toHaveBeenCalled();
-    logger.logQueryError(Object.assign(new Error('duplicate key'), { code: '23505', constraint: 'uq_links_svc_id' }), 'INSERT INTO links');
-    expect(error).toHaveBeenCalledTimes(1);
-  });
 });

@@ -1,11 +1,9 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import type { Logger } from 'typeorm';
-import { isStoredClick } from '../clicks/clicks.repository';
 
 /**
  * TypeORM's log, through the application's logger: failed queries with the first line of their
  * SQL and never their parameters (they hold visitors' IPs, user agents and API keys), warnings.
- * A click batch meeting a stored click is how ClicksService.ingest finds a retried job: not logged.
  */
 export class QueryLogger implements Logger {
   private readonly logger = new NestLogger('Database');
@@ -13,7 +11,6 @@ export class QueryLogger implements Logger {
   logQuery(): void {}
 
   logQueryError(error: string | Error, query: string, _parameters?: unknown[]): void {
-    if (isStoredClick(error)) return;
     const message = typeof error === 'string' ? error : error.message;
     this.logger.error(`query failed: ${message} — ${query.trim().split('\n')[0].slice(0, 200)}`);
   }

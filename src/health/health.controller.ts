@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -8,6 +8,7 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import type Redis from 'ioredis';
+import { AnalyticsClient, messageOf } from '../analytics/analytics-client';
 import { RedisClient } from '../queue/redis.provider';
 
 @ApiTags('health')
@@ -18,6 +19,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly redis: RedisClient,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
   ) {}
 
   /** Liveness: the process answers. */
@@ -27,15 +29,33 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers and, when REDIS_URL is set, Redis does. */
+  /** Readiness: the database and the analytics store (ClickHouse) answer and, when REDIS_URL is set, Redis does. */
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness (database and, when configured, Redis)' })
+  @ApiOperation({ summary: 'Readiness (database, analytics store and, when configured, Redis)' })
   ready() {
-    const checks = [() => this.database.pingCheck('database', { timeout: 2000 })];
+    const checks = [() => this.database.pingCheck('database', { timeout: 2000 }), () => this.pingAnalytics()];
     const client = this.redis.client;
     if (client) checks.push(() => this.pingRedis(client));
     return this.health.check(checks);
+  }
+
+  private async pingAnalytics(): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check('clickhouse');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.analytics.ping(),
+        new Promise<void>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), 2000);
+        }),
+      ]);
+      return indicator.up({ store: this.analytics.description });
+    } catch (error) {
+      return indicator.down({ store: this.analytics.description, message: messageOf(error) });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async pingRedis(client: Redis): Promise<HealthIndicatorResult> {

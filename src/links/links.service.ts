@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { LinkMirror } from '../analytics/link-mirror';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -58,6 +59,7 @@ export class LinksService {
     private readonly projects: ProjectsService,
     private readonly dataSource: DataSource,
     private readonly bus: InvalidationBus,
+    private readonly mirror: LinkMirror,
   ) {}
 
   /** The project of a `key` parameter; 403 "Invalid API key specified" otherwise. */
@@ -93,8 +95,9 @@ export class LinksService {
         prepared.push(await this.prepare(project, input, context, options.requireChannel, manager));
       }
       const links = await this.insertAll(prepared, manager);
-      return { records: await this.records(project, links, manager), custom: prepared.filter((p) => p.customPath) };
-    }).then(async ({ records, custom }) => {
+      return { links, records: await this.records(project, links, manager), custom: prepared.filter((p) => p.customPath) };
+    }).then(async ({ links, records, custom }) => {
+      await this.mirror.mirror(links);
       await this.announce(custom);
       return records;
     });
@@ -115,6 +118,7 @@ export class LinksService {
   async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
     const context = await this.context(project);
     let created: Prepared | null = null;
+    let inserted: LinkEntity | null = null;
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       if (input.parent === undefined && input.url !== undefined) {
         context.parents = await this.parentCandidates(project, [input.url], manager, context.domains);
@@ -126,15 +130,17 @@ export class LinksService {
       if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
       // A concurrent identical request may insert first, or a static link made with this metadata
       // and updated since holds its fingerprint: that row wins (uq_links_static) and is returned.
-      const [inserted] = await this.repository.insertLinks([prepared.row], manager);
-      if (!inserted) {
+      const [first] = await this.repository.insertLinks([prepared.row], manager);
+      if (!first) {
         const raced = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
         if (raced) return { ...(await this.records(project, [raced], manager))[0], new: false };
       }
-      const [link] = inserted ? [inserted] : await this.insertAll([prepared], manager);
+      const [link] = first ? [first] : await this.insertAll([prepared], manager);
       if (prepared.customPath) created = prepared;
+      inserted = link;
       return { ...(await this.records(project, [link], manager))[0], new: true };
     });
+    if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
     return record;
   }
@@ -144,7 +150,8 @@ export class LinksService {
    * and created_at never change. Another project's link is not found.
    */
   async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
-    return this.dataSource.transaction(async (manager) => {
+    let updated: LinkEntity | null = null;
+    const record = await this.dataSource.transaction(async (manager) => {
       const link = await this.repository.findBySvcId(id, manager);
       if (!link || link.projectId !== project.id) throw Errors.notFound(`No link ${id} in this project`);
       if (Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
@@ -200,10 +207,13 @@ export class LinksService {
         changes.userId = input.userId;
         await this.identity(project, input, manager);
       }
-      const updated = await this.repository.updateLink(link.id, changes, manager);
-      const [record] = await this.records(project, [updated], manager);
-      return { ...record, updated_at: isoTimestamp(updated.updatedAt) };
+      const saved = await this.repository.updateLink(link.id, changes, manager);
+      updated = saved;
+      const [record] = await this.records(project, [saved], manager);
+      return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
     });
+    await this.mirror.mirror([updated!]);
+    return record;
   }
 
   /** Read before a transaction opens: on PGlite a transaction holds the only session. */

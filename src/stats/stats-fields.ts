@@ -1,34 +1,31 @@
 /**
- * Every field a stats request may filter, group or pivot on, with its SQL expression over
- * `links l`. Only these identifiers ever reach SQL (STYLE.md: whitelist names, bind values).
+ * Every field a stats request may filter, group or pivot on, with its ClickHouse expression over
+ * the analytics store's mirror of links (`links`, one row per link's latest version). Only these
+ * identifiers ever reach SQL (STYLE.md: whitelist names, bind values).
  */
-export const SHARED_AT = 'COALESCE(l.service_postid_shared_at, l.created_at)';
-
-const SHARED_UTC = `(${SHARED_AT} AT TIME ZONE 'UTC')`;
-
 export const LINK_FIELDS = {
-  application: 'l.application',
-  svc_id: 'l.svc_id',
-  campaign: 'l.campaign',
-  channel: 'l.channel',
-  domain: 'l.domain',
-  original_url: 'l.original_url',
-  parent: 'l.parent',
-  service: 'l.service',
-  service_postid: 'l.service_postid',
-  service_userid: 'l.service_userid',
-  sharer_id: 'l.sharer_id::text',
-  tag: 'l.tag',
-  tool: 'l.tool',
-  user_id: 'l.user_id',
-  username: 'l.username',
+  application: 'application',
+  svc_id: 'svc_id',
+  campaign: 'campaign',
+  channel: 'channel',
+  domain: 'domain',
+  original_url: 'original_url',
+  parent: 'parent',
+  service: 'service',
+  service_postid: 'service_postid',
+  service_userid: 'service_userid',
+  sharer_id: 'sharer_id',
+  tag: 'tag',
+  tool: 'tool',
+  user_id: 'user_id',
+  username: 'username',
 } as const;
 
+/** shared_at is stored in UTC; ISO 8601 weeks: Monday is day 0, hour 0 of the week is Monday midnight to 1 AM. */
 export const SHARED_AT_FIELDS = {
-  shared_at_hour_of_day: `EXTRACT(HOUR FROM ${SHARED_UTC})::int`,
-  // ISO 8601: Monday is day 0, and hour 0 of the week is Monday midnight to 1 AM.
-  shared_at_day_of_week: `(EXTRACT(ISODOW FROM ${SHARED_UTC})::int - 1)`,
-  shared_at_hour_of_week: `((EXTRACT(ISODOW FROM ${SHARED_UTC})::int - 1) * 24 + EXTRACT(HOUR FROM ${SHARED_UTC})::int)`,
+  shared_at_hour_of_day: 'toUInt16(toHour(shared_at))',
+  shared_at_day_of_week: 'toUInt16(toDayOfWeek(shared_at) - 1)',
+  shared_at_hour_of_week: 'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at))',
 } as const;
 
 /** Multi-value tag fields of totals: a link matches when the value is one of its values. */
@@ -59,14 +56,15 @@ export function isMultiTagField(name: string): name is MultiTagField {
 }
 
 /**
- * The SQL expression of a group or pivot field. `project` groups by the project's API key, the
- * value the response shows, so alpha sorts and ties order by it (pk_projects). A multi-value tag
- * field gives the link's array of values: the caller counts the link in the group of each value
- * (multiValued), and in the null group when it has none.
+ * The ClickHouse expression of a group or pivot field over the links mirror. `project` groups by
+ * the project's API key, the value the response shows (the {project_ids} and {project_keys}
+ * parameters map one to the other), so alpha sorts and ties order by it. A multi-value tag field
+ * gives the link's array of values: the caller counts the link in the group of each value, and in
+ * the null group when it has none.
  */
 export function groupExpression(field: GroupField): string {
-  if (field === 'project') return '(SELECT pr.api_key::text FROM projects pr WHERE pr.id = l.project_id)';
-  if (isMultiTagField(field)) return `l.${field}`;
+  if (field === 'project') return "transform(toString(project_id), {project_ids:Array(String)}, {project_keys:Array(String)}, '')";
+  if (isMultiTagField(field)) return field;
   return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
 }
 
@@ -79,22 +77,26 @@ export function conversionSortTypes(goals: number): string[] {
   return types;
 }
 
-/** SQL conditions over `links l` for the filters, each value bound through `bind`. */
-export function filterConditions(filters: Partial<Record<FilterField, string>>, bind: (value: unknown) => string): string[] {
+/**
+ * ClickHouse conditions over the links mirror for the filters, each value bound through `bind`
+ * (which names its `{name:Type}` placeholder). A tool matches by its key or by a key whose label
+ * it is (`toolKeys`, looked up in PostgreSQL).
+ */
+export function filterConditions(
+  filters: Partial<Record<FilterField, string>>,
+  bind: (value: unknown, type: string) => string,
+  toolKeys: string[] = [],
+): string[] {
   const conditions: string[] = [];
   for (const [name, value] of Object.entries(filters)) {
-    const placeholder = bind(value);
     if (name === 'tool') {
-      // A tool by its key or by its registered label (pk_tools, ix_tools_label).
-      conditions.push(
-        `(l.tool = ${placeholder} OR l.tool IN (SELECT t.key FROM tools t WHERE t.project_id = l.project_id AND t.label = ${placeholder}))`,
-      );
+      conditions.push(`(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`);
     } else if (isLinkField(name)) {
-      conditions.push(`${LINK_FIELDS[name]} = ${placeholder}`);
+      conditions.push(`${LINK_FIELDS[name]} = ${bind(value, 'String')}`);
     } else if (isSharedAtField(name)) {
-      conditions.push(`${SHARED_AT_FIELDS[name]} = ${placeholder}::int`);
+      conditions.push(`${SHARED_AT_FIELDS[name]} = ${bind(Number(value), 'UInt16')}`);
     } else if (isMultiTagField(name)) {
-      conditions.push(`${placeholder} = ANY(l.${name})`);
+      conditions.push(`has(${name}, ${bind(value, 'String')})`);
     }
   }
   return conditions;

@@ -102,3 +102,8 @@ export function countIntervals(start: Date, end: Date, interval: Interval): numb
   const last = intervalStart(new Date(end.getTime() - 1), interval).getTime();
   return Math.round((last - first) / INTERVAL_MS[interval]) + 1;
 }
+
+/** The start of the interval after the one starting at `bucket` (UTC has no daylight saving). */
+export function nextInterval(bucket: Date, interval: Interval): Date {
+  return new Date(bucket.getTime() + INTERVAL_MS[interval]);
+}

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AnalyticsClient, Params, chTime, fromChTime } from '../analytics/analytics-client';
 import { GOALS } from './conversions-object';
-import { SHARED_AT, filterConditions, groupExpression, isMultiTagField } from './stats-fields';
+import { FilterField, filterConditions, groupExpression, isMultiTagField } from './stats-fields';
 import { Interval } from './stats-params';
 import { StatsQuery } from './stats-query';
 
@@ -22,9 +23,6 @@ export interface PivotRow extends GroupRow {
   group: string | number | null;
 }
 
-const FAR_PAST = new Date('1970-01-01T00:00:00Z');
-const FAR_FUTURE = new Date('9999-12-31T00:00:00Z');
-
 export interface IntervalRow {
   bucket: Date;
   clicks: number;
@@ -37,96 +35,145 @@ export interface IntervalConversionRow {
   value: number;
 }
 
-/** Stats queries: they read the hourly rollups (and their per-link sums), never raw clicks. */
+/** The projects a range or totals request reads, with their API keys (group_by=project shows keys). */
+export interface ProjectScope {
+  ids: string[];
+  keys: string[];
+}
+
+/** How the rows are grouped: the group (g) and pivot (p) expressions, each expanded when multi-valued. */
+interface Grouping {
+  group: string | null;
+  pivot: string | null;
+}
+
+const NULL_KEY = '\u0000null';
+
+/** Builds a statement's parameters: each value bound to a `{pN:Type}` placeholder. */
+class Binder {
+  readonly params: Params = {};
+  private count = 0;
+
+  bind = (value: unknown, type: string): string => {
+    const name = `p${this.count++}`;
+    this.params[name] = value;
+    return `{${name}:${type}}`;
+  };
+}
+
+/** The bucket of an interval, as ClickHouse starts it (UTC; weeks start on Monday). */
+function bucketOf(interval: Interval, column: string): string {
+  switch (interval) {
+    case 'hour':
+      return `toStartOfHour(${column})`;
+    case 'day':
+      return `toStartOfDay(${column})`;
+    case 'week':
+      return `toDateTime(toMonday(${column}), 'UTC')`;
+  }
+}
+
+/**
+ * Statistics queries over the analytics store (ClickHouse): click and conversion events and their
+ * rollups, joined at query time to the latest version of each link's attributes (`links FINAL`).
+ * PostgreSQL answers only what it owns: a link's id, tool labels and the metadata of users and
+ * campaigns.
+ */
 @Injectable()
 export class StatsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+  ) {}
+
+  private get db(): string {
+    return this.analytics.database;
+  }
+
+  /** The project's link id by svc_id (uq_links_svc_id), or null. */
+  async linkId(projectId: string, svcId: string): Promise<string | null> {
+    const rows = await this.dataSource.query<{ id: string }[]>(`SELECT id::text AS id FROM links WHERE svc_id = $1 AND project_id = $2`, [
+      svcId,
+      projectId,
+    ]);
+    return rows[0]?.id ?? null;
+  }
 
   /**
-   * The project's link by svc_id (uq_links_svc_id), its clicks per interval in [start, end) and its
-   * latest click (bots left out unless asked), in one statement and one round trip
-   * (pk_link_clicks_hourly: link_id, hour); null when the project has no such link. With zeros,
-   * every interval of the period appears (generate_series).
+   * A link's clicks per interval in [start, end) and its latest click (bots left out unless asked):
+   * reads of the link's key range of `clicks` (project, link, time).
    */
   async linkIntervals(
     projectId: string,
-    svcId: string,
+    linkId: string,
     start: Date,
     end: Date,
     interval: Interval,
-    options: { withZeros: boolean; withBots: boolean },
-  ): Promise<{ linkId: string; rows: IntervalRow[]; last: Date | null } | null> {
-    const clicks = options.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
-    const activity = `
-      SELECT date_trunc($4, h.hour, 'UTC') AS bucket, SUM(${clicks})::int AS clicks
-      FROM link_clicks_hourly h
-      WHERE h.link_id = (SELECT id FROM k) AND h.hour >= $2 AND h.hour < $3
-      GROUP BY 1`;
-    const intervals = options.withZeros
-      ? `WITH a AS (${activity})
-         SELECT s.bucket, COALESCE(a.clicks, 0)::int AS clicks
-         FROM generate_series(date_trunc($4, $2::timestamptz, 'UTC'), $3::timestamptz - interval '1 microsecond', ('1 ' || $4)::interval) AS s(bucket)
-         LEFT JOIN a ON a.bucket = s.bucket`
-      : activity;
-    // Part 0 is one row with the link's id (null: no such link) and latest click; part 1 the
-    // intervals in order (none without the link).
-    const rows: { part: number; link_id: string | null; bucket: Date | string | null; clicks: number | null; last: Date | string | null }[] =
-      await this.dataSource.query(
-        `WITH k AS (SELECT id FROM links WHERE svc_id = $1 AND project_id = $5)
-         SELECT 0 AS part, (SELECT id FROM k)::text AS link_id, NULL::timestamptz AS bucket, NULL::int AS clicks,
-                (SELECT MAX(x.last_clicked_at) FROM link_clicks_hourly x
-                 WHERE x.link_id = (SELECT id FROM k) ${options.withBots ? '' : 'AND x.clicks > 0'}) AS last
-         UNION ALL
-         SELECT 1, NULL, i.bucket, i.clicks, NULL FROM (${intervals}) i WHERE EXISTS (SELECT 1 FROM k)
-         ORDER BY part, bucket`,
-        [svcId, start, end, interval, projectId],
-      );
-    const [first, ...intervalRows] = rows;
-    if (!first?.link_id) return null;
+    options: { withBots: boolean },
+  ): Promise<{ rows: IntervalRow[]; last: Date | null }> {
+    const humans = options.withBots ? '1' : 'is_bot = 0';
+    const params = { project: projectId, link: linkId, start: chTime(start), end: chTime(end) };
+    const [rows, [latest]] = await Promise.all([
+      this.analytics.query<{ bucket: string; clicks: string | number }>(
+        `SELECT ${bucketOf(interval, 'clicked_at')} AS bucket, count() AS clicks
+         FROM ${this.db}.clicks
+         WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
+           AND clicked_at >= {start:DateTime64(3, 'UTC')} AND clicked_at < {end:DateTime64(3, 'UTC')} AND ${humans}
+         GROUP BY bucket ORDER BY bucket`,
+        params,
+      ),
+      this.analytics.query<{ last: string | null }>(
+        `SELECT maxOrNull(clicked_at) AS last FROM ${this.db}.clicks
+         WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}`,
+        params,
+      ),
+    ]);
     return {
-      linkId: first.link_id,
-      last: first.last ? new Date(first.last) : null,
-      rows: intervalRows.map((r) => ({ bucket: new Date(r.bucket as Date | string), clicks: r.clicks ?? 0 })),
+      rows: rows.map((r) => ({ bucket: fromChTime(r.bucket), clicks: Number(r.clicks) })),
+      last: latest?.last ? fromChTime(latest.last) : null,
     };
   }
 
-  /** Conversions of one link per interval and type in [start, end) (pk_link_conversions_hourly). */
-  async linkIntervalConversions(linkId: string, start: Date, end: Date, interval: Interval): Promise<IntervalConversionRow[]> {
-    const rows: { bucket: Date | string; type: string; count: number; value: string | number }[] = await this.dataSource.query(
-      `SELECT date_trunc($4, c.hour, 'UTC') AS bucket, c.type, SUM(c.count)::int AS count, SUM(c.value)::bigint AS value
-       FROM link_conversions_hourly c
-       WHERE c.link_id = $1 AND c.hour >= $2 AND c.hour < $3
-       GROUP BY 1, 2`,
-      [linkId, start, end, interval],
+  /** Conversions of one link per interval and type in [start, end). */
+  async linkIntervalConversions(projectId: string, linkId: string, start: Date, end: Date, interval: Interval): Promise<IntervalConversionRow[]> {
+    const rows = await this.analytics.query<{ bucket: string; type: string; count: string | number; value: string | number }>(
+      `SELECT ${bucketOf(interval, 'converted_at')} AS bucket, type, count() AS count, sum(value) AS value
+       FROM ${this.db}.conversions
+       WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
+         AND converted_at >= {start:DateTime64(3, 'UTC')} AND converted_at < {end:DateTime64(3, 'UTC')}
+       GROUP BY bucket, type`,
+      { project: projectId, link: linkId, start: chTime(start), end: chTime(end) },
     );
-    return rows.map((r) => ({ bucket: new Date(r.bucket), type: r.type, count: r.count, value: Number(r.value) }));
+    return rows.map((r) => ({ bucket: fromChTime(r.bucket), type: r.type, count: Number(r.count), value: Number(r.value) }));
   }
 
-  /**
-   * Clicks in [start, end) and the latest click of each link (pk_link_clicks_hourly), for link
-   * details and the batch of link details.
-   */
+  /** Clicks in [start, end) (all time without a period) and the latest click of each link, for link details and their batch. */
   async linkClicks(
+    projectId: string,
     linkIds: string[],
     start: Date | null,
     end: Date | null,
     withBots: boolean,
   ): Promise<Map<string, { clicks: number; last: Date | null }>> {
-    const clicks = withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
-    const rows = await this.dataSource.query<{ link_id: string; clicks: number; last: Date | string | null }[]>(
-      `SELECT h.link_id::text AS link_id,
-              COALESCE(SUM(${clicks}) FILTER (WHERE h.hour >= $2 AND h.hour < $3), 0)::int AS clicks,
-              MAX(h.last_clicked_at) FILTER (WHERE ${withBots ? 'true' : 'h.clicks > 0'}) AS last
-       FROM link_clicks_hourly h WHERE h.link_id = ANY($1::bigint[]) GROUP BY h.link_id`,
-      [linkIds, start ?? FAR_PAST, end ?? FAR_FUTURE],
+    const binder = new Binder();
+    const humans = withBots ? '1' : 'is_bot = 0';
+    const period = [
+      start ? `clicked_at >= ${binder.bind(chTime(start), "DateTime64(3, 'UTC')")}` : '1',
+      end ? `clicked_at < ${binder.bind(chTime(end), "DateTime64(3, 'UTC')")}` : '1',
+    ].join(' AND ');
+    const rows = await this.analytics.query<{ link_id: string | number; clicks: string | number; last: string | null }>(
+      `SELECT link_id, countIf(${period}) AS clicks, maxOrNull(clicked_at) AS last
+       FROM ${this.db}.clicks
+       WHERE project_id = ${binder.bind(projectId, 'UUID')} AND link_id IN ${binder.bind(linkIds, 'Array(UInt64)')} AND ${humans}
+       GROUP BY link_id`,
+      binder.params,
     );
-    return new Map(rows.map((r) => [r.link_id, { clicks: r.clicks, last: r.last ? new Date(r.last) : null }]));
+    return new Map(rows.map((r) => [String(r.link_id), { clicks: Number(r.clicks), last: r.last ? fromChTime(r.last) : null }]));
   }
 
   /**
    * A project's clicks and shares per interval (range/intervals): clicks by the hour of the click
-   * (ix_link_clicks_hourly_project_hour), shares by the time the link was shared
-   * (ix_links_project_shared_at); filters as on range.
+   * (link_clicks_hourly), shares by the time the link was shared; filters as on range.
    */
   async projectIntervals(
     projectIds: string[],
@@ -134,124 +181,127 @@ export class StatsRepository {
     end: Date,
     interval: Interval,
     filters: StatsQuery['filters'],
-    options: { withZeros: boolean; withBots: boolean },
+    options: { withBots: boolean },
   ): Promise<{ bucket: Date; clicks: number; shares: number }[]> {
-    const params: unknown[] = [projectIds, start, end, interval];
-    const bind = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const conditions = filterConditions(filters, bind);
-    const where = conditions.length > 0 ? `AND ${conditions.join(' AND ')}` : '';
-    const clicks = options.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
-    const buckets = options.withZeros
-      ? `SELECT s.bucket FROM generate_series(date_trunc($4, $2::timestamptz, 'UTC'), $3::timestamptz - interval '1 microsecond', ('1 ' || $4)::interval) AS s(bucket)`
-      : `SELECT bucket FROM c UNION SELECT bucket FROM s`;
-    const rows = await this.dataSource.query<{ bucket: Date | string; clicks: number; shares: number }[]>(
-      `WITH c AS (
-         SELECT date_trunc($4, h.hour, 'UTC') AS bucket, SUM(${clicks})::int AS clicks
-         FROM link_clicks_hourly h JOIN links l ON l.id = h.link_id
-         WHERE h.project_id = ANY($1::uuid[]) AND h.hour >= $2 AND h.hour < $3 ${where}
-         GROUP BY 1),
-       s AS (
-         SELECT date_trunc($4, ${SHARED_AT}, 'UTC') AS bucket, COUNT(*)::int AS shares
-         FROM links l
-         WHERE l.project_id = ANY($1::uuid[]) AND ${SHARED_AT} >= $2 AND ${SHARED_AT} < $3 ${where}
-         GROUP BY 1),
-       b AS (${buckets})
-       SELECT b.bucket, COALESCE(c.clicks, 0)::int AS clicks, COALESCE(s.shares, 0)::int AS shares
-       FROM b LEFT JOIN c ON c.bucket = b.bucket LEFT JOIN s ON s.bucket = b.bucket
-       ORDER BY b.bucket`,
-      params,
+    const binder = new Binder();
+    const projects = binder.bind(projectIds, 'Array(UUID)');
+    const from = binder.bind(chTime(start), "DateTime64(3, 'UTC')");
+    const to = binder.bind(chTime(end), "DateTime64(3, 'UTC')");
+    const conditions = filterConditions(filters, binder.bind, await this.toolKeys(projectIds, filters));
+    const where = conditions.map((c) => ` AND ${c}`).join('');
+    const clicks = options.withBots ? 'clicks + bot_clicks' : 'clicks';
+    const filtered = conditions.length > 0 ? `AND link_id IN (SELECT link_id FROM ${this.db}.links FINAL WHERE project_id IN ${projects}${where})` : '';
+    const rows = await this.analytics.query<{ bucket: string; clicks: string | number; shares: string | number }>(
+      `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
+         SELECT ${bucketOf(interval, 'hour')} AS bucket, sum(${clicks}) AS clicks, 0 AS shares
+         FROM ${this.db}.link_clicks_hourly
+         WHERE project_id IN ${projects} AND hour >= ${from} AND hour < ${to} ${filtered}
+         GROUP BY bucket
+         UNION ALL
+         SELECT ${bucketOf(interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
+         FROM ${this.db}.links FINAL
+         WHERE project_id IN ${projects} AND shared_at >= ${from} AND shared_at < ${to}${where}
+         GROUP BY bucket)
+       GROUP BY bucket ORDER BY bucket`,
+      binder.params,
     );
-    return rows.map((r) => ({ bucket: new Date(r.bucket), clicks: r.clicks, shares: r.shares }));
+    return rows.map((r) => ({ bucket: fromChTime(r.bucket), clicks: Number(r.clicks), shares: Number(r.shares) }));
   }
 
   /**
-   * Range and totals: the matching rows with their figures (a CTE), then the totals, one page of
-   * groups and their pivots. Range counts clicks in the period on every link of the project(s) and
-   * shares made in it (rows: the period's rollup rows, via ix_link_clicks_hourly_project_hour, and
-   * the links shared in it, via ix_links_project_shared_at); totals takes the links shared in the
-   * period with their all-time figures (link_click_totals and link_conversion_totals, the rollups
-   * summed per link, kept by triggers on the rollups).
+   * Range and totals: the totals, one page of groups and their pivots. The rows are the links'
+   * figures joined to their attributes: range sums the period's activity of every link of the
+   * project(s) (link_clicks_hourly, conversions) and counts the links shared in it; totals takes the
+   * links shared in the period with their all-time figures (link_click_totals, conversions). Groups
+   * are sorted and paged by ClickHouse; the page's pivots come from a second statement.
    */
-  async aggregate(
-    query: StatsQuery,
-    projectIds: string[],
-  ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
-    const params: unknown[] = [];
-    const rows = this.rowsSql(query, projectIds, params);
-    const figures = this.figuresSql(query.withConversions);
+  async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
+    const toolKeys = await this.toolKeys(scope.ids, query.filters);
+    const figures = figureSums(query.withConversions);
     if (!query.groupBy) {
-      const [totals] = await this.dataSource.query<Record<string, unknown>[]>(`WITH ${rows} SELECT ${figures} FROM rows`, params);
+      const binder = new Binder();
+      const rows = this.rowsSql(query, scope, toolKeys, binder, { group: null, pivot: null });
+      const [totals] = await this.analytics.query<Record<string, unknown>>(`SELECT ${figures} FROM (${rows})`, binder.params);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
-    // One statement: the matching rows are read once and summed per (group, pivot) value (gp,
-    // materialized: a few thousand rows at most); totals, the page of groups and its pivots are
-    // sums over gp. Every figure is a sum or a count, so summing the sums gives the same numbers.
-    const columns = figureColumns(query.withConversions);
-    const resum = columns.map((c) => `COALESCE(SUM(${c}), 0)::${c === 'shares' ? 'int' : 'bigint'} AS ${c}`).join(', ');
-    const list = columns.join(', ');
-    params.push(query.perPage, query.offset);
-    // with_zeros: every pivot value of the whole result (not only of this page) in every group,
-    // sorted with the others so the tie rule (value ascending) holds for zero rows too.
-    const zeroFill = query.withZeros
-      ? `, filled AS (
-           SELECT k.g, v.p, ${columns.map((c) => `COALESCE(pg.${c}, 0) AS ${c}`).join(', ')}, pg.last_shared
-           FROM (SELECT DISTINCT g FROM pg) k CROSS JOIN (SELECT DISTINCT p FROM gp) v
-           LEFT JOIN pg ON pg.g IS NOT DISTINCT FROM k.g AND pg.p IS NOT DISTINCT FROM v.p)`
-      : '';
-    const pivots = query.pivot
-      ? `, pg AS (SELECT gp.* FROM gp WHERE EXISTS (SELECT 1 FROM page WHERE page.g IS NOT DISTINCT FROM gp.g))${zeroFill}`
-      : '';
-    // Pivot rows first: their g and p columns give the UNION its types (NULL in the others).
-    const pivotRows = query.pivot
-      ? `SELECT 'p' AS kind, g, p, ${list}, NULL::int AS total_results,
-           row_number() OVER (ORDER BY g ASC NULLS LAST, ${sortExpression(query.pivotSortType, 'p')} ${query.pivotSortOrder} NULLS LAST, p ASC NULLS LAST) AS ord
-         FROM ${query.withZeros ? 'filled' : 'pg'}
-         UNION ALL `
-      : '';
-    // A multi-value tag group or pivot counts a link under each of its values (under null when it
-    // has none). Each level then sums rows that hold a link once: groups are not summed over a
-    // multi-value pivot's rows, nor totals over a multi-value group's.
     const multiGroup = isMultiTagField(query.groupBy);
-    const multiPivot = query.pivot !== null && isMultiTagField(query.pivot);
-    const expanded = (group: boolean, pivot: boolean): string =>
-      !group && !pivot
-        ? 'rows'
-        : `(SELECT ${columns.map((c) => (c === 'shares' ? 'r.shared' : `r.${c}`)).join(', ')}, r.shared_at,
-             ${group ? 'gx.v' : 'r.g'} AS g, ${pivot ? 'px.v' : 'r.p'} AS p
-           FROM rows r
-           ${group ? 'CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.g) > 0 THEN r.g ELSE ARRAY[NULL::text] END) AS gx(v)' : ''}
-           ${pivot ? 'CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.p) > 0 THEN r.p ELSE ARRAY[NULL::text] END) AS px(v)' : ''}) s`;
-    const groups = multiPivot
-      ? `SELECT g, ${figures}, MAX(shared_at) AS last_shared FROM ${expanded(multiGroup, false)} GROUP BY g`
-      : `SELECT g, ${resum}, MAX(last_shared) AS last_shared FROM gp GROUP BY g`;
-    const totalsRow =
-      multiGroup || multiPivot
-        ? `SELECT 't' AS kind, NULL, NULL, ${figures}, (SELECT COUNT(*) FROM grp)::int, 0 FROM rows`
-        : `SELECT 't' AS kind, NULL, NULL, ${resum}, (SELECT COUNT(*) FROM grp)::int, 0 FROM gp`;
-    const out = await this.dataSource.query<Record<string, unknown>[]>(
-      `WITH ${rows},
-       gp AS MATERIALIZED (SELECT g, p, ${figures}, MAX(shared_at) AS last_shared FROM ${expanded(multiGroup, multiPivot)} GROUP BY g, p),
-       grp AS (${groups}),
-       page AS (
-         SELECT grp.*, row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
-         FROM grp ORDER BY ord LIMIT $${params.length - 1} OFFSET $${params.length})${pivots}
-       ${pivotRows}SELECT 'g' AS kind, g, NULL AS p, ${list}, NULL::int AS total_results, ord FROM page
-       UNION ALL ${totalsRow}
-       ORDER BY kind, ord`,
-      params,
+    const binder = new Binder();
+    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: null });
+    const columns = figureColumns(query.withConversions);
+    // Totals are the sum of the groups, unless a link counts in several groups (multi-value tags).
+    const totalsOver = multiGroup ? '' : `, ${columns.map((c) => `sum(${c}) OVER () AS t_${c}`).join(', ')}`;
+    const limit = binder.bind(query.offset + query.perPage, 'UInt64');
+    const offset = binder.bind(query.offset, 'UInt64');
+    // Ranked over every group; the first row always comes back, carrying the totals and the count.
+    const groups = await this.analytics.query<Record<string, unknown>>(
+      `SELECT * FROM (
+         SELECT g, ${columns.join(', ')}, count() OVER () AS total_results${totalsOver},
+                row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
+         FROM (SELECT g, ${figures}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g))
+       WHERE ord = 1 OR (ord > ${offset} AND ord <= ${limit})
+       ORDER BY ord`,
+      binder.params,
     );
-    const totals = out.find((row) => row.kind === 't');
-    return {
-      totals: readFigures(totals),
-      totalResults: Number(totals?.total_results ?? 0),
-      groups: out.filter((row) => row.kind === 'g').map((row) => ({ value: row.g as string | number | null, ...readFigures(row) })),
-      pivots: out
-        .filter((row) => row.kind === 'p')
-        .map((row) => ({ group: row.g as string | number | null, value: row.p as string | number | null, ...readFigures(row) })),
-    };
+    const first = groups[0];
+    let totals: Figures;
+    if (multiGroup) {
+      const plain = new Binder();
+      const [row] = await this.analytics.query<Record<string, unknown>>(
+        `SELECT ${figures} FROM (${this.rowsSql(query, scope, toolKeys, plain, { group: null, pivot: null })})`,
+        plain.params,
+      );
+      totals = readFigures(row);
+    } else {
+      totals = readFigures(first, 't_');
+    }
+    const page = groups.filter((row) => Number(row.ord) > query.offset && Number(row.ord) <= query.offset + query.perPage);
+    const groupRows = page.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
+    const pivots = query.pivot ? await this.pivots(query, scope, toolKeys, groupRows) : [];
+    return { totals, totalResults: first ? Number(first.total_results) : 0, groups: groupRows, pivots };
+  }
+
+  /**
+   * The pivots of the page's groups, in each group sorted by pivot_sort_type; with_zeros adds every
+   * pivot value of the whole result (not only of this page) to every group.
+   */
+  private async pivots(query: StatsQuery, scope: ProjectScope, toolKeys: string[], groups: GroupRow[]): Promise<PivotRow[]> {
+    if (groups.length === 0) return [];
+    const binder = new Binder();
+    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: query.pivot });
+    const keys = binder.bind(
+      groups.map((g) => keyOf(g.value)),
+      'Array(String)',
+    );
+    const figures = figureSums(query.withConversions);
+    const found = await this.analytics.query<Record<string, unknown>>(
+      `SELECT g, p, ${figures}, max(shared_at) AS last_shared FROM (${rows})
+       WHERE ifNull(toString(g), '${NULL_KEY}') IN ${keys}
+       GROUP BY g, p`,
+      binder.params,
+    );
+    let pivots: (PivotRow & { lastShared: Date | null })[] = found.map((row) => ({
+      group: readValue(row.g),
+      value: readValue(row.p),
+      ...readFigures(row),
+      lastShared: row.last_shared ? fromChTime(String(row.last_shared)) : null,
+    }));
+    if (query.withZeros) {
+      const all = new Binder();
+      const values = await this.analytics.query<{ p: unknown }>(
+        `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, toolKeys, all, { group: null, pivot: query.pivot })})`,
+        all.params,
+      );
+      const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
+      for (const group of groups) {
+        for (const { p } of values) {
+          const value = readValue(p);
+          if (present.has(`${keyOf(group.value)}\u0001${keyOf(value)}`)) continue;
+          pivots.push({ group: group.value, value, ...readFigures(undefined, '', query.withConversions), lastShared: null });
+        }
+      }
+    }
+    pivots = pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
+    return pivots.map(({ lastShared: _lastShared, ...row }) => row);
   }
 
   async linkMetadata(projectIds: string[], svcId: string): Promise<Record<string, string | null> | null> {
@@ -279,81 +329,108 @@ export class StatsRepository {
     return row ? { name: row.name, description: row.description } : null;
   }
 
-  /**
-   * The `rows` CTE: rows of figures with the group and pivot values (g, p) and the shared time of
-   * their link; `shared` marks the one row per link that counts it as a share.
-   */
-  private rowsSql(query: StatsQuery, projectIds: string[], params: unknown[]): string {
-    const bind = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const projects = `${bind(projectIds)}::uuid[]`;
-    const start = `${bind(query.start ?? FAR_PAST)}::timestamptz`;
-    const end = `${bind(query.end ?? FAR_FUTURE)}::timestamptz`;
-    const conditions = filterConditions(query.filters, bind);
-    const where = conditions.length > 0 ? `AND ${conditions.join(' AND ')}` : '';
-    const group = query.groupBy ? groupExpression(query.groupBy) : 'NULL';
-    const pivot = query.pivot ? groupExpression(query.pivot) : 'NULL';
-    const clicks = query.withBots ? 'h.clicks + h.bot_clicks' : 'h.clicks';
-    const inPeriod = `${SHARED_AT} >= ${start} AND ${SHARED_AT} < ${end}`;
-    const linkValues = `${group} AS g, ${pivot} AS p, ${SHARED_AT} AS shared_at`;
-    if (query.kind === 'range') {
-      // One row per rollup row of the period (clicks; conversions, a column per type) and one per
-      // link shared in it, all joined to their link: every figure is a sum or a count, so the
-      // groups need no per-link step in between, and PostgreSQL joins and sums the parts in
-      // parallel. A group holds the links with activity in the period or shared in it.
-      const noConversions = query.withConversions ? `, 0 AS pageviews, ${GOALS.map((n) => `0 AS g${n}c, 0 AS g${n}v`).join(', ')}` : '';
-      const ofType = (type: string, column: 'count' | 'value'): string => `CASE WHEN c.type = '${type}' THEN c.${column} ELSE 0 END`;
-      const conversions = query.withConversions
-        ? `UNION ALL
-          SELECT ${linkValues}, 0, false, ${ofType('pageview', 'count')},
-                 ${GOALS.map((n) => `${ofType(`goal_${n}`, 'count')}, ${ofType(`goal_${n}`, 'value')}`).join(', ')}
-          FROM link_conversions_hourly c JOIN links l ON l.id = c.link_id
-          WHERE c.project_id = ANY(${projects}) AND c.hour >= ${start} AND c.hour < ${end} AND l.project_id = ANY(${projects}) ${where}`
-        : '';
-      return `rows AS (
-          SELECT ${linkValues}, ${clicks} AS clicks, false AS shared${noConversions}
-          FROM link_clicks_hourly h JOIN links l ON l.id = h.link_id
-          WHERE h.project_id = ANY(${projects}) AND h.hour >= ${start} AND h.hour < ${end} AND l.project_id = ANY(${projects}) ${where}
-          UNION ALL
-          SELECT ${linkValues}, 0, true${noConversions}
-          FROM links l WHERE l.project_id = ANY(${projects}) AND ${inPeriod} ${where}
-          ${conversions})`;
-    }
-    // Totals: all-time figures, one pass over the links shared in the period with the per-link
-    // sums of their rollups (link_click_totals; link_conversion_totals, a column per type).
-    const conversions = query.withConversions
-      ? `, COALESCE(v.pageviews, 0) AS pageviews, ${GOALS.map((n) => `COALESCE(v.goal_${n}_count, 0) AS g${n}c, COALESCE(v.goal_${n}_value, 0) AS g${n}v`).join(', ')}`
-      : '';
-    return `rows AS (
-        SELECT ${linkValues}, COALESCE(${clicks}, 0) AS clicks, true AS shared${conversions}
-        FROM links l
-        LEFT JOIN link_click_totals h ON h.link_id = l.id
-        ${query.withConversions ? 'LEFT JOIN link_conversion_totals v ON v.link_id = l.id' : ''}
-        WHERE l.project_id = ANY(${projects}) AND ${inPeriod} ${where})`;
+  /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
+  private async toolKeys(projectIds: string[], filters: Partial<Record<FilterField, string>>): Promise<string[]> {
+    if (filters.tool === undefined) return [];
+    const rows = await this.dataSource.query<{ key: string }[]>(`SELECT key FROM tools WHERE project_id = ANY($1::uuid[]) AND label = $2`, [
+      projectIds,
+      filters.tool,
+    ]);
+    return rows.map((r) => r.key);
   }
 
-  private figuresSql(withConversions: boolean): string {
-    const base = 'COALESCE(SUM(clicks), 0)::bigint AS clicks, (COUNT(*) FILTER (WHERE shared))::int AS shares';
-    if (!withConversions) return base;
-    return `${base}, COALESCE(SUM(pageviews), 0)::bigint AS pageviews, ${GOALS.map(
-      (n) => `COALESCE(SUM(g${n}c), 0)::bigint AS g${n}c, COALESCE(SUM(g${n}v), 0)::bigint AS g${n}v`,
-    ).join(', ')}`;
+  /**
+   * The rows of figures with the group and pivot values (g, p) and the shared time of their link;
+   * `shared` is 1 on the one row per link that counts it as a share. A multi-value tag group or
+   * pivot gives a row per value (one with null when the link has none).
+   */
+  private rowsSql(query: StatsQuery, scope: ProjectScope, toolKeys: string[], binder: Binder, grouping: Grouping): string {
+    const bind = binder.bind;
+    const projects = bind(scope.ids, 'Array(UUID)');
+    if (query.groupBy === 'project' || query.pivot === 'project') {
+      binder.params.project_ids = scope.ids;
+      binder.params.project_keys = scope.keys;
+    }
+    const start = query.start ? bind(chTime(query.start), "DateTime64(3, 'UTC')") : null;
+    const end = query.end ? bind(chTime(query.end), "DateTime64(3, 'UTC')") : null;
+    const inPeriod = (column: string): string => [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
+    const conditions = filterConditions(query.filters, bind, toolKeys);
+    const where = conditions.map((c) => ` AND ${c}`).join('');
+    const value = (field: string | null, name: 'g' | 'p'): string => {
+      if (field === null) return `NULL AS ${name}`;
+      const expression = groupExpression(field as Parameters<typeof groupExpression>[0]);
+      return isMultiTagField(field)
+        ? `arrayJoin(if(empty(${expression}), [NULL], arrayMap(x -> toNullable(x), ${expression}))) AS ${name}`
+        : `${expression} AS ${name}`;
+    };
+    const links = `SELECT link_id, ${value(grouping.group, 'g')}, ${value(grouping.pivot, 'p')}, shared_at
+      FROM ${this.db}.links FINAL WHERE project_id IN ${projects}${query.kind === 'totals' ? ` AND ${inPeriod('shared_at')}` : ''}${where}`;
+    const conversionColumns = query.withConversions
+      ? `, countIf(type = 'pageview') AS pageviews, ${GOALS.map((n) => `countIf(type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`).join(', ')}`
+      : '';
+    const noConversions = query.withConversions ? `, 0 AS pageviews, ${GOALS.map((n) => `0 AS g${n}c, 0 AS g${n}v`).join(', ')}` : '';
+    const conversionsOf = (alias: string): string =>
+      query.withConversions ? `, ${['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])].map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
+    const clicks = query.withBots ? 'clicks + bot_clicks' : 'clicks';
+    if (query.kind === 'range') {
+      // Each link's activity in the period (clicks, and conversions a column per type), joined to its
+      // attributes; a link is in the rows when it had activity or was shared in the period.
+      const conversions = query.withConversions
+        ? `UNION ALL
+           SELECT link_id, 0 AS clicks${conversionColumns}
+           FROM ${this.db}.conversions WHERE project_id IN ${projects} AND ${inPeriod('converted_at')} GROUP BY link_id`
+        : '';
+      const activity = `SELECT link_id, sum(clicks) AS clicks${query.withConversions ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}` : ''}, 1 AS active
+        FROM (
+          SELECT link_id, sum(${clicks}) AS clicks${noConversions}
+          FROM ${this.db}.link_clicks_hourly WHERE project_id IN ${projects} AND ${inPeriod('hour')} GROUP BY link_id
+          ${conversions})
+        GROUP BY link_id`;
+      return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(${inPeriod('l.shared_at')}) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
+        FROM (${links}) AS l LEFT JOIN (${activity}) AS a ON a.link_id = l.link_id
+        WHERE a.active = 1 OR shared = 1`;
+    }
+    // Totals: all-time figures of the links shared in the period.
+    const conversionTotals = query.withConversions
+      ? `LEFT JOIN (SELECT link_id${conversionColumns} FROM ${this.db}.conversions WHERE project_id IN ${projects} GROUP BY link_id) AS c ON c.link_id = l.link_id`
+      : '';
+    return `SELECT l.g AS g, l.p AS p, t.clicks AS clicks, toUInt8(1) AS shared${conversionsOf('c')}, l.shared_at AS shared_at
+      FROM (${links}) AS l
+      LEFT JOIN (SELECT link_id, sum(${clicks}) AS clicks FROM ${this.db}.link_click_totals WHERE project_id IN ${projects} GROUP BY link_id) AS t
+        ON t.link_id = l.link_id
+      ${conversionTotals}`;
   }
 }
 
-/** The columns figuresSql yields. */
+/** The figure columns of a row set. */
 function figureColumns(withConversions: boolean): string[] {
   return ['clicks', 'shares', ...(withConversions ? ['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])] : [])];
 }
 
-function readFigures(row: Record<string, unknown> | undefined): Figures {
-  const figures: Figures = { clicks: Number(row?.clicks ?? 0), shares: Number(row?.shares ?? 0), pageviews: Number(row?.pageviews ?? 0), goals: {} };
+/** The sums of the figure columns over rows. */
+function figureSums(withConversions: boolean): string {
+  const base = 'sum(clicks) AS clicks, sum(shared) AS shares';
+  if (!withConversions) return base;
+  return `${base}, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`;
+}
+
+function readFigures(row: Record<string, unknown> | undefined, prefix = '', withConversions?: boolean): Figures {
+  const read = (name: string): number => Number(row?.[`${prefix}${name}`] ?? 0);
+  const figures: Figures = { clicks: read('clicks'), shares: read('shares'), pageviews: read('pageviews'), goals: {} };
   for (const n of GOALS) {
-    if (row && `g${n}c` in row) figures.goals[n] = { count: Number(row[`g${n}c`]), value: Number(row[`g${n}v`]) };
+    if ((row && `${prefix}g${n}c` in row) || withConversions) figures.goals[n] = { count: read(`g${n}c`), value: read(`g${n}v`) };
   }
   return figures;
+}
+
+function readValue(value: unknown): string | number | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'number' ? value : String(value);
+}
+
+/** A group or pivot value as a string key (null apart from every string). */
+function keyOf(value: string | number | null): string {
+  return value === null ? NULL_KEY : String(value);
 }
 
 /** ORDER BY of a sort type over the aggregated columns (names from the whitelist only). */
@@ -364,7 +441,7 @@ function sortExpression(sortType: string, column: 'g' | 'p'): string {
     case 'pageviews':
       return sortType;
     case 'clicks_per_share':
-      return 'CASE WHEN shares = 0 THEN 0 ELSE clicks::numeric / shares END';
+      return 'if(shares = 0, 0, clicks / shares)';
     case 'alpha':
       return column;
     case 'shared_at':
@@ -379,4 +456,51 @@ function sortExpression(sortType: string, column: 'g' | 'p'): string {
       return `g${Number(match[1])}${match[2] === 'count' ? 'c' : 'v'}`;
     }
   }
+}
+
+/** The value a sort type orders a pivot by. */
+function sortValue(sortType: string, row: PivotRow & { lastShared: Date | null }): number | string | null {
+  const goalSum = (field: 'count' | 'value'): number => GOALS.reduce((sum, n) => sum + (row.goals[n]?.[field] ?? 0), 0);
+  switch (sortType) {
+    case 'clicks':
+    case 'shares':
+    case 'pageviews':
+      return row[sortType];
+    case 'clicks_per_share':
+      return row.shares === 0 ? 0 : row.clicks / row.shares;
+    case 'alpha':
+      return row.value;
+    case 'shared_at':
+      return row.lastShared ? row.lastShared.getTime() : null;
+    case 'goal_total_count':
+      return goalSum('count');
+    case 'goal_total_value':
+      return goalSum('value');
+    default: {
+      const match = /^goal_(\d+)_(count|value)$/.exec(sortType);
+      if (!match) throw new Error(`unknown sort type ${sortType}`);
+      return row.goals[Number(match[1])]?.[match[2] as 'count' | 'value'] ?? 0;
+    }
+  }
+}
+
+/** Ascending order as ClickHouse sorts (numbers by value, strings by code point), nulls last. */
+function compareValues(a: string | number | null, b: string | number | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Pivots within a group: by pivot_sort_type in pivot_sort_order (nulls last), then by value ascending. */
+function comparePivots(query: StatsQuery, a: PivotRow & { lastShared: Date | null }, b: PivotRow & { lastShared: Date | null }): number {
+  const x = sortValue(query.pivotSortType, a);
+  const y = sortValue(query.pivotSortType, b);
+  let order = 0;
+  if (x !== y) {
+    if (x === null) order = 1;
+    else if (y === null) order = -1;
+    else order = (x < y ? -1 : 1) * (query.pivotSortOrder === 'asc' ? 1 : -1);
+  }
+  return order || compareValues(a.value, b.value);
 }

@@ -5,7 +5,7 @@ import { LinkRecord } from '../links/link-record';
 import { LinksService } from '../links/links.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ConversionCounts, ConversionsObject, addConversion, conversionsObject, emptyCounts } from './conversions-object';
-import { Interval, countIntervals } from './stats-params';
+import { Interval, countIntervals, intervalStart, nextInterval } from './stats-params';
 import { StatsQuery } from './stats-query';
 import { Figures, GroupRow, IntervalRow, PivotRow } from './stats.repository';
 import { StatsRepository } from './stats.repository';
@@ -58,9 +58,10 @@ export class StatsService {
     if (count > MAX_INTERVALS) {
       throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
     }
-    const found = await this.repository.linkIntervals(project.id, query.svcId, query.start, query.end, query.interval, query);
-    if (!found) throw Errors.notFound(`No link ${query.svcId} in this project`);
-    const { linkId, rows, last } = found;
+    const linkId = await this.repository.linkId(project.id, query.svcId);
+    if (!linkId) throw Errors.notFound(`No link ${query.svcId} in this project`);
+    const { rows: activity, last } = await this.repository.linkIntervals(project.id, linkId, query.start, query.end, query.interval, query);
+    const rows = query.withZeros ? withZeros(activity, query.start, query.end, query.interval) : activity;
     const response: IntervalsResponse = {
       svc_id: query.svcId,
       start_date: isoTimestamp(query.start),
@@ -76,7 +77,7 @@ export class StatsService {
     let byBucket = new Map<number, ConversionCounts>();
     if (query.withConversions) {
       const total = emptyCounts();
-      for (const row of await this.repository.linkIntervalConversions(linkId, query.start, query.end, query.interval)) {
+      for (const row of await this.repository.linkIntervalConversions(project.id, linkId, query.start, query.end, query.interval)) {
         const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
         addConversion(counts, row.type, row.count, row.value);
         addConversion(total, row.type, row.count, row.value);
@@ -128,6 +129,7 @@ export class StatsService {
       links.push(link);
     }
     const clicks = await this.repository.linkClicks(
+      project.id,
       links.map((l) => l.id),
       options.start,
       options.end,
@@ -157,7 +159,8 @@ export class StatsService {
     if (count > MAX_INTERVALS) {
       throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
     }
-    const rows = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
+    const activity = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
+    const rows = query.withZeros ? withZeros(activity, query.start, query.end, query.interval, { shares: 0 }) : activity;
     return {
       start_date: isoTimestamp(query.start),
       end_date: isoTimestamp(query.end),
@@ -175,10 +178,10 @@ export class StatsService {
   /** SPEC.md 4.7 and 4.8: totals, one page of groups and their pivots, with the full echo. */
   async aggregate(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown>> {
     const labels = projects[0].goalLabels;
-    const { totals, groups, totalResults, pivots } = await this.repository.aggregate(
-      query,
-      projects.map((p) => p.id),
-    );
+    const { totals, groups, totalResults, pivots } = await this.repository.aggregate(query, {
+      ids: projects.map((p) => p.id),
+      keys: projects.map((p) => p.apiKey),
+    });
     const figures = (f: Figures): Record<string, unknown> => {
       const object: Record<string, unknown> = {
         clicks: f.clicks,
@@ -260,6 +263,19 @@ export class StatsService {
     if (field === 'campaign') return this.repository.campaignMetadata(ids, value);
     return null;
   }
+}
+
+/**
+ * Every interval of [start, end) in order, with the activity rows where there was activity and
+ * zeros elsewhere: the first interval is the one `start` falls in (weeks start on Monday, UTC).
+ */
+function withZeros<T extends { bucket: Date; clicks: number }>(rows: T[], start: Date, end: Date, interval: Interval, zero: Omit<T, 'bucket' | 'clicks'> = {} as Omit<T, 'bucket' | 'clicks'>): T[] {
+  const byTime = new Map(rows.map((row) => [row.bucket.getTime(), row]));
+  const out: T[] = [];
+  for (let bucket = intervalStart(start, interval); bucket.getTime() < end.getTime(); bucket = nextInterval(bucket, interval)) {
+    out.push(byTime.get(bucket.getTime()) ?? ({ ...zero, bucket, clicks: 0 } as T));
+  }
+  return out;
 }
 
 /** The click rows plus a zero row for every other bucket given, in time order. */

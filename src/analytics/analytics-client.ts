@@ -1,0 +1,158 @@
+import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseError, createClient } from '@clickhouse/client';
+import { AppError, ErrorCode } from '../common/app-error';
+
+/** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
+export type Params = Record<string, unknown>;
+
+export interface InsertOptions {
+  /**
+   * insert_deduplication_token: an insert whose token the table saw among its last inserts
+   * (non_replicated_deduplication_window) is skipped, in the tables of its materialized views too.
+   */
+  token?: string;
+}
+
+/** What the store reports of each call (the /metrics histograms and counter). */
+export interface AnalyticsObserver {
+  queried(seconds: number, ok: boolean): void;
+  inserted(table: string, rows: number, seconds: number, ok: boolean): void;
+}
+
+/**
+ * The analytics store: ClickHouse SQL, one dialect, over one client API (@clickhouse/client). The
+ * transport is the embedded engine (chDB, `chdb/connection`) or a ClickHouse server over HTTP; every
+ * statistics query is written once, against this class.
+ */
+export class AnalyticsClient {
+  observer: AnalyticsObserver | null = null;
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    /** The database every table lives in (CLICKHOUSE_DATABASE). */
+    readonly database: string,
+    /** Where the data lives, for logs and health. */
+    readonly description: string,
+  ) {}
+
+  /** Runs a statement that returns no rows (DDL, INSERT … SELECT). */
+  async command(sql: string, params: Params = {}): Promise<void> {
+    await this.timed(() => this.client.command({ query: sql, query_params: params }));
+  }
+
+  /** Runs a SELECT and returns its rows (64-bit integers may come as strings: read them with Number). */
+  async query<T>(sql: string, params: Params = {}): Promise<T[]> {
+    return this.timed(async () => {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return result.json<T>();
+    });
+  }
+
+  /** Inserts rows (objects keyed by column) as one block. */
+  async insert(table: string, rows: readonly Record<string, unknown>[], options: InsertOptions = {}): Promise<void> {
+    if (rows.length === 0) return;
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      await this.client.insert({
+        table: `${this.database}.${table}`,
+        values: rows as Record<string, unknown>[],
+        format: 'JSONEachRow',
+        clickhouse_settings: options.token
+          ? { insert_deduplication_token: options.token, deduplicate_blocks_in_dependent_materialized_views: 1 }
+          : {},
+      });
+      ok = true;
+    } catch (error) {
+      throw unavailableOr(error);
+    } finally {
+      this.observer?.inserted(table, ok ? rows.length : 0, seconds(started), ok);
+    }
+  }
+
+  async ping(): Promise<void> {
+    const result = await this.client.ping();
+    if (!result.success) throw new AnalyticsUnavailableError(result.error);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async timed<T>(run: () => Promise<T>): Promise<T> {
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      const result = await run();
+      ok = true;
+      return result;
+    } catch (error) {
+      throw unavailableOr(error);
+    } finally {
+      this.observer?.queried(seconds(started), ok);
+    }
+  }
+}
+
+function seconds(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** chdb/connection (its typings need a module resolution newer than this project's). */
+interface ChdbConnectionModule {
+  createChdbConnection(options: { path: string }): NonNullable<ClickHouseClientConfigOptions['connection']>;
+}
+
+/** Opens the store: a ClickHouse server when `url` is given, else the embedded engine in `embeddedDir`. */
+export async function openAnalyticsClient(options: { url: string | null; embeddedDir: string; database: string }): Promise<AnalyticsClient> {
+  if (options.url) {
+    const url = new URL(options.url);
+    const client = createClient({
+      url: `${url.protocol}//${url.host}`,
+      username: decodeURIComponent(url.username) || 'default',
+      password: decodeURIComponent(url.password),
+      request_timeout: 30_000,
+      // The server's own settings stay as they are: statements name their database.
+      clickhouse_settings: {},
+    });
+    url.password = url.password ? '***' : '';
+    return new AnalyticsClient(client, options.database, `ClickHouse server at ${url.origin}`);
+  }
+  // Loaded only here: the embedded engine (a 500 MB library) is not mapped by processes that use a server.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createChdbConnection } = require('chdb/connection') as ChdbConnectionModule;
+  const client = createClient({ connection: createChdbConnection({ path: options.embeddedDir }) });
+  return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`);
+}
+
+/** The analytics store did not answer: statistics answer 503, click jobs retry. */
+export class AnalyticsUnavailableError extends AppError {
+  constructor(readonly reason: unknown) {
+    super(503, ErrorCode.unavailable, `Statistics are temporarily unavailable: the analytics store does not answer (${messageOf(reason)}); retry shortly`);
+    this.name = 'AnalyticsUnavailableError';
+  }
+}
+
+/**
+ * A ClickHouse answer that is an error of the statement (ClickHouseError: bad SQL, a type) stays as
+ * it is, a bug to log; anything else (refused or reset connection, timeout, a closed engine) means
+ * the store is out of reach.
+ */
+function unavailableOr(error: unknown): unknown {
+  if (error instanceof ClickHouseError || error instanceof AnalyticsUnavailableError) return error;
+  return new AnalyticsUnavailableError(error);
+}
+
+export function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0].slice(0, 300);
+}
+
+/** A DateTime64(3, 'UTC') parameter or column value: 'YYYY-MM-DD hh:mm:ss.sss'. */
+export function chTime(date: Date | number): string {
+  return new Date(date).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** A DateTime or DateTime64 value as ClickHouse writes it in JSON ('YYYY-MM-DD hh:mm:ss[.sss]', UTC). */
+export function fromChTime(value: string): Date {
+  return new Date(value.length === 10 ? `${value}T00:00:00Z` : `${value.replace(' ', 'T')}Z`);
+}

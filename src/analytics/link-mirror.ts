@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { LinkEntity } from '../links/link.entity';
+import { AnalyticsClient, chTime } from './analytics-client';
+
+/** A link's statistics attributes as the `links` table of the analytics store holds them. */
+export function mirrorRow(link: LinkEntity, version?: number): Record<string, unknown> {
+  return {
+    project_id: link.projectId,
+    link_id: link.id,
+    // Each version replaces the ones before it (ReplacingMergeTree): the row's update time in µs.
+    version: version ?? link.updatedAt.getTime() * 1000,
+    svc_id: link.svcId,
+    domain: link.domain,
+    original_url: link.originalUrl,
+    channel: link.channel,
+    service: link.service,
+    tool: link.tool,
+    application: link.application,
+    campaign: link.campaign,
+    tag: link.tag,
+    tag_2: link.tag2 ?? [],
+    tag_3: link.tag3 ?? [],
+    tag_4: link.tag4 ?? [],
+    tag_5: link.tag5 ?? [],
+    parent: link.parent,
+    sharer_id: link.sharerId,
+    username: link.username,
+    service_userid: link.serviceUserid,
+    service_postid: link.servicePostid,
+    user_id: link.userId,
+    created_at: chTime(link.createdAt),
+    shared_at: chTime(link.servicePostidSharedAt ?? link.createdAt),
+  };
+}
+
+/**
+ * Keeps the analytics store's mirror of link attributes: every link written through the API is
+ * mirrored before that call returns (read your writes), and statistics join the latest version.
+ */
+@Injectable()
+export class LinkMirror {
+  constructor(
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async mirror(links: LinkEntity[], version?: number): Promise<void> {
+    await this.analytics.insert('links', links.map((link) => mirrorRow(link, version)));
+  }
+
+  /**
+   * Mirrors links as PostgreSQL holds them now, by id (backfill, and a repair after a change made
+   * outside the API), with a version above every earlier one.
+   */
+  async mirrorIds(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const links = await this.dataSource.getRepository(LinkEntity).createQueryBuilder('l').where('l.id IN (:...ids)', { ids }).getMany();
+    await this.mirror(links, Date.now() * 1000);
+  }
+}
