@@ -1,4 +1,4 @@
-import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseError, createClient } from '@clickhouse/client';
+import { ClickHouseClient, ClickHouseClientConfigOptions, createClient } from '@clickhouse/client';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
@@ -133,14 +133,20 @@ export class AnalyticsUnavailableError extends AppError {
 }
 
 /**
- * A ClickHouse answer that is an error of the statement (ClickHouseError: bad SQL, a type) stays as
- * it is, a bug to log; anything else (refused or reset connection, timeout, a closed engine) means
- * the store is out of reach.
+ * A store out of reach (refused or reset connection, timeout, a closed engine) becomes
+ * AnalyticsUnavailableError (503); an error of the statement itself (bad SQL, a type) stays as it
+ * is: a bug, logged and answered 500.
  */
 function unavailableOr(error: unknown): unknown {
-  if (error instanceof ClickHouseError || error instanceof AnalyticsUnavailableError) return error;
-  return new AnalyticsUnavailableError(error);
+  if (error instanceof AnalyticsUnavailableError) return error;
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  const message = error instanceof Error ? error.message : String(error);
+  return UNREACHABLE_CODES.has(code) || UNREACHABLE.test(message) ? new AnalyticsUnavailableError(error) : error;
 }
+
+/** What a store out of reach fails with: the socket's errors, the client's timeout, a closed engine. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'CHDB_CLOSED', 'CHDB_CONNECTION']);
+const UNREACHABLE = /socket hang up|timeout error|connect ECONNREFUSED|ECONNRESET|other side closed|connection (is )?closed/i;
 
 export function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -53,7 +53,7 @@ export class ClicksRepository {
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
          AND clicked_at >= {from:DateTime64(3, 'UTC')} AND clicked_at <= {to:DateTime64(3, 'UTC')}
          AND click_id IN {ids:Array(UUID)}`,
-      { projects: batch.projects, links: [...new Set(batch.links)], from: chTime(from), to: chTime(to), ids: batch.ids },
+      { projects: batch.projects, links: [...new Set(batch.links)].map(Number), from: chTime(from), to: chTime(to), ids: batch.ids },
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -164,7 +164,7 @@ export class StatsRepository {
     const rows = await this.analytics.query<{ link_id: string | number; clicks: string | number; last: string | null }>(
       `SELECT link_id, countIf(${period}) AS clicks, maxOrNull(clicked_at) AS last
        FROM ${this.db}.clicks
-       WHERE project_id = ${binder.bind(projectId, 'UUID')} AND link_id IN ${binder.bind(linkIds, 'Array(UInt64)')} AND ${humans}
+       WHERE project_id = ${binder.bind(projectId, 'UUID')} AND link_id IN ${binder.bind(linkIds.map(Number), 'Array(UInt64)')} AND ${humans}
        GROUP BY link_id`,
       binder.params,
     );

@@ -47,7 +47,7 @@ describe.each([
 
     expect(await service.ingest(batch)).toBe(4);
     expect(await service.ingest(batch)).toBe(0);
-    expect(await clickCounts(t.db, [link.svc_id])).toEqual(
+    expect(await clickCounts(t, [link.svc_id])).toEqual(
       stored({ [link.svc_id]: { clicks: 3, bots: 1 } }),
     );
 
@@ -59,7 +59,7 @@ describe.each([
     // A batch re-sent with new clicks added: only the new ones count.
     const more = [...twice.slice(0, 2), ...clicksOf(row, 2)];
     expect(await service.ingest(more)).toBe(2);
-    expect(await clickCounts(t.db, [link.svc_id])).toEqual(
+    expect(await clickCounts(t, [link.svc_id])).toEqual(
       stored({ [link.svc_id]: { clicks: 10, bots: 1 } }),
     );
   });
@@ -127,7 +127,7 @@ describe.each([
     // The failed run stored the clicks, the retry (1 s later) found them stored.
     expect(spy).toHaveBeenCalledTimes(2);
     await expect(spy.mock.results[1].value).resolves.toBe(0);
-    expect(await clickCounts(t.db, [link.svc_id])).toEqual(
+    expect(await clickCounts(t, [link.svc_id])).toEqual(
       stored({ [link.svc_id]: { clicks: 3, bots: 1 } }),
     );
   });
@@ -174,9 +174,9 @@ describe('shutdown flushes the click buffer', () => {
     const worker = await startSiblingApp(t, dataDir(), { ROLE: 'worker' });
     try {
       const expected = { [a.svc_id]: { clicks: 3, bots: 0 }, [b.svc_id]: { clicks: 2, bots: 0 } };
-      await waitForClicks(t.db, expected);
+      await waitForClicks(t, expected);
       await t.settle();
-      expect(await clickCounts(t.db, [a.svc_id, b.svc_id])).toEqual(stored(expected));
+      expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(stored(expected));
     } finally {
       await worker.app.close();
     }
@@ -186,7 +186,7 @@ describe('shutdown flushes the click buffer', () => {
     const [a, b] = [await createLink(t, key), await createLink(t, key)];
     const instance = await startSiblingApp(t, dataDir(), { REDIS_URL: '' });
     await visitAndClose(instance, [a.path, b.path, a.path, a.path]);
-    expect(await clickCounts(t.db, [a.svc_id, b.svc_id])).toEqual(
+    expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(
       stored({ [a.svc_id]: { clicks: 3, bots: 0 }, [b.svc_id]: { clicks: 1, bots: 0 } }),
     );
   });
@@ -208,7 +208,7 @@ describe('shutdown flushes the click buffer', () => {
     const next = await startSiblingApp(t, dir, { REDIS_URL: '' });
     try {
       const expected = { [link.svc_id]: { clicks: 4, bots: 0 } };
-      expect(await waitForClicks(t.db, expected, 5000)).toEqual(stored(expected));
+      expect(await waitForClicks(t, expected, 5000)).toEqual(stored(expected));
       await eventually('an empty spool', () => spooledClicks(dir).files.length === 0, 5000);
     } finally {
       await next.app.close();
@@ -232,7 +232,7 @@ describe('shutdown flushes the click buffer', () => {
         .set('Host', 'svc.test')
         .set('User-Agent', BROWSER)
         .expect(302);
-      expect(await waitForClicks(t.db, { [a.svc_id]: { clicks: 1, bots: 0 } })).toEqual(
+      expect(await waitForClicks(t, { [a.svc_id]: { clicks: 1, bots: 0 } })).toEqual(
         stored({ [a.svc_id]: { clicks: 1, bots: 0 } }),
       );
       await redis.kill();
@@ -250,10 +250,10 @@ describe('shutdown flushes the click buffer', () => {
       const next = await startSiblingApp(t, dir, { REDIS_URL: redis.url });
       try {
         const expected = { [a.svc_id]: { clicks: 3, bots: 0 }, [b.svc_id]: { clicks: 3, bots: 0 } };
-        await waitForClicks(t.db, expected);
+        await waitForClicks(t, expected);
         await redis.waitForQueues(t.config.redisPrefix);
         expect(spooledClicks(dir)).toEqual({ files: [], clicks: [] });
-        expect(await clickCounts(t.db, [a.svc_id, b.svc_id])).toEqual(stored(expected));
+        expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(stored(expected));
       } finally {
         await next.app.close();
       }

@@ -59,7 +59,7 @@ describe('Redis outage', () => {
       await createLink(t, key, { url: 'https://example.com/late' }),
     ];
     expect((await visit(t, warm.path)).status).toBe(302);
-    expect(await waitForClicks(t.db, { [warm.svc_id]: { clicks: 1, bots: 0 } })).toEqual(
+    expect(await waitForClicks(t, { [warm.svc_id]: { clicks: 1, bots: 0 } })).toEqual(
       stored({ [warm.svc_id]: { clicks: 1, bots: 0 } }),
     );
 
@@ -116,14 +116,14 @@ describe('Redis outage', () => {
       [cold.svc_id]: { clicks: 2, bots: 0 },
       [late.svc_id]: { clicks: 3, bots: 0 },
     };
-    expect(await waitForClicks(t.db, expected)).toEqual(stored(expected));
+    expect(await waitForClicks(t, expected)).toEqual(stored(expected));
     // Nothing left anywhere that could still arrive and count twice.
     await eventually(
       'an empty buffer and spool',
       () => buffer.size === 0 && spooledClicks(t.config.dataDir).files.length === 0,
     );
     await redis.waitForQueues(t.config.redisPrefix);
-    expect(await clickCounts(t.db, Object.keys(expected))).toEqual(stored(expected));
+    expect(await clickCounts(t, Object.keys(expected))).toEqual(stored(expected));
     // Redirects use Redis again.
     expect((await visit(t, cold.path)).status).toBe(302);
   });
@@ -164,7 +164,7 @@ describe.each([
     expect((await visit(t, a.path)).status).toBe(302);
     expect((await visit(t, b.path)).status).toBe(302);
     await t.settle();
-    expect(await clickCounts(t.db, [a.svc_id, b.svc_id])).toEqual(
+    expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(
       stored({ [a.svc_id]: { clicks: 1, bots: 0 }, [b.svc_id]: { clicks: 1, bots: 0 } }),
     );
 
@@ -199,11 +199,11 @@ describe.each([
       [a.svc_id]: { clicks: 3, bots: 1 },
       [b.svc_id]: { clicks: 2, bots: 0 },
     };
-    expect(await waitForClicks(t.db, expected)).toEqual(stored(expected));
+    expect(await waitForClicks(t, expected)).toEqual(stored(expected));
     // The pool reconnected: links not cached are found again, and counted.
     expect((await visit(t, uncached.path)).status).toBe(302);
     await t.settle();
-    expect(await clickCounts(t.db, [...Object.keys(expected), uncached.svc_id])).toEqual(
+    expect(await clickCounts(t, [...Object.keys(expected), uncached.svc_id])).toEqual(
       stored({ ...expected, [uncached.svc_id]: { clicks: 1, bots: 0 } }),
     );
   });

@@ -1,3 +1,4 @@
+import { clickRollup, setCreatedAt } from '../factories/stats';
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 
@@ -14,17 +15,12 @@ describe('stats/{svc_id}.json, stats/svc_ids/batch.json and stats/range/interval
     ]) {
       const res = await t.http.get('/url.json').query({ v: '3', key, tool: 't', channel, url: 'https://example.com/' }).expect(200);
       ids.push(res.body.svc_id);
-      await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [res.body.svc_id, shared]);
+      await setCreatedAt(t, res.body.svc_id, shared);
     }
-    await t.db.query(
-      `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-       SELECT l.id, v.hour::timestamptz, l.project_id, v.clicks, v.bots, v.last::timestamptz
-       FROM links l JOIN (VALUES ($1, '2026-11-02T11:00:00Z', 4, 1, '2026-11-02T11:30:00Z'),
-                                 ($1, '2026-11-04T08:00:00Z', 2, 0, '2026-11-04T08:10:00Z'),
-                                 ($2, '2026-11-03T13:00:00Z', 7, 0, '2026-11-03T13:59:00Z')) AS v(svc_id, hour, clicks, bots, last)
-       ON v.svc_id = l.svc_id`,
-      [ids[0], ids[1]],
-    );
+    // Clicks as the click job writes them, each group at the time of its hour's latest click.
+    await clickRollup(t, ids[0], '2026-11-02T11:30:00Z', 4, 1);
+    await clickRollup(t, ids[0], '2026-11-04T08:10:00Z', 2);
+    await clickRollup(t, ids[1], '2026-11-03T13:59:00Z', 7);
   });
   afterAll(() => t.close());
 

@@ -1,3 +1,4 @@
+import { clickRollup, conversionRollup } from '../factories/stats';
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 
@@ -14,21 +15,11 @@ describe('stats/{svc_id}/intervals.json', () => {
       .query({ v: '3', key, tool: 't', channel: 'twitter', url: 'https://example.com/a', notes: 'n1' })
       .expect(200);
     svcId = res.body.svc_id;
-    // Rollups as the click job writes them: 2026-11-02 10:00 (3 + 1 bot), 11:00 (2), 2026-11-04 09:00 (5).
-    await t.db.query(
-      `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-       SELECT l.id, v.hour::timestamptz, l.project_id, v.clicks, v.bots, v.last::timestamptz
-       FROM links l, (VALUES ('2026-11-02T10:00:00Z', 3, 1, '2026-11-02T10:40:00Z'),
-                             ('2026-11-02T11:00:00Z', 2, 0, '2026-11-02T11:05:00Z'),
-                             ('2026-11-04T09:00:00Z', 5, 0, '2026-11-04T09:59:00Z')) AS v(hour, clicks, bots, last)
-       WHERE l.svc_id = $1`,
-      [svcId],
-    );
-    await t.db.query(
-      `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-       SELECT l.id, '2026-11-02T10:00:00Z', 'goal_1', l.project_id, 2, 1500 FROM links l WHERE l.svc_id = $1`,
-      [svcId],
-    );
+    // Clicks as the click job writes them: 2026-11-02 10:00 hour (3 + 1 bot), 11:00 (2), 2026-11-04 09:00 (5).
+    await clickRollup(t, svcId, '2026-11-02T10:40:00Z', 3, 1);
+    await clickRollup(t, svcId, '2026-11-02T11:05:00Z', 2);
+    await clickRollup(t, svcId, '2026-11-04T09:59:00Z', 5);
+    await conversionRollup(t, svcId, '2026-11-02T10:00:00Z', 'goal_1', 2, 1500);
   });
   afterAll(() => t.close());
 
@@ -92,11 +83,7 @@ describe('stats/{svc_id}/intervals.json', () => {
   });
 
   it('lists an interval with conversions and no click when conversions are asked, in time order', async () => {
-    await t.db.query(
-      `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-       SELECT l.id, '2026-11-03T08:00:00Z', 'pageview', l.project_id, 4, 0 FROM links l WHERE l.svc_id = $1`,
-      [svcId],
-    );
+    await conversionRollup(t, svcId, '2026-11-03T08:00:00Z', 'pageview', 4, 0);
     const period = { start_date: '2026-11-02', end_date: '2026-11-05' };
     const res = await get({ ...period, with_conversions: 'true' }).expect(200);
     type Day = { day: string; clicks: number; conversions: { pageviews: number } };
@@ -109,7 +96,7 @@ describe('stats/{svc_id}/intervals.json', () => {
     // Without conversions, clicks alone make an interval active.
     const plain = await get(period).expect(200);
     expect((plain.body.intervals as Day[]).map((i) => i.day)).toEqual(['2026-11-02T00:00:00Z', '2026-11-04T00:00:00Z']);
-    await t.db.query(`DELETE FROM link_conversions_hourly WHERE hour = '2026-11-03T08:00:00Z'`);
+    await t.analytics.command(`DELETE FROM ${t.analytics.database}.conversions WHERE converted_at = '2026-11-03 08:00:00'`);
   });
 
   it('refuses bad parameters, naming them', async () => {

@@ -1,3 +1,4 @@
+import { clickRollup, conversionRollup, setCreatedAt } from '../factories/stats';
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 
@@ -22,29 +23,20 @@ describe('stats/range.json and stats/totals.json', () => {
         .query({ v: '3', key, tool: 'pub-bar', url: `https://example.com/${name}`, ...extra })
         .expect(200);
       ids[name] = res.body.svc_id;
-      await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [res.body.svc_id, sharedAt]);
+      await setCreatedAt(t, res.body.svc_id, sharedAt);
     };
     await make('A', { channel: 'twitter', campaign: 'spring', campaign_description: 'Spring', tag: 'x' }, '2026-11-02T10:00:00Z');
     await make('B', { channel: 'twitter', campaign: 'fall', campaign_description: 'Fall', tag: 'y' }, '2026-11-03T09:00:00Z');
     await make('C', { channel: 'email', campaign: 'spring', tag: 'x' }, '2026-11-05T15:00:00Z');
     await make('D', { channel: 'email', tag: 'z' }, '2026-10-20T08:00:00Z');
     await make('E', { channel: 'facebook-post', campaign: 'spring' }, '2026-11-06T12:00:00Z');
-    const rollup = async (name: string, hour: string, clicks: number, bots = 0) =>
-      t.db.query(
-        `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-         SELECT id, $2, project_id, $3, $4, $2 FROM links WHERE svc_id = $1`,
-        [ids[name], hour, clicks, bots],
-      );
+    const rollup = async (name: string, hour: string, clicks: number, bots = 0) => clickRollup(t, ids[name], hour, clicks, bots);
     await rollup('A', '2026-11-02T11:00:00Z', 4);
     await rollup('A', '2026-11-10T11:00:00Z', 6);
     await rollup('B', '2026-11-03T10:00:00Z', 1);
     await rollup('C', '2026-11-05T16:00:00Z', 3, 2);
     await rollup('D', '2026-11-04T09:00:00Z', 5);
-    await t.db.query(
-      `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-       SELECT id, '2026-11-02T12:00:00Z', 'goal_1', project_id, 2, 500 FROM links WHERE svc_id = $1`,
-      [ids.A],
-    );
+    await conversionRollup(t, ids.A, '2026-11-02T12:00:00Z', 'goal_1', 2, 500);
   });
   afterAll(() => t.close());
 
@@ -145,25 +137,16 @@ describe('stats/range.json and stats/totals.json', () => {
     const own = (await createProject(t, { conversions: { enabled: true, goal_2_label: 'Buy' } })).api_key;
     const link = async (channel: string, tag: string, sharedAt: string): Promise<string> => {
       const res = await t.http.get('/url.json').query({ v: '3', key: own, tool: 'pub-bar', url: 'https://example.com/c', channel, tag }).expect(200);
-      await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [res.body.svc_id, sharedAt]);
+      await setCreatedAt(t, res.body.svc_id, sharedAt);
       return res.body.svc_id as string;
     };
     const p = await link('twitter', 't1', '2026-10-20T08:00:00Z');
     const q = await link('email', 't1', '2026-11-02T08:00:00Z');
     const r = await link('email', 't2', '2026-11-03T08:00:00Z');
     const s = await link('sms', 't1', '2026-10-01T08:00:00Z');
-    const clicks = (svcId: string, hour: string, n: number) =>
-      t.db.query(
-        `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-         SELECT id, $2, project_id, $3, 0, $2 FROM links WHERE svc_id = $1`,
-        [svcId, hour, n],
-      );
+    const clicks = (svcId: string, hour: string, n: number) => clickRollup(t, svcId, hour, n);
     const conversions = (svcId: string, hour: string, type: string, count: number, value: number) =>
-      t.db.query(
-        `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-         SELECT id, $2, $3, project_id, $4, $5 FROM links WHERE svc_id = $1`,
-        [svcId, hour, type, count, value],
-      );
+      conversionRollup(t, svcId, hour, type, count, value);
     await clicks(q, '2026-11-02T09:00:00Z', 4);
     await clicks(q, '2026-11-05T09:00:00Z', 2);
     await clicks(r, '2026-11-04T09:00:00Z', 7);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TestApp } from '../support/app';
 import { connectDomain, createProject } from './projects';
 
@@ -71,9 +72,24 @@ export async function statsLink(
 
 export async function setCreatedAt(t: TestApp, svcId: string, createdAt: string): Promise<void> {
   await t.db.query(`UPDATE links SET created_at = $2 WHERE svc_id = $1`, [svcId, createdAt]);
+  await t.remirror([svcId]);
 }
 
-/** One hourly click rollup row, as the click job writes it. */
+/** The link's id and project, by svc_id. */
+async function linkOf(t: TestApp, svcId: string): Promise<{ id: string; project_id: string }> {
+  const { rows } = await t.db.query<{ id: string; project_id: string }>(
+    'SELECT id::text AS id, project_id FROM links WHERE svc_id = $1',
+    [svcId],
+  );
+  return rows[0];
+}
+
+/** A DateTime64 value of the analytics store. */
+function chTime(at: string): string {
+  return new Date(at).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** Clicks of a link at one time (humans, then bots), as the click job writes them into the analytics store. */
 export async function clickRollup(
   t: TestApp,
   svcId: string,
@@ -81,14 +97,23 @@ export async function clickRollup(
   clicks: number,
   bots = 0,
 ): Promise<void> {
-  await t.db.query(
-    `INSERT INTO link_clicks_hourly (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-     SELECT id, $2, project_id, $3, $4, $2 FROM links WHERE svc_id = $1`,
-    [svcId, hour, clicks, bots],
+  const link = await linkOf(t, svcId);
+  await t.analytics.insert(
+    'clicks',
+    Array.from({ length: clicks + bots }, (_, i) => ({
+      project_id: link.project_id,
+      link_id: link.id,
+      clicked_at: chTime(hour),
+      click_id: randomUUID(),
+      referrer: null,
+      user_agent: null,
+      ip: null,
+      is_bot: i < clicks ? 0 : 1,
+    })),
   );
 }
 
-/** One hourly conversion rollup row (type pageview or goal_1 … goal_10). */
+/** `count` conversions of a type (pageview or goal_1 … goal_10) at one time, worth `value` together. */
 export async function conversionRollup(
   t: TestApp,
   svcId: string,
@@ -97,10 +122,17 @@ export async function conversionRollup(
   count: number,
   value: number,
 ): Promise<void> {
-  await t.db.query(
-    `INSERT INTO link_conversions_hourly (link_id, hour, type, project_id, count, value)
-     SELECT id, $2, $3, project_id, $4, $5 FROM links WHERE svc_id = $1`,
-    [svcId, hour, type, count, value],
+  const link = await linkOf(t, svcId);
+  await t.analytics.insert(
+    'conversions',
+    Array.from({ length: count }, (_, i) => ({
+      project_id: link.project_id,
+      link_id: link.id,
+      converted_at: chTime(hour),
+      conversion_id: randomUUID(),
+      type,
+      value: i === 0 ? value : 0,
+    })),
   );
 }
 

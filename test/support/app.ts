@@ -8,6 +8,8 @@ import { Client } from 'pg';
 import Redis from 'ioredis';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
+import { AnalyticsClient, openAnalyticsClient } from '../../src/analytics/analytics-client';
+import { LinkMirror } from '../../src/analytics/link-mirror';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
@@ -36,9 +38,25 @@ export interface TestApp {
   databaseName: string;
   /** A plain connection to the test file's database, for assertions and fixtures. */
   db: Client;
+  /** The app's analytics store (this test app's own ClickHouse database), for assertions and fixtures. */
+  analytics: AnalyticsClient;
+  /** Mirrors links changed by a fixture straight in PostgreSQL into the analytics store, by svc_id. */
+  remirror(svcIds: string[]): Promise<void>;
   /** Flushes the click buffer, then waits until queued jobs ran (in-process) or the BullMQ queues are empty. */
   settle(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The embedded analytics engine of this jest worker: chDB serves one data folder per process, so
+ * every test app of the worker shares it, each with a ClickHouse database of its own.
+ */
+export function testChdbEnv(): { CHDB_DIR: string; CLICKHOUSE_DATABASE: string } {
+  const root = process.env.SVC_TEST_CHDB_ROOT ?? path.join(tmpdir(), 'svc-test-chdb');
+  return {
+    CHDB_DIR: path.join(root, `worker-${process.env.JEST_WORKER_ID ?? process.pid}`),
+    CLICKHOUSE_DATABASE: `t_${randomBytes(6).toString('hex')}`,
+  };
 }
 
 /** A fresh database cloned from the migrated template, for one test file. */
@@ -92,6 +110,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     REDIS_PREFIX: prefix,
     DATA_DIR: dataDir,
+    ...testChdbEnv(),
     DEFAULT_DOMAIN: 'svc.test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
@@ -103,6 +122,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const db = new Client({ connectionString: databaseUrl(databaseName) });
   await db.connect();
   const queue = app.get(JobQueue);
+  const analytics = app.get(AnalyticsClient);
   return {
     app,
     http: request(app.getHttpServer()),
@@ -111,6 +131,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     applicationKey,
     databaseName,
     db,
+    analytics,
+    remirror: async (svcIds) => {
+      const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM links WHERE svc_id = ANY($1::text[])', [svcIds]);
+      await app.get(LinkMirror).mirrorIds(rows.map((r) => r.id));
+    },
     settle: async () => {
       await app.get(ClickBuffer, { strict: false }).flush();
       await queue.drain(10_000);
@@ -118,6 +143,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     close: async () => {
       await app.close();
+      const store = await openAnalyticsClient({ url: config.clickhouseUrl, embeddedDir: config.chdbDir, database: config.clickhouseDatabase });
+      await store.command(`DROP DATABASE IF EXISTS ${config.clickhouseDatabase}`);
+      await store.close();
       await db.end();
       await dropTestDatabase(databaseName);
       if (useRedis) await clearRedisPrefix(prefix);

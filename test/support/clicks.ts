@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client } from 'pg';
 import { ClickEvent } from '../../src/clicks/click-event';
 import { TestApp } from './app';
 
@@ -14,21 +13,35 @@ export interface ClickCounts {
   bots: number;
 }
 
-/** Counted clicks of links (by svc_id) from the hourly rollups, and the raw clicks stored for them. */
+/**
+ * Counted clicks of links (by svc_id) from the analytics store's hourly rollups, and the raw clicks
+ * it stored for them.
+ */
 export async function clickCounts(
-  db: Client,
+  t: Pick<TestApp, 'db' | 'analytics'>,
   svcIds: string[],
 ): Promise<Record<string, ClickCounts & { raw: number }>> {
-  const { rows } = await db.query<{ svc_id: string; clicks: number; bots: number; raw: number }>(
-    `SELECT l.svc_id,
-            COALESCE((SELECT SUM(h.clicks) FROM link_clicks_hourly h WHERE h.link_id = l.id), 0)::int AS clicks,
-            COALESCE((SELECT SUM(h.bot_clicks) FROM link_clicks_hourly h WHERE h.link_id = l.id), 0)::int AS bots,
-            (SELECT COUNT(*) FROM clicks c WHERE c.link_id = l.id)::int AS raw
-     FROM links l WHERE l.svc_id = ANY($1::text[])`,
+  const { rows: links } = await t.db.query<{ id: string; svc_id: string }>(
+    'SELECT id::text AS id, svc_id FROM links WHERE svc_id = ANY($1::text[])',
     [svcIds],
   );
+  const ids = links.map((l) => l.id);
+  const db = t.analytics.database;
+  const figures = await t.analytics.query<{ link_id: string; clicks: string; bots: string; raw: string }>(
+    `SELECT toString(link_id) AS link_id, sum(clicks) AS clicks, sum(bots) AS bots, sum(raw) AS raw FROM (
+       SELECT link_id, sum(clicks) AS clicks, sum(bot_clicks) AS bots, 0 AS raw
+       FROM ${db}.link_clicks_hourly WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id
+       UNION ALL
+       SELECT link_id, 0, 0, count() FROM ${db}.clicks WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id)
+     GROUP BY link_id`,
+    { ids },
+  );
+  const byId = new Map(figures.map((f) => [f.link_id, f]));
   return Object.fromEntries(
-    rows.map((r) => [r.svc_id, { clicks: r.clicks, bots: r.bots, raw: r.raw }]),
+    links.map((l) => {
+      const f = byId.get(l.id);
+      return [l.svc_id, { clicks: Number(f?.clicks ?? 0), bots: Number(f?.bots ?? 0), raw: Number(f?.raw ?? 0) }];
+    }),
   );
 }
 
@@ -37,13 +50,13 @@ export async function clickCounts(
  * returns what is stored: the caller asserts the exact values, so a double count shows.
  */
 export async function waitForClicks(
-  db: Client,
+  t: Pick<TestApp, 'db' | 'analytics'>,
   expected: Record<string, ClickCounts>,
   timeoutMs = 15_000,
 ): Promise<Record<string, ClickCounts & { raw: number }>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const counts = await clickCounts(db, Object.keys(expected));
+    const counts = await clickCounts(t, Object.keys(expected));
     const reached = Object.entries(expected).every(
       ([svcId, want]) =>
         (counts[svcId]?.clicks ?? 0) >= want.clicks && (counts[svcId]?.bots ?? 0) >= want.bots,

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config/app-config';
 import { openDataSource } from '../../src/database/data-source';
@@ -31,4 +34,6 @@ export default async function globalSetup(): Promise<void> {
   const dataSource = await openDataSource(config);
   await dataSource.destroy();
   process.env.SVC_TEST_TEMPLATE = template;
+  // The embedded analytics engines of this run's workers (test/support/app.ts: testChdbEnv).
+  process.env.SVC_TEST_CHDB_ROOT = mkdtempSync(path.join(tmpdir(), 'svc-test-chdb-'));
 }
