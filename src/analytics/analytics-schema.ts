@@ -9,6 +9,8 @@
  *   reads the period's hours of one project, then joins the links.
  * - `link_click_totals` (materialized view of clicks): all-time clicks per (project, link), what
  *   totals reads for the links shared in its period.
+ * - `click_ids` (materialized view of clicks): the ids of the last 35 days' clicks, sorted by id (a
+ *   UUIDv7: by time), where a batch that may overlap stored clicks looks its ids up.
  * - `conversions`: one row per conversion (few beside clicks), sorted like clicks.
  * - `links`: a mirror of each link's statistics attributes, one row per version
  *   (ReplacingMergeTree by `version`); queries read its latest version (FINAL) and join it to the
@@ -59,6 +61,16 @@ export function analyticsSchema(db: string): string[] {
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_click_totals_mv TO ${db}.link_click_totals AS
      SELECT project_id, link_id, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bot_clicks
      FROM ${db}.clicks GROUP BY project_id, link_id`,
+    `CREATE TABLE IF NOT EXISTS ${db}.click_ids (
+       click_id UUID,
+       clicked_at DateTime64(3, 'UTC')
+     ) ENGINE = MergeTree
+     PARTITION BY toYYYYMM(clicked_at)
+     ORDER BY click_id
+     TTL toDateTime(clicked_at) + INTERVAL 35 DAY
+     SETTINGS ${dedup}`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.click_ids_mv TO ${db}.click_ids AS
+     SELECT click_id, clicked_at FROM ${db}.clicks`,
     `CREATE TABLE IF NOT EXISTS ${db}.conversions (
        project_id UUID,
        link_id UInt64,

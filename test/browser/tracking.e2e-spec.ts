@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
 import { TestApp, createTestApp } from '../support/app';
+import { storedClicks } from '../support/clicks';
 import { createProject } from '../factories/projects';
 
 /** Debian's Chromium (installed by .ci/run), headless, with the flags this closed network needs. */
@@ -100,7 +101,8 @@ describe('in a real browser: the tracking script after a redirect', () => {
     const [row] = (await t.db.query<{ session_id: string; redirection_id: string | null; href: string }>(
       `SELECT session_id, redirection_id::text, href FROM conversions`,
     )).rows;
-    const [click] = (await t.db.query<{ click_id: string }>(`SELECT click_id::text FROM clicks`)).rows;
+    const [{ id: clickId }] = await storedClicks(t);
+    const click = { click_id: clickId };
     expect(row).toEqual({
       session_id: sessionId,
       redirection_id: click.click_id,

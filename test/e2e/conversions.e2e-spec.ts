@@ -1,6 +1,6 @@
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
-import { BROWSER } from '../support/clicks';
+import { BROWSER, storedClicks } from '../support/clicks';
 
 describe('conversions/new', () => {
   let t: TestApp;
@@ -22,7 +22,7 @@ describe('conversions/new', () => {
     const visit = await t.http.get(`/${path}`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(302);
     expect(visit.headers.location).toBe(`https://shop.example/?svc=${encodeURIComponent(svcId)}`);
     await t.settle();
-    const [{ click_id: clickId }] = (await t.db.query<{ click_id: string }>(`SELECT click_id FROM clicks`)).rows;
+    const [{ id: clickId }] = await storedClicks(t);
     const at = String(Math.floor(Date.now() / 1000) + 60);
     const res = await convert({
       conversion_type: 'goal_1',
@@ -133,7 +133,7 @@ describe('conversions/new', () => {
       .expect(200);
     const id = first.body.response.conversion.redirection_id as string;
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect((await t.db.query(`SELECT 1 FROM clicks WHERE click_id = $1`, [id])).rowCount).toBe(0);
+    expect((await storedClicks(t)).map((c) => c.id)).not.toContain(id);
     const later = await t.http
       .get('/conversions/new')
       .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'goal_1', conversion_value: '10', session_id: 'sess-unseen' })

@@ -7,6 +7,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
+import { AnalyticsClient } from '../../src/analytics/analytics-client';
+import { testChdbEnv } from '../support/app';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { JobQueue } from '../../src/queue/job-queue';
@@ -44,6 +46,8 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-embedded-'));
     config = loadConfig({
       DATA_DIR: dataDir,
+      // The embedded engine serves one folder per process: this jest worker's.
+      ...testChdbEnv(),
       LOG_LEVEL: 'silent',
       DEFAULT_DOMAIN: 'svc.test',
       BOOTSTRAP_SUBSCRIPTION_KEY: keys.subscription_key,
@@ -231,12 +235,13 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
     }));
     const service = app.get(ClicksService, { strict: false });
     expect(await service.ingest(clicks)).toBe(3);
-    expect(await service.ingest(clicks)).toBe(0);
-    const [counted] = await dataSource.query<{ clicks: number; raw: number }[]>(
-      `SELECT (SELECT SUM(clicks) FROM link_clicks_hourly WHERE link_id = $1)::int AS clicks,
-              (SELECT COUNT(*) FROM clicks WHERE link_id = $1)::int AS raw`,
-      [row.id],
+    await service.ingest(clicks);
+    const analytics = app.get(AnalyticsClient);
+    const [counted] = await analytics.query<{ clicks: string; raw: string }>(
+      `SELECT (SELECT sum(clicks) FROM ${analytics.database}.link_clicks_hourly WHERE link_id = {link:UInt64}) AS clicks,
+              (SELECT count() FROM ${analytics.database}.clicks WHERE link_id = {link:UInt64}) AS raw`,
+      { link: Number(row.id) },
     );
-    expect(counted).toEqual({ clicks: 3, raw: 3 });
+    expect({ clicks: Number(counted.clicks), raw: Number(counted.raw) }).toEqual({ clicks: 3, raw: 3 });
   });
 });

@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
 import { AppModule } from '../../src/app.module';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { AppConfig } from '../../src/config/app-config';
 import { MailMessage, MailService } from '../../src/mail/mail.service';
 import { SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
 import {
@@ -18,6 +18,8 @@ import {
   createTestApp,
   createTestDatabase,
   dropTestDatabase,
+  testChdbEnv,
+  testConfig,
 } from '../support/app';
 import { TEST_REDIS_URL, databaseUrl } from '../support/env';
 
@@ -45,11 +47,15 @@ interface Started {
   close(): Promise<void>;
 }
 
+/** The analytics engine and database every app of this file shares (one deployment). */
+const analyticsEnv = testChdbEnv();
+
 async function startApp(databaseName: string, env: Record<string, string> = {}): Promise<Started> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-'));
-  const config = loadConfig({
+  const config = testConfig({
     DATABASE_URL: databaseUrl(databaseName),
     DATA_DIR: dataDir,
+    ...analyticsEnv,
     DEFAULT_DOMAIN: 'svc.test',
     LOG_LEVEL: 'silent',
     ...env,

@@ -1,6 +1,6 @@
 import { TestApp, createTestApp } from '../support/app';
 import { connectDomain, createProject, updateProject } from '../factories/projects';
-import { BROWSER, GOOGLEBOT } from '../support/clicks';
+import { BROWSER, GOOGLEBOT, clickCounts, linkRow, storedClicks } from '../support/clicks';
 
 describe.each([
   ['BullMQ on Redis', true],
@@ -24,12 +24,8 @@ describe.each([
   };
   const visit = (host: string, path: string, ua = BROWSER) => t.http.get(`/${path}`).set('Host', host).set('User-Agent', ua);
   const counts = async (svcId: string) => {
-    const { rows } = await t.db.query<{ clicks: number; bots: number }>(
-      `SELECT COALESCE(SUM(h.clicks), 0)::int AS clicks, COALESCE(SUM(h.bot_clicks), 0)::int AS bots
-       FROM links l LEFT JOIN link_clicks_hourly h ON h.link_id = l.id WHERE l.svc_id = $1`,
-      [svcId],
-    );
-    return rows[0];
+    const { clicks, bots } = (await clickCounts(t, [svcId]))[svcId];
+    return { clicks, bots };
   };
 
   it('answers a known path with a 302 to the redirect URL, uncacheable, and counts the click once', async () => {
@@ -39,8 +35,8 @@ describe.each([
     expect(res.headers['cache-control']).toBe('private, max-age=0');
     await t.settle();
     expect(await counts(link.svc_id)).toEqual({ clicks: 1, bots: 0 });
-    const raw = await t.db.query(`SELECT referrer, user_agent, host(ip) AS ip, is_bot FROM clicks`);
-    expect(raw.rows).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
+    const raw = (await storedClicks(t)).map(({ referrer, user_agent, ip, is_bot }) => ({ referrer, user_agent, ip, is_bot }));
+    expect(raw).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
   });
 
   it('redirects to addresses with spaces and non-ASCII characters percent-encoded, the host in Punycode', async () => {
@@ -65,11 +61,8 @@ describe.each([
     await t.http.get(`/${link.path}%E0%A4%A`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(400);
     await t.settle();
     expect(await counts(link.svc_id)).toEqual({ clicks: 2, bots: 0 });
-    const raw = await t.db.query(
-      `SELECT c.referrer, c.user_agent FROM clicks c JOIN links l ON l.id = c.link_id WHERE l.svc_id = $1 ORDER BY c.clicked_at`,
-      [link.svc_id],
-    );
-    expect(raw.rows).toEqual([
+    const raw = (await storedClicks(t, (await linkRow(t, link.svc_id)).linkId)).map(({ referrer, user_agent }) => ({ referrer, user_agent }));
+    expect(raw).toEqual([
       { referrer: 'https://r.example/', user_agent: BROWSER },
       { referrer: null, user_agent: BROWSER },
     ]);

@@ -11,7 +11,7 @@ import TestAgent from 'supertest/lib/agent';
 import { AnalyticsClient, openAnalyticsClient } from '../../src/analytics/analytics-client';
 import { LinkMirror } from '../../src/analytics/link-mirror';
 import { createApp } from '../../src/app.factory';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { AppConfig, Role, loadConfig } from '../../src/config/app-config';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
 import { JobQueue } from '../../src/queue/job-queue';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, stampedName, templateDatabase } from './env';
@@ -57,6 +57,17 @@ export function testChdbEnv(): { CHDB_DIR: string; CLICKHOUSE_DATABASE: string }
     CHDB_DIR: path.join(root, `worker-${process.env.JEST_WORKER_ID ?? process.pid}`),
     CLICKHOUSE_DATABASE: `t_${randomBytes(6).toString('hex')}`,
   };
+}
+
+/**
+ * The configuration of an app under test: loadConfig, with ROLE applied after it. A deployment that
+ * splits roles across processes needs CLICKHOUSE_URL (loadConfig refuses it otherwise: the embedded
+ * engine serves one process); apps of one test process may split roles over that process's engine.
+ */
+export function testConfig(env: Record<string, string | undefined>): AppConfig {
+  const { ROLE, ...rest } = env;
+  const config = loadConfig(rest);
+  return ROLE ? new AppConfig({ ...config, role: ROLE as Role }) : config;
 }
 
 /** A fresh database cloned from the migrated template, for one test file. */
@@ -105,7 +116,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-test-'));
   const subscriptionKey = `sub_${randomBytes(12).toString('hex')}`;
   const applicationKey = `app_${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({
+  const config = testConfig({
     DATABASE_URL: (options.databaseUrl ?? databaseUrl)(databaseName),
     ...(useRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     REDIS_PREFIX: prefix,

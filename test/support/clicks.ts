@@ -25,7 +25,7 @@ export async function clickCounts(
     'SELECT id::text AS id, svc_id FROM links WHERE svc_id = ANY($1::text[])',
     [svcIds],
   );
-  const ids = links.map((l) => l.id);
+  const ids = links.map((l) => Number(l.id));
   const db = t.analytics.database;
   const figures = await t.analytics.query<{ link_id: string; clicks: string; bots: string; raw: string }>(
     `SELECT toString(link_id) AS link_id, sum(clicks) AS clicks, sum(bots) AS bots, sum(raw) AS raw FROM (
@@ -131,4 +131,49 @@ export function clicksOf(
     ip: '192.0.2.0',
     isBot: i >= humans,
   }));
+}
+
+/** A raw click as the analytics store holds it. */
+export interface StoredClick {
+  id: string;
+  clicked_at: Date;
+  link_id: string;
+  project_id: string;
+  referrer: string | null;
+  user_agent: string | null;
+  ip: string | null;
+  is_bot: boolean;
+}
+
+/** The raw clicks of the analytics store (of one link when given), in time order. */
+export async function storedClicks(t: Pick<TestApp, 'analytics'>, linkId?: string): Promise<StoredClick[]> {
+  const rows = await t.analytics.query<
+    Omit<StoredClick, 'clicked_at' | 'is_bot' | 'link_id' | 'project_id'> & { clicked_at: string; is_bot: number; link: string; project: string }
+  >(
+    `SELECT toString(click_id) AS id, clicked_at, toString(link_id) AS link, toString(project_id) AS project,
+            referrer, user_agent, ip, is_bot
+     FROM ${t.analytics.database}.clicks ${linkId === undefined ? '' : 'WHERE link_id = {link:UInt64}'}
+     ORDER BY clicked_at, click_id`,
+    linkId === undefined ? {} : { link: Number(linkId) },
+  );
+  return rows.map(({ link, project, ...r }) => ({
+    id: r.id,
+    clicked_at: new Date(`${r.clicked_at.replace(' ', 'T')}Z`),
+    link_id: link,
+    project_id: project,
+    referrer: r.referrer,
+    user_agent: r.user_agent,
+    ip: r.ip,
+    is_bot: Number(r.is_bot) === 1,
+  }));
+}
+
+/** The hourly click rollup of a link (the analytics store's materialized view), summed per hour. */
+export async function hourlyClicks(t: Pick<TestApp, 'analytics'>, linkId: string): Promise<{ hour: Date; clicks: number; bot_clicks: number }[]> {
+  const rows = await t.analytics.query<{ hour: string; clicks: string; bot_clicks: string }>(
+    `SELECT hour, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM ${t.analytics.database}.link_clicks_hourly
+     WHERE link_id = {link:UInt64} GROUP BY hour ORDER BY hour`,
+    { link: Number(linkId) },
+  );
+  return rows.map((r) => ({ hour: new Date(`${r.hour.replace(' ', 'T')}Z`), clicks: Number(r.clicks), bot_clicks: Number(r.bot_clicks) }));
 }

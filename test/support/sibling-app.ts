@@ -3,8 +3,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { TestApp } from './app';
+import { AppConfig } from '../../src/config/app-config';
+import { TestApp, testConfig } from './app';
 
 export interface SiblingApp {
   app: NestExpressApplication;
@@ -23,7 +23,7 @@ export async function startSiblingApp(
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<SiblingApp> {
-  const config = loadConfig({
+  const config = testConfig({
     DATABASE_URL: t.config.databaseUrl ?? '',
     REDIS_URL: t.config.redisUrl ?? '',
     REDIS_PREFIX: t.config.redisPrefix,
