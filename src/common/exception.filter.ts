@@ -25,6 +25,11 @@ export class AppExceptionFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request & { id?: string }>();
     const res = ctx.getResponse<Response>();
+    // A failed readiness check answers its report (which dependency is down, and why).
+    if (!res.headersSent && exception instanceof HttpException && isHealthReport(exception.getResponse())) {
+      res.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
     const error = this.normalise(exception, req);
     if (res.headersSent) return;
     if (usesAdminShape(req)) {
@@ -83,6 +88,11 @@ export class AppExceptionFilter implements ExceptionFilter {
       callback: typeof callback === 'string' && CALLBACK_RE.test(callback) ? callback : null,
     };
   }
+}
+
+/** The body @nestjs/terminus gives a failed health check: {status: 'error', info, error, details}. */
+function isHealthReport(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && (response as { status?: unknown }).status === 'error' && 'details' in response;
 }
 
 function codeForStatus(status: number): number {

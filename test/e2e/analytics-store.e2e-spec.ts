@@ -1,7 +1,8 @@
+import { AnalyticsUnavailableError } from '../../src/analytics/analytics-client';
 import { ClickEvent, nextClickSequence, packClicks } from '../../src/clicks/click-event';
 import { ClicksService } from '../../src/clicks/clicks.service';
 import { TestApp, createTestApp } from '../support/app';
-import { clickCounts, clicksOf, linkRow, stored, storedClicks } from '../support/clicks';
+import { BROWSER, clickCounts, clicksOf, eventually, linkRow, stored, storedClicks, waitForClicks } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
@@ -89,5 +90,45 @@ describe('analytics store', () => {
       .query({ v: '3', key: project.api_key, with_conversions: 'true' })
       .expect(200);
     expect(totals.body.totals.conversions.goal_1).toEqual({ count: 1, value: 250, label: null });
+  });
+});
+
+/**
+ * The analytics store out of reach, as the transport reports it (AnalyticsUnavailableError: its
+ * test on a real ClickHouse server, clickhouse-server.e2e-spec.ts, shows a refused connection
+ * becomes one): redirects answer, statistics answer 503, click jobs retry, nothing is lost.
+ */
+describe.each([
+  ['BullMQ on Redis', true],
+  ['in-process jobs', false],
+])('analytics store outage (%s)', (_label, redis) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ redis });
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('keeps redirecting, answers statistics 503 naming the store, retries the click jobs and counts each click once', async () => {
+    const link = await createLink(t, key);
+    const down = () => Promise.reject(new AnalyticsUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:8123')));
+    const insert = jest.spyOn(t.analytics, 'insert').mockImplementation(down);
+    const query = jest.spyOn(t.analytics, 'query').mockImplementation(down);
+    const ingest = jest.spyOn(t.app.get(ClicksService, { strict: false }), 'ingest');
+    const visits = [];
+    for (let i = 0; i < 3; i++) visits.push((await t.http.get(`/${link.path}`).set('Host', 'svc.test').set('User-Agent', BROWSER)).status);
+    expect(visits).toEqual([302, 302, 302]);
+    const stats = await t.http.get('/stats/range.json').query({ v: '3', key });
+    expect(stats.status).toBe(503);
+    expect(stats.body).toEqual({ error: 503, error_message: expect.stringMatching(/^Statistics are temporarily unavailable: the analytics store does not answer \(connect ECONNREFUSED/) });
+    await eventually('a click job retried', () => ingest.mock.calls.length >= 2, 15_000);
+    await expect(ingest.mock.results[0].value).rejects.toThrow(AnalyticsUnavailableError);
+    insert.mockRestore();
+    query.mockRestore();
+    expect(await waitForClicks(t, { [link.svc_id]: { clicks: 3, bots: 0 } }, 20_000)).toEqual(stored({ [link.svc_id]: { clicks: 3, bots: 0 } }));
+    await t.settle();
+    expect(await clickCounts(t, [link.svc_id])).toEqual(stored({ [link.svc_id]: { clicks: 3, bots: 0 } }));
   });
 });

@@ -1,4 +1,5 @@
 import { storage } from 'nestjs-pino/storage';
+import { AnalyticsUnavailableError } from '../../src/analytics/analytics-client';
 import { TestApp, createTestApp } from '../support/app';
 
 describe('health', () => {
@@ -13,10 +14,35 @@ describe('health', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('reports database and Redis ready', async () => {
+  it('reports database, analytics store and Redis ready', async () => {
     const res = await t.http.get('/health/ready').expect(200);
     expect(res.body.status).toBe('ok');
-    expect(res.body.details).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+    expect(res.body.details).toEqual({
+      database: { status: 'up' },
+      clickhouse: { status: 'up', store: `embedded chDB in ${t.config.chdbDir}` },
+      redis: { status: 'up' },
+    });
+  });
+
+  it('reports the analytics store down when it does not answer (503)', async () => {
+    const ping = jest.spyOn(t.analytics, 'ping').mockRejectedValueOnce(new AnalyticsUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:8123')));
+    const res = await t.http.get('/health/ready').expect(503);
+    expect(res.body.status).toBe('error');
+    expect(res.body.details.database).toEqual({ status: 'up' });
+    expect(res.body.details.clickhouse).toEqual({
+      status: 'down',
+      store: `embedded chDB in ${t.config.chdbDir}`,
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
+    ping.mockRestore();
+  });
+
+  it('exports the analytics store metrics: query and insert latency, rows inserted', async () => {
+    await t.http.get('/stats/range.json').query({ v: '3', key: 'x'.repeat(64) });
+    const text = (await t.http.get('/metrics').expect(200)).text;
+    expect(text).toMatch(/^svc_analytics_query_duration_seconds_count\{outcome="ok"\} [1-9]/m);
+    expect(text).toContain('# TYPE svc_analytics_insert_duration_seconds histogram');
+    expect(text).toContain('# TYPE svc_analytics_rows_inserted_total counter');
   });
 
   it('serves the OpenAPI document and the console', async () => {
