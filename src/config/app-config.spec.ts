@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './app-config';
 
 const DB = 'postgres://postgres@127.0.0.1:5432/svc';
 const REDIS = 'redis://127.0.0.1:6379';
+const CH = 'http://svc:secret@clickhouse:8123';
 
 /** The ConfigError loadConfig throws for env (fails the test when it does not throw). */
 function errorOf(env: Record<string, string>): ConfigError {
@@ -38,6 +39,9 @@ describe('loadConfig', () => {
       clickIp: 'anonymised',
       trustProxy: false,
       redirectCacheSize: 100000,
+      clickhouseUrl: null,
+      clickhouseDatabase: 'svc',
+      chdbDir: path.resolve('./data/chdb'),
     });
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
@@ -66,6 +70,9 @@ describe('loadConfig', () => {
       CLICK_IP: 'full',
       TRUST_PROXY: 'true',
       REDIRECT_CACHE_SIZE: '5000',
+      CLICKHOUSE_URL: CH,
+      CLICKHOUSE_DATABASE: 'svc_prod',
+      CHDB_DIR: '/srv/chdb',
     });
     expect({ ...config }).toEqual({
       port: 8080,
@@ -87,6 +94,9 @@ describe('loadConfig', () => {
       clickIp: 'full',
       trustProxy: true,
       redirectCacheSize: 5000,
+      clickhouseUrl: CH,
+      clickhouseDatabase: 'svc_prod',
+      chdbDir: '/srv/chdb',
     });
     expect(config.runsWorkers).toBe(false);
     expect(config.servesApi).toBe(true);
@@ -122,7 +132,7 @@ describe('loadConfig', () => {
   });
 
   it('ROLE worker serves only health and runs workers', () => {
-    const config = loadConfig({ ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS });
+    const config = loadConfig({ ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS, CLICKHOUSE_URL: CH });
     expect(config.servesApi).toBe(false);
     expect(config.runsWorkers).toBe(true);
   });
@@ -144,6 +154,10 @@ describe('loadConfig', () => {
     ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
     ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
     ['ROLE', { ROLE: 'scheduler' }],
+    ['CLICKHOUSE_URL', { CLICKHOUSE_URL: 'clickhouse://localhost:9000' }],
+    ['CLICKHOUSE_URL', { CLICKHOUSE_URL: 'not a url' }],
+    ['CLICKHOUSE_DATABASE', { CLICKHOUSE_DATABASE: 'svc-prod' }],
+    ['CLICKHOUSE_DATABASE', { CLICKHOUSE_DATABASE: '1svc' }],
     ['PUBLIC_SCHEME', { PUBLIC_SCHEME: 'ftp' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SMTP_URL', { SMTP_URL: 'mailto:me@example.com' }],
@@ -194,16 +208,18 @@ describe('loadConfig', () => {
   });
 
   it.each<[string, Record<string, string>]>([
-    ['api without either', { ROLE: 'api' }],
-    ['api without REDIS_URL', { ROLE: 'api', DATABASE_URL: DB }],
-    ['api without DATABASE_URL', { ROLE: 'api', REDIS_URL: REDIS }],
-    ['worker without either', { ROLE: 'worker' }],
-    ['worker without REDIS_URL', { ROLE: 'worker', DATABASE_URL: DB }],
-    ['worker without DATABASE_URL', { ROLE: 'worker', REDIS_URL: REDIS }],
+    ['api without any', { ROLE: 'api' }],
+    ['api without REDIS_URL', { ROLE: 'api', DATABASE_URL: DB, CLICKHOUSE_URL: CH }],
+    ['api without DATABASE_URL', { ROLE: 'api', REDIS_URL: REDIS, CLICKHOUSE_URL: CH }],
+    ['api without CLICKHOUSE_URL (the embedded chDB)', { ROLE: 'api', DATABASE_URL: DB, REDIS_URL: REDIS }],
+    ['worker without any', { ROLE: 'worker' }],
+    ['worker without REDIS_URL', { ROLE: 'worker', DATABASE_URL: DB, CLICKHOUSE_URL: CH }],
+    ['worker without DATABASE_URL', { ROLE: 'worker', REDIS_URL: REDIS, CLICKHOUSE_URL: CH }],
+    ['worker without CLICKHOUSE_URL (the embedded chDB)', { ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS }],
   ])('refuses ROLE %s', (_, env) => {
     const error = errorOf(env);
     expect(error.variable).toBe('ROLE');
-    expect(error.message).toContain('needs DATABASE_URL and REDIS_URL');
+    expect(error.message).toContain('needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL');
   });
 
   it('lets ROLE all run without DATABASE_URL and REDIS_URL', () => {
