@@ -1,9 +1,14 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { AnalyticsModule } from '../analytics/analytics.module';
+import { BackfillProgress, BackfillService } from '../analytics/backfill.service';
+import { ClicksRepository } from '../clicks/clicks.repository';
+import { ClicksService } from '../clicks/clicks.service';
 import { AppError } from '../common/app-error';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 
@@ -11,6 +16,8 @@ import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 export interface CliOutput {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stderr is a terminal (the progress bar redraws in place). */
+  isTTY?: boolean;
 }
 
 export interface CliOptions {
@@ -27,7 +34,25 @@ interface CommandSpec {
   summary: string;
   /** Options the command requires (name → what it is). */
   required: Record<string, string>;
-  run(service: SubscriptionsService, options: Record_): Promise<Record_ | Record_[]>;
+  /** Whether the command needs the analytics store (opened only for those). */
+  analytics?: boolean;
+  run(context: INestApplicationContext, options: Record_, out: CliOutput): Promise<Record_ | Record_[]>;
+}
+
+/** A progress bar on stderr: redrawn in place on a terminal, a line per tenth otherwise. */
+function progressBar(out: CliOutput, tty: boolean): (progress: BackfillProgress) => void {
+  let lastTenth = -1;
+  return ({ step, done, total }) => {
+    const share = total === 0 ? 1 : Math.min(1, done / total);
+    const bar = `${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}`;
+    const line = `${step.padEnd(12)} [${bar}] ${(share * 100).toFixed(1).padStart(5)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')}`;
+    if (tty) {
+      out.stderr(`\r${line}${share >= 1 ? '\n' : ''}`);
+    } else if (Math.floor(share * 10) !== lastTenth || share >= 1) {
+      lastTenth = Math.floor(share * 10);
+      out.stderr(`${line}\n`);
+    }
+  };
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,8 +62,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary:
       'Creates a subscription with one authorised application; prints both keys (shown only now).',
     required: { name: 'name of the subscription' },
-    async run(service, { name }) {
-      const issued = await service.createSubscription(name);
+    async run(context, { name }) {
+      const issued = await context.get(SubscriptionsService).createSubscription(name);
       return {
         subscription_id: issued.subscription.id,
         subscription_name: issued.subscription.name,
@@ -52,8 +77,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   'subscription:list': {
     summary: 'Lists the subscriptions (keys are stored hashed and cannot be shown).',
     required: {},
-    async run(service) {
-      const subscriptions = await service.listSubscriptions();
+    async run(context) {
+      const subscriptions = await context.get(SubscriptionsService).listSubscriptions();
       return subscriptions.map((s) => ({
         id: s.id,
         name: s.name,
@@ -64,16 +89,16 @@ const COMMANDS: Record<string, CommandSpec> = {
   'subscription:rotate-key': {
     summary: 'Issues a new subscription_key; the old one stops working at once.',
     required: { id: 'subscription id' },
-    async run(service, { id }) {
-      return { subscription_id: id, subscription_key: await service.rotateSubscriptionKey(id) };
+    async run(context, { id }) {
+      return { subscription_id: id, subscription_key: await context.get(SubscriptionsService).rotateSubscriptionKey(id) };
     },
   },
   'application:create': {
     summary:
       'Authorises a new application on a subscription; prints its application_key (shown only now).',
     required: { subscription: 'subscription id', name: 'name of the application' },
-    async run(service, { subscription, name }) {
-      const { application, applicationKey } = await service.createApplication(subscription, name);
+    async run(context, { subscription, name }) {
+      const { application, applicationKey } = await context.get(SubscriptionsService).createApplication(subscription, name);
       return {
         application_id: application.id,
         application_name: application.name,
@@ -85,8 +110,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   'application:list': {
     summary: 'Lists the applications of a subscription.',
     required: { subscription: 'subscription id' },
-    async run(service, { subscription }) {
-      const applications = await service.listApplications(subscription);
+    async run(context, { subscription }) {
+      const applications = await context.get(SubscriptionsService).listApplications(subscription);
       return applications.map((a) => ({
         id: a.id,
         name: a.name,
@@ -94,11 +119,21 @@ const COMMANDS: Record<string, CommandSpec> = {
       }));
     },
   },
+  'analytics:backfill': {
+    summary:
+      'Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it; idempotent and resumable (run it again after an interruption).',
+    required: {},
+    analytics: true,
+    async run(context, _options, out) {
+      const copied = await context.get(BackfillService).run(progressBar(out, out.isTTY ?? false));
+      return { links: String(copied.links), clicks: String(copied.clicks), conversions: String(copied.conversions) };
+    },
+  },
   'application:rotate-key': {
     summary: 'Issues a new application_key; the old one stops working at once.',
     required: { id: 'application id' },
-    async run(service, { id }) {
-      return { application_id: id, application_key: await service.rotateApplicationKey(id) };
+    async run(context, { id }) {
+      return { application_id: id, application_key: await context.get(SubscriptionsService).rotateApplicationKey(id) };
     },
   },
 };
@@ -161,7 +196,8 @@ export function usage(): string {
   const lines = [
     'Usage: npm run cli -- <command> [options] [--json]',
     '',
-    'Administers subscriptions and their applications on the database the service uses',
+    'Administers subscriptions and their applications on the database the service uses, and copies',
+    'what earlier versions kept in PostgreSQL into the analytics store (analytics:backfill)',
     '(DATABASE_URL, or the embedded database under DATA_DIR: stop the service first then).',
     '',
     'Commands:',
@@ -198,10 +234,11 @@ function render(result: Record_ | Record_[], json: boolean): string {
 /** Only what the commands need: no HTTP, no queues, no first-start bootstrap. */
 @Module({})
 class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, analytics: boolean): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule, ...(analytics ? [MetricsModule, AnalyticsModule] : [])],
+      providers: analytics ? [ClicksRepository, ClicksService, BackfillService] : [],
     };
   }
 }
@@ -235,11 +272,11 @@ export async function runCli(
   const spec = COMMANDS[parsed.command];
   let context: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
   try {
-    context = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    context = await NestFactory.createApplicationContext(CliModule.forRoot(config, spec.analytics ?? false), {
       logger: ['error', 'fatal'],
       abortOnError: false,
     });
-    const result = await spec.run(context.get(SubscriptionsService), parsed.options);
+    const result = await spec.run(context, parsed.options, out);
     out.stdout(render(result, parsed.json));
     return EXIT.ok;
   } catch (error) {

@@ -4,6 +4,7 @@ import { runCli } from './cli';
 runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  isTTY: process.stderr.isTTY,
 })
   .then((code) => {
     process.exitCode = code;

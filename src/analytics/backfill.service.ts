@@ -1,0 +1,153 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ClickEvent } from '../clicks/click-event';
+import { ClicksService } from '../clicks/clicks.service';
+import { LinkEntity } from '../links/link.entity';
+import { AnalyticsClient, chTime } from './analytics-client';
+import { LinkMirror } from './link-mirror';
+
+export type BackfillStep = 'links' | 'clicks' | 'conversions';
+
+export interface BackfillProgress {
+  step: BackfillStep;
+  /** Rows of the step copied so far (this run and earlier ones). */
+  done: number;
+  /** Rows of the step in PostgreSQL. */
+  total: number;
+}
+
+const CHUNK: Record<BackfillStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
+
+/**
+ * Copies what an installation kept in PostgreSQL before statistics moved to the analytics store
+ * (links, raw clicks, conversions) into it, in chunks, in key order. Idempotent and resumable: each
+ * step's position is kept in the store (`backfill_progress`) after every chunk; a chunk copied again
+ * after an interruption changes nothing (links are versioned rows, clicks go through ingestion's
+ * per-click deduplication, conversions already stored are skipped by id).
+ */
+@Injectable()
+export class BackfillService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    private readonly mirror: LinkMirror,
+    private readonly clicks: ClicksService,
+  ) {}
+
+  async run(onProgress: (progress: BackfillProgress) => void): Promise<Record<BackfillStep, number>> {
+    await this.analytics.command(
+      `CREATE TABLE IF NOT EXISTS ${this.analytics.database}.backfill_progress (
+         step String, cursor String, done UInt64, at DateTime64(3, 'UTC')
+       ) ENGINE = ReplacingMergeTree(at) ORDER BY step`,
+    );
+    return {
+      links: await this.step('links', onProgress),
+      clicks: (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0,
+      conversions: await this.step('conversions', onProgress),
+    };
+  }
+
+  private async step(step: BackfillStep, onProgress: (progress: BackfillProgress) => void): Promise<number> {
+    const total = await this.count(step);
+    let { cursor, done } = await this.position(step);
+    onProgress({ step, done, total });
+    for (;;) {
+      const next = await this.copyChunk(step, cursor);
+      if (next === null) break;
+      cursor = next.cursor;
+      done += next.rows;
+      await this.analytics.insert('backfill_progress', [{ step, cursor, done, at: chTime(Date.now()) }]);
+      onProgress({ step, done, total });
+    }
+    return done;
+  }
+
+  /** Copies the chunk after `cursor`; null when there is none. */
+  private async copyChunk(step: BackfillStep, cursor: string): Promise<{ cursor: string; rows: number } | null> {
+    const limit = CHUNK[step];
+    if (step === 'links') {
+      const links = await this.dataSource
+        .getRepository(LinkEntity)
+        .createQueryBuilder('l')
+        .where('l.id > :cursor', { cursor: cursor || '0' })
+        .orderBy('l.id')
+        .limit(limit)
+        .getMany();
+      if (links.length === 0) return null;
+      await this.mirror.mirror(links);
+      return { cursor: links[links.length - 1].id, rows: links.length };
+    }
+    if (step === 'clicks') {
+      // Keyset order of pk_clicks (click_id, clicked_at): click ids are unique on their own.
+      const rows = await this.dataSource.query<
+        { click_id: string; clicked_at: Date; link_id: string; project_id: string; referrer: string | null; user_agent: string | null; ip: string | null; is_bot: boolean }[]
+      >(
+        `SELECT click_id::text AS click_id, clicked_at, link_id::text AS link_id, project_id::text AS project_id, referrer, user_agent,
+                host(ip) AS ip, is_bot
+         FROM clicks WHERE click_id > $1::uuid ORDER BY click_id LIMIT $2`,
+        [cursor || '00000000-0000-0000-0000-000000000000', limit],
+      );
+      if (rows.length === 0) return null;
+      const events: ClickEvent[] = rows.map((r) => ({
+        id: r.click_id,
+        linkId: r.link_id,
+        projectId: r.project_id,
+        clickedAt: new Date(r.clicked_at).getTime(),
+        referrer: r.referrer,
+        userAgent: r.user_agent,
+        ip: r.ip,
+        isBot: r.is_bot,
+      }));
+      await this.clicks.ingest(events, { resent: true });
+      return { cursor: rows[rows.length - 1].click_id, rows: rows.length };
+    }
+    const rows = await this.dataSource.query<{ id: string; project_id: string; link_id: string; converted_at: Date; type: string; value: string }[]>(
+      `SELECT id::text AS id, project_id::text AS project_id, link_id::text AS link_id, converted_at, type, value::text AS value
+       FROM conversions WHERE id > $1::uuid ORDER BY id LIMIT $2`,
+      [cursor || '00000000-0000-0000-0000-000000000000', limit],
+    );
+    if (rows.length === 0) return null;
+    const stored = new Set(
+      (
+        await this.analytics.query<{ id: string }>(
+          `SELECT toString(conversion_id) AS id FROM ${this.analytics.database}.conversions WHERE conversion_id IN {ids:Array(UUID)}`,
+          { ids: rows.map((r) => r.id) },
+        )
+      ).map((r) => r.id),
+    );
+    const missing = rows.filter((r) => !stored.has(r.id));
+    await this.analytics.insert(
+      'conversions',
+      missing.map((r) => ({
+        project_id: r.project_id,
+        link_id: r.link_id,
+        converted_at: chTime(new Date(r.converted_at)),
+        conversion_id: r.id,
+        type: r.type,
+        value: Number(r.value),
+      })),
+      { token: `backfill:conversions:${missing[0]?.id}:${missing.length}` },
+    );
+    return { cursor: rows[rows.length - 1].id, rows: rows.length };
+  }
+
+  private async position(step: BackfillStep): Promise<{ cursor: string; done: number }> {
+    const [row] = await this.analytics.query<{ cursor: string; done: string }>(
+      `SELECT argMax(cursor, at) AS cursor, argMax(done, at) AS done FROM ${this.analytics.database}.backfill_progress WHERE step = {step:String}`,
+      { step },
+    );
+    return { cursor: row?.cursor ?? '', done: Number(row?.done ?? 0) };
+  }
+
+  private async count(step: BackfillStep): Promise<number> {
+    const [row] = await this.dataSource.query<{ n: string }[]>(`SELECT count(*)::text AS n FROM ${step}`);
+    return Number(row.n);
+  }
+
+  /** Installations made after the move have no raw clicks table to copy. */
+  private async hasRawClicks(): Promise<boolean> {
+    const [row] = await this.dataSource.query<{ found: boolean }[]>(`SELECT to_regclass('clicks') IS NOT NULL AS found`);
+    return row.found;
+  }
+}
