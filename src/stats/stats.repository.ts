@@ -283,7 +283,7 @@ export class StatsRepository {
       group: readValue(row.g),
       value: readValue(row.p),
       ...readFigures(row),
-      lastShared: row.last_shared ? fromChTime(String(row.last_shared)) : null,
+      lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
     }));
     if (query.withZeros) {
       const all = new Binder();
@@ -424,8 +424,8 @@ function readFigures(row: Record<string, unknown> | undefined, prefix = '', with
 }
 
 function readValue(value: unknown): string | number | null {
-  if (value === null || value === undefined) return null;
-  return typeof value === 'number' ? value : String(value);
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
 /** A group or pivot value as a string key (null apart from every string). */
