@@ -1,14 +1,15 @@
 // npm run bench:redirect — the redirect hot path of the built service (on real PostgreSQL and Redis)
 // against a bare Node `http` server that answers every request with a 302, both in their own child
 // processes and driven by the same autocannon load from this process. Alternating rounds, medians
-// of req/s, p50 and p99; then every click must have reached the hourly rollups: clicks counted must
-// equal the 302 responses completed.
+// of req/s, p50 and p99; then every click must have reached the analytics store (embedded chDB in the
+// service's process, or CLICKHOUSE_URL): clicks counted must equal the 302 responses completed.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const { join } = require('node:path');
 const os = require('node:os');
 const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const Redis = require('ioredis');
-const { Client } = require('pg');
 const lib = require('./lib');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -95,27 +96,30 @@ function load(port, path, headers, seconds) {
   });
 }
 
-async function clickTotals(pool, svcId) {
-  const { rows } = await pool.query(
-    `SELECT COALESCE(SUM(h.clicks), 0)::bigint AS clicks, COALESCE(SUM(h.bot_clicks), 0)::bigint AS bots
-     FROM links l LEFT JOIN link_clicks_hourly h ON h.link_id = l.id WHERE l.svc_id = $1`,
-    [svcId],
-  );
-  return { clicks: Number(rows[0].clicks), bots: Number(rows[0].bots) };
+/** The link's clicks as the service counts them (its analytics store, through link details), bots apart. */
+async function clickTotals(counter, svcId) {
+  const details = async (withBots) => {
+    const query = new URLSearchParams({ v: '3', key: counter.key, with_bots: String(withBots) });
+    const res = await lib.request({ port: counter.port, method: 'GET', path: `/stats/${encodeURIComponent(svcId)}.json?${query}` });
+    if (res.status !== 200) throw new Error(`stats ${res.status} ${res.body}`);
+    return JSON.parse(res.body).clicks;
+  };
+  const [clicks, all] = [await details(false), await details(true)];
+  return { clicks, bots: all - clicks };
 }
 
-/** Polls the rollups until they reach `expected` or stop growing for `quietMs`. */
-async function settledClicks(pool, svcId, expected, quietMs = 10_000) {
-  let last = await clickTotals(pool, svcId);
+/** Polls the counts until they reach `expected` or stop growing for `quietMs`. */
+async function settledClicks(counter, svcId, expected, quietMs = 10_000) {
+  let last = await clickTotals(counter, svcId);
   let changed = Date.now();
   for (;;) {
     if (last.clicks + last.bots >= expected) {
       // Reached: one more look after the buffer interval and a batch, in case of extra clicks.
       await new Promise((r) => setTimeout(r, 1000));
-      return clickTotals(pool, svcId);
+      return clickTotals(counter, svcId);
     }
     await new Promise((r) => setTimeout(r, 250));
-    const now = await clickTotals(pool, svcId);
+    const now = await clickTotals(counter, svcId);
     if (now.clicks + now.bots !== last.clicks + last.bots) changed = Date.now();
     else if (Date.now() - changed > quietMs) return now;
     last = now;
@@ -140,7 +144,10 @@ async function main() {
   const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
   const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
   const redisPrefix = `bench:${randomBytes(3).toString('hex')}`;
+  // The service's own folder: its embedded analytics store (chDB) and spool live there.
+  const dataDir = fs.mkdtempSync(join(os.tmpdir(), 'svc-bench-redirect-'));
   const env = {
+    DATA_DIR: dataDir,
     DATABASE_URL: lib.databaseUrl(name),
     REDIS_URL: lib.REDIS_URL,
     REDIS_PREFIX: redisPrefix,
@@ -154,8 +161,6 @@ async function main() {
   const service = await lib.startService({ ...env, ROLE: split ? 'api' : 'all' });
   const worker = split ? await lib.startService({ ...env, ROLE: 'worker' }) : null;
   const bare = await startBare();
-  const pool = new Client({ connectionString: lib.databaseUrl(name) });
-  await pool.connect();
   try {
     const form = (fields) => new URLSearchParams(fields).toString();
     const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
@@ -222,23 +227,26 @@ async function main() {
     console.log(`ratio service/bare req/s: ${ratio.toFixed(2)} (target ≥ 0.60, service p99 ≤ 10 ms)`);
 
     const started = Date.now();
-    const counted = await settledClicks(pool, link.svc_id, redirects);
+    const counted = await settledClicks({ port: service.port, key }, link.svc_id, redirects);
     const lost = redirects - (counted.clicks + counted.bots);
     console.log(`302 responses completed (check + warm-up + service rounds): ${redirects}`);
     console.log(
-      `clicks counted in link_clicks_hourly: ${counted.clicks}` +
+      `clicks counted in the analytics store: ${counted.clicks}` +
         (counted.bots ? ` (+ ${counted.bots} as bots)` : '') +
         ` (settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last round)`,
     );
     console.log(`clicks lost: ${lost}`);
     if (lost !== 0) process.exitCode = 1;
+    // Peak resident memory of the service process (kernel's high-water mark), the analytics store included.
+    const peak = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${service.pid}/status`, 'utf8'));
+    if (peak) console.log(`service peak resident memory: ${(Number(peak[1]) / 1024).toFixed(0)} MB (target < 1024 MB)`);
   } finally {
-    await pool.end();
     await bare.stop();
     await service.stop();
     await worker?.stop();
     await lib.dropDatabase(name);
     await dropRedisKeys(redisPrefix);
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
