@@ -231,6 +231,8 @@ describe('ClickHouse server transport', () => {
       await viaProxy?.close();
       await proxy?.close();
     });
+    // Each test starts with the proxy up, whatever the one before it left.
+    beforeEach(() => proxy.restore());
 
     it('rejects ping, select, insert and DDL with AnalyticsUnavailableError (503) at once, then works again on the same client', async () => {
       // A kept-alive connection exists before the cut: the cut must break it, not leave it hanging.
