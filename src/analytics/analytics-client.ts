@@ -119,8 +119,8 @@ export async function openAnalyticsClient(options: { url: string | null; embedde
   }
   // Loaded only here: the embedded engine (a 500 MB library) is not mapped by processes that use a server.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { createChdbConnection } = require('chdb/connection') as ChdbConnectionModule;
-  const client = createClient({ connection: createChdbConnection({ path: options.embeddedDir }) });
+  const chdb = require('chdb/connection') as ChdbConnectionModule;
+  const client = createClient({ connection: chdb.createChdbConnection({ path: options.embeddedDir }) });
   return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`);
 }
 
@@ -139,7 +139,8 @@ export class AnalyticsUnavailableError extends AppError {
  */
 function unavailableOr(error: unknown): unknown {
   if (error instanceof AnalyticsUnavailableError) return error;
-  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  const raw = (error as { code?: unknown } | null)?.code;
+  const code = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
   const message = error instanceof Error ? error.message : String(error);
   return UNREACHABLE_CODES.has(code) || UNREACHABLE.test(message) ? new AnalyticsUnavailableError(error) : error;
 }

@@ -283,7 +283,7 @@ export class StatsRepository {
       group: readValue(row.g),
       value: readValue(row.p),
       ...readFigures(row),
-      lastShared: row.last_shared ? fromChTime(String(row.last_shared)) : null,
+      lastShared: typeof row.last_shared === 'string' && row.last_shared !== '' ? fromChTime(row.last_shared) : null,
     }));
     if (query.withZeros) {
       const all = new Binder();
@@ -425,7 +425,10 @@ function readFigures(row: Record<string, unknown> | undefined, prefix = '', with
 
 function readValue(value: unknown): string | number | null {
   if (value === null || value === undefined) return null;
-  return typeof value === 'number' ? value : String(value);
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  // Any other JSON scalar of a row (a boolean) as its text.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
+  return String(value);
 }
 
 /** A group or pivot value as a string key (null apart from every string). */

@@ -1,10 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import {
   AnalyticsClient,
   AnalyticsUnavailableError,
   openAnalyticsClient,
 } from '../../src/analytics/analytics-client';
+import { AnalyticsModule } from '../../src/analytics/analytics.module';
 import { analyticsSchema } from '../../src/analytics/analytics-schema';
+import { loadConfig } from '../../src/config/app-config';
+import { ConfigModule } from '../../src/config/config.module';
+import { DatabaseModule } from '../../src/database/database.module';
+import { MetricsModule } from '../../src/metrics/metrics.module';
+import { createTestDatabase, dropTestDatabase } from '../support/app';
+import { databaseUrl } from '../support/env';
 import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -70,14 +79,15 @@ function serverPort(): number {
   return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 }
 
-interface Row {
+/** A type, not an interface: rows are inserted as Record<string, unknown>. */
+type Row = {
   id: number;
   name: string;
   note: string | null;
   tags: string[];
   at: string;
   big: string;
-}
+};
 
 /** Awkward strings: quotes of both kinds, backslashes, control characters, newlines, unicode. */
 const ROWS: Row[] = [
@@ -428,6 +438,101 @@ describe('ClickHouse server transport', () => {
           `SELECT link_id, hour, clicks, bot_clicks FROM ${schemaDb}.link_clicks_hourly`,
         ),
       ).toEqual([{ link_id: '1', hour: '2024-01-01 00:00:00', clicks: '1', bot_clicks: '0' }]);
+    });
+  });
+  describe('the analytics module (what the app opens at start) on this server', () => {
+    // The link mirror it provides reads PostgreSQL: a test database of its own.
+    let databaseName: string;
+    beforeAll(async () => {
+      databaseName = await createTestDatabase();
+    });
+    afterAll(() => dropTestDatabase(databaseName));
+
+    /** The analytics module with what it needs, as the app composes it, on CLICKHOUSE_URL; its warnings collected. */
+    async function startAnalytics(url: string, warnings: string[]): Promise<() => Promise<void>> {
+      const config = loadConfig({
+        DATABASE_URL: databaseUrl(databaseName),
+        CLICKHOUSE_URL: url,
+        CLICKHOUSE_DATABASE: `svc_chs_app_${randomBytes(5).toString('hex')}`,
+        DATA_DIR: '/nonexistent-svc-data',
+        LOG_LEVEL: 'silent',
+      });
+      const logger: LoggerService = {
+        log: () => undefined,
+        error: () => undefined,
+        warn: (message: unknown) => void warnings.push(String(message)),
+      };
+      const module = await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(config), DatabaseModule, MetricsModule, AnalyticsModule],
+      })
+        .setLogger(logger)
+        .compile();
+      return async () => {
+        await module.close();
+        const admin = await open(SERVER_URL, config.clickhouseDatabase);
+        await admin.command(`DROP DATABASE IF EXISTS ${config.clickhouseDatabase}`);
+        await admin.close();
+      };
+    }
+
+    it('on 18.16 stops at once with the statement the server refuses (no retries); a current server starts', async () => {
+      const warnings: string[] = [];
+      const started = Date.now();
+      const outcome = await startAnalytics(SERVER_URL, warnings).then(
+        async (close) => {
+          await close();
+          return 'started';
+        },
+        (error: unknown) => error,
+      );
+      if (!version.startsWith('18.')) {
+        expect(outcome).toBe('started');
+        return;
+      }
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toBe(
+        `ClickHouse server at ${new URL(SERVER_URL).origin} refused the analytics schema: ` +
+          'Code: 50, e.displayText() = DB::Exception: Unknown data type family: DateTime64, e.what() = DB::Exception',
+      );
+      expect((outcome as Error).cause).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(warnings).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(OUTAGE_MS);
+    });
+
+    it('waits for a server out of reach at start (proxy cut), then goes on when it answers', async () => {
+      const proxy = await startTcpProxy(serverPort(), new URL(SERVER_URL).hostname);
+      try {
+        await proxy.cut();
+        const warnings: string[] = [];
+        const started = Date.now();
+        const starting = startAnalytics(through(proxy), warnings).then(
+          async (close) => {
+            await close();
+            return 'started';
+          },
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        await proxy.restore();
+        const outcome = await starting;
+        const ms = Date.now() - started;
+        // Waited through the outage (a warning a second), not failed by it.
+        expect(ms).toBeGreaterThanOrEqual(2_500);
+        expect(warnings.length).toBeGreaterThanOrEqual(2);
+        for (const warning of warnings) {
+          expect(warning).toMatch(
+            /^ClickHouse server at http:\/\/127\.0\.0\.1:\d+ does not answer yet \(Statistics are temporarily unavailable: .+\); retrying$/,
+          );
+        }
+        if (version.startsWith('18.')) {
+          // Reached: then 18.16 refuses the schema, as above.
+          expect((outcome as Error).message).toContain('refused the analytics schema: Code: 50');
+        } else {
+          expect(outcome).toBe('started');
+        }
+      } finally {
+        await proxy.close();
+      }
     });
   });
 });
