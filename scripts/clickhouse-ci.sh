@@ -104,16 +104,34 @@ cat >"$dir/users.xml" <<XML
 </yandex>
 XML
 
-echo "clickhouse-ci: starting $server (config ${dir}/config.xml, HTTP ${http_port}, TCP ${tcp_port})"
-"$server" --config-file="$dir/config.xml" --pid-file="$dir/clickhouse-server.pid" --daemon
+pid_file="$dir/clickhouse-server.pid"
+# Is our server's process (the one the pid file names) alive?
+running() {
+  local pid
+  pid=$(cat "$pid_file" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--config-file=$dir/config.xml"
+}
 
-for _ in $(seq 1 120); do
+if running; then
+  echo "clickhouse-ci: the server of ${dir} runs but does not answer yet; waiting for it"
+else
+  # A pid file left by a server that died: the daemon would refuse to start over it, silently.
+  rm -f "$pid_file"
+  echo "clickhouse-ci: starting $server (config ${dir}/config.xml, HTTP ${http_port}, TCP ${tcp_port})"
+  "$server" --config-file="$dir/config.xml" --pid-file="$pid_file" --daemon
+fi
+
+for i in $(seq 1 120); do
   if answers; then
     echo "clickhouse-ci: ClickHouse answers on ${ping_url}"
     exit 0
   fi
+  # The daemon writes its pid file at once; none after 5 s means it exited.
+  if [ "$i" -ge 10 ] && ! running; then
+    break
+  fi
   sleep 0.5
 done
-echo "clickhouse-ci: ClickHouse did not answer on ${ping_url} within 60 s; its log:" >&2
-tail -n 30 "$dir/log/clickhouse-server.err.log" >&2 || true
+echo "clickhouse-ci: ClickHouse did not come up on ${ping_url}; the errors of its log:" >&2
+grep -v -E '^[0-9]+\. |^$' "$dir/log/clickhouse-server.err.log" 2>/dev/null | tail -n 10 >&2 || true
 exit 1
