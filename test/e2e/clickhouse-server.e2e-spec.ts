@@ -186,6 +186,35 @@ describe('ClickHouse server transport', () => {
     expect(sums).toEqual({ rows: '6', long_names: '2' });
   });
 
+  it('inserts a batch the size of a click job and more (5,000 rows) as one block, every row once', async () => {
+    const batch = Array.from({ length: 5_000 }, (_, i) => ({
+      id: 1_000 + i,
+      name: `row ${i}\n"${'é'.repeat(i % 7)}"`,
+      note: i % 3 === 0 ? null : `n${i}`,
+      tags: i % 2 === 0 ? [] : [`t${i}`],
+      at: '2024-03-01 00:00:00',
+      big: String(i),
+    }));
+    await store.command(`CREATE TABLE ${database}.batch AS ${database}.samples`);
+    await store.insert('batch', batch);
+    const [sums] = await store.query<Record<string, string>>(
+      `SELECT count() AS n, uniqExact(id) AS ids, sum(big) AS big, countIf(isNull(note)) AS nulls, sum(length(tags)) AS tags
+       FROM ${database}.batch`,
+    );
+    expect(sums).toEqual({
+      n: '5000',
+      ids: '5000',
+      big: String((4_999 * 5_000) / 2),
+      nulls: '1667',
+      tags: '2500',
+    });
+    // One insert, one block: a single part (all rows in one month's partition).
+    const parts = await store.query<{ parts: string }>(
+      `SELECT count() AS parts FROM system.parts WHERE database = '${database}' AND table = 'batch' AND active`,
+    );
+    expect(parts).toEqual([{ parts: '1' }]);
+  });
+
   it('logs in with the user and password of the URL, and a wrong password is a plain error (not 503)', async () => {
     const svc = await open(SERVER_USER_URL, database);
     try {
