@@ -1,7 +1,12 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { AnalyticsClient, openAnalyticsClient } from './analytics-client';
+import {
+  AnalyticsClient,
+  AnalyticsUnavailableError,
+  messageOf,
+  openAnalyticsClient,
+} from './analytics-client';
 import { AnalyticsMetrics } from './analytics-metrics';
 import { analyticsSchema } from './analytics-schema';
 import { LinkMirror } from './link-mirror';
@@ -36,14 +41,26 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
         client.observer = new AnalyticsMetrics(metrics);
         const logger = new Logger('Analytics');
         // The tables are made before anything is served; a server that does not answer yet is
-        // waited for (as PostgreSQL is), so `docker compose up` may start both at once.
+        // waited for (as PostgreSQL is), so `docker compose up` may start both at once. A statement
+        // the server refuses (an old server: README, ClickHouse server versions) stops the start at once.
         for (let attempt = 1; ; attempt++) {
           try {
-            for (const statement of analyticsSchema(config.clickhouseDatabase)) await client.command(statement);
+            for (const statement of analyticsSchema(config.clickhouseDatabase))
+              await client.command(statement);
             break;
           } catch (error) {
+            if (!(error instanceof AnalyticsUnavailableError)) {
+              // Its sockets go; the embedded engine (one per process, shared by its test apps) stays.
+              if (config.clickhouseUrl) await client.close();
+              throw new Error(
+                `${client.description} refused the analytics schema: ${messageOf(error)}`,
+                { cause: error },
+              );
+            }
             if (attempt >= 30 || !config.clickhouseUrl) throw error;
-            logger.warn(`${client.description} does not answer yet (${(error as Error).message}); retrying`);
+            logger.warn(
+              `${client.description} does not answer yet (${(error as Error).message}); retrying`,
+            );
             await new Promise((resolve) => setTimeout(resolve, 1000));
           }
         }

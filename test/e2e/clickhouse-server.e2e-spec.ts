@@ -1,0 +1,568 @@
+import { randomBytes } from 'node:crypto';
+import { LoggerService } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import {
+  AnalyticsClient,
+  AnalyticsUnavailableError,
+  openAnalyticsClient,
+} from '../../src/analytics/analytics-client';
+import { AnalyticsModule } from '../../src/analytics/analytics.module';
+import { analyticsSchema } from '../../src/analytics/analytics-schema';
+import { loadConfig } from '../../src/config/app-config';
+import { ConfigModule } from '../../src/config/config.module';
+import { DatabaseModule } from '../../src/database/database.module';
+import { MetricsModule } from '../../src/metrics/metrics.module';
+import { createTestDatabase, dropTestDatabase } from '../support/app';
+import { databaseUrl } from '../support/env';
+import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
+
+/**
+ * The server transport of the analytics store (openAnalyticsClient with a URL: @clickhouse/client
+ * over HTTP) against a real ClickHouse server: the one scripts/clickhouse-ci.sh starts (Debian's
+ * clickhouse-server, 18.16) unless TEST_CLICKHOUSE_URL names another. Outages go through a TCP
+ * proxy the test cuts; the server itself is never stopped.
+ *
+ * 18.16 runs the transport (ping, DDL, JSONEachRow inserts, selects, errors) but not the service's
+ * schema nor its queries (no DateTime64, no query parameters, …): the last two describes pin
+ * exactly what it refuses and that the service then stops at start, naming the refusal (what the
+ * README's "ClickHouse server versions" says). On a current server they expect it all to run.
+ */
+
+const SERVER_URL = process.env.TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:18123';
+/** The svc/secret user scripts/clickhouse-ci.sh configures (docker-compose.yml's credentials). */
+const SERVER_USER_URL =
+  process.env.TEST_CLICKHOUSE_USER_URL ?? withCredentials(SERVER_URL, 'svc', 'secret');
+
+/** A store out of reach must fail fast: well under the client's 30 s request timeout. */
+const OUTAGE_MS = 2_000;
+
+function withCredentials(url: string, user: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.username = user;
+  parsed.password = password;
+  return parsed.toString().replace(/\/$/, '');
+}
+
+function through(proxy: TcpProxy, url = SERVER_URL): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(proxy.port);
+  return parsed.toString().replace(/\/$/, '');
+}
+
+function open(url: string, database: string): Promise<AnalyticsClient> {
+  return openAnalyticsClient({ url, embeddedDir: '', database });
+}
+
+/** What a call rejects with, and how long it took. */
+async function failure(call: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = Date.now();
+  try {
+    await call();
+  } catch (error) {
+    return { error, ms: Date.now() - started };
+  }
+  throw new Error('the call succeeded');
+}
+
+/**
+ * The server's error code: @clickhouse/client parses it from current servers' "Code: 60. DB::Exception"
+ * into `code`; 18.16 words it "Code: 60, e.displayText() = …", left in the message only.
+ */
+function serverCode(error: unknown): string | undefined {
+  const parsed = (error as { code?: unknown } | null)?.code;
+  if (typeof parsed === 'string' && parsed !== '') return parsed;
+  return /^Code: (\d+)[.,]/.exec(error instanceof Error ? error.message : '')?.[1];
+}
+
+function serverPort(): number {
+  const url = new URL(SERVER_URL);
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/** A type, not an interface: rows are inserted as Record<string, unknown>. */
+type Row = {
+  id: number;
+  name: string;
+  note: string | null;
+  tags: string[];
+  at: string;
+  big: string;
+};
+
+/** Awkward strings: quotes of both kinds, backslashes, control characters, newlines, unicode. */
+const ROWS: Row[] = [
+  { id: 1, name: 'plain', note: null, tags: [], at: '2024-01-31 23:59:59', big: '0' },
+  {
+    id: 2,
+    name: `it's "quoted"`,
+    note: 'back\\slash \\n not a newline',
+    tags: ['a', "b'c", 'd"e'],
+    at: '2024-02-01 00:00:00',
+    big: '18446744073709551615',
+  },
+  {
+    id: 3,
+    name: 'line one\nline two\r\nline three',
+    note: 'tab\there\u0001ctrl',
+    tags: ['x\ny'],
+    at: '2030-06-15 12:30:45',
+    big: '9007199254740993',
+  },
+  {
+    id: 4,
+    name: 'Grüße, 日本語, Ελληνικά, עברית',
+    note: '😀 👍🏽 🇫🇷',
+    tags: ['ünïcödé', '🚀'],
+    at: '2000-01-01 00:00:00',
+    big: '42',
+  },
+  { id: 5, name: '', note: '', tags: [''], at: '1970-01-02 00:00:00', big: '1' },
+  { id: 6, name: 'null', note: 'NULL', tags: ['\\N'], at: '2105-12-31 23:59:59', big: '2' },
+];
+
+describe('ClickHouse server transport', () => {
+  const database = `svc_chs_${randomBytes(5).toString('hex')}`;
+  let store: AnalyticsClient;
+  let version: string;
+
+  beforeAll(async () => {
+    store = await open(SERVER_URL, database);
+    await store.ping();
+    [{ version }] = await store.query<{ version: string }>('SELECT version() AS version');
+    await store.command(`CREATE DATABASE IF NOT EXISTS ${database}`);
+    await store.command(
+      `CREATE TABLE ${database}.samples (
+         id UInt32,
+         name String,
+         note Nullable(String),
+         tags Array(String),
+         at DateTime('UTC'),
+         big UInt64
+       ) ENGINE = MergeTree
+       PARTITION BY toYYYYMM(at)
+       ORDER BY id`,
+    );
+  });
+  afterAll(async () => {
+    await store?.command(`DROP DATABASE IF EXISTS ${database}`);
+    await store?.close();
+  });
+
+  it('pings the server and names it without its credentials', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(store.description).toBe(`ClickHouse server at ${new URL(SERVER_URL).origin}`);
+    const withUser = await open(SERVER_USER_URL, database);
+    try {
+      expect(withUser.description).toBe(`ClickHouse server at ${new URL(SERVER_URL).origin}`);
+      expect(withUser.description).not.toContain('secret');
+    } finally {
+      await withUser.close();
+    }
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('creates the MergeTree table of its own database (DDL)', async () => {
+    const tables = await store.query<{ name: string; engine: string }>(
+      `SELECT name, engine FROM system.tables WHERE database = '${database}' ORDER BY name`,
+    );
+    expect(tables).toEqual([{ name: 'samples', engine: 'MergeTree' }]);
+  });
+
+  it('inserts JSONEachRow rows with NULLs, quotes, newlines and unicode, and selects them back exactly', async () => {
+    await store.insert('samples', ROWS);
+    const back = await store.query<Row>(
+      `SELECT id, name, note, tags, at, big FROM ${database}.samples ORDER BY id`,
+    );
+    expect(back).toEqual(ROWS);
+    // NULL and the strings 'NULL', 'null', '\N' and '' are five different values.
+    const nulls = await store.query<{ id: number; is_null: number }>(
+      `SELECT id, isNull(note) AS is_null FROM ${database}.samples ORDER BY id`,
+    );
+    expect(nulls).toEqual(ROWS.map((r) => ({ id: r.id, is_null: r.note === null ? 1 : 0 })));
+    const [sums] = await store.query<{ rows: string; long_names: string }>(
+      `SELECT count() AS rows, countIf(lengthUTF8(name) > 20) AS long_names FROM ${database}.samples`,
+    );
+    expect(sums).toEqual({ rows: '6', long_names: '2' });
+  });
+
+  it('inserts a batch the size of a click job and more (5,000 rows) as one block, every row once', async () => {
+    const batch = Array.from({ length: 5_000 }, (_, i) => ({
+      id: 1_000 + i,
+      name: `row ${i}\n"${'é'.repeat(i % 7)}"`,
+      note: i % 3 === 0 ? null : `n${i}`,
+      tags: i % 2 === 0 ? [] : [`t${i}`],
+      at: '2024-03-01 00:00:00',
+      big: String(i),
+    }));
+    await store.command(`CREATE TABLE ${database}.batch AS ${database}.samples`);
+    await store.insert('batch', batch);
+    const [sums] = await store.query<Record<string, string>>(
+      `SELECT count() AS n, uniqExact(id) AS ids, sum(big) AS big, countIf(isNull(note)) AS nulls, sum(length(tags)) AS tags
+       FROM ${database}.batch`,
+    );
+    expect(sums).toEqual({
+      n: '5000',
+      ids: '5000',
+      big: String((4_999 * 5_000) / 2),
+      nulls: '1667',
+      tags: '2500',
+    });
+    // One insert, one block: a single part (all rows in one month's partition).
+    const parts = await store.query<{ parts: string }>(
+      `SELECT count() AS parts FROM system.parts WHERE database = '${database}' AND table = 'batch' AND active`,
+    );
+    expect(parts).toEqual([{ parts: '1' }]);
+  });
+
+  it('logs in with the user and password of the URL, and a wrong password is a plain error (not 503)', async () => {
+    const svc = await open(SERVER_USER_URL, database);
+    try {
+      const [{ n }] = await svc.query<{ n: string }>(
+        `SELECT count() AS n FROM ${database}.samples`,
+      );
+      expect(n).toBe(String(ROWS.length));
+    } finally {
+      await svc.close();
+    }
+    const wrong = await open(withCredentials(SERVER_URL, 'svc', 'not-the-password'), database);
+    try {
+      const { error } = await failure(() => wrong.query('SELECT 1'));
+      expect(error).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect((error as Error).message).toMatch(/password/i);
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  it('surfaces an SQL error as a plain error, not AnalyticsUnavailableError, and keeps working', async () => {
+    const missing = await failure(() => store.query(`SELECT * FROM ${database}.no_such_table`));
+    expect(missing.error).not.toBeInstanceOf(AnalyticsUnavailableError);
+    expect(missing.error).toBeInstanceOf(Error);
+    expect(serverCode(missing.error)).toBe('60');
+    expect((missing.error as Error).message).toContain(`${database}.no_such_table doesn't exist`);
+
+    const syntax = await failure(() => store.command(`SELEC 1`));
+    expect(syntax.error).not.toBeInstanceOf(AnalyticsUnavailableError);
+    expect(serverCode(syntax.error)).toBe('62');
+
+    // A row the table's types refuse: the whole block is refused, nothing of it is written.
+    const typed = await failure(() =>
+      store.insert('samples', [
+        { ...ROWS[0], id: 7 },
+        { ...ROWS[0], id: 'eight' },
+      ]),
+    );
+    expect(typed.error).not.toBeInstanceOf(AnalyticsUnavailableError);
+    expect(typed.error).toBeInstanceOf(Error);
+
+    const ids = await store.query<{ id: number }>(`SELECT id FROM ${database}.samples ORDER BY id`);
+    expect(ids.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  describe('outage (a TCP proxy between client and server, cut and restored)', () => {
+    let proxy: TcpProxy;
+    let viaProxy: AnalyticsClient;
+    beforeAll(async () => {
+      proxy = await startTcpProxy(serverPort(), new URL(SERVER_URL).hostname);
+      viaProxy = await open(through(proxy), database);
+    });
+    afterAll(async () => {
+      await viaProxy?.close();
+      await proxy?.close();
+    });
+    // Each test starts with the proxy up, whatever the one before it left.
+    beforeEach(() => proxy.restore());
+
+    it('rejects ping, select, insert and DDL with AnalyticsUnavailableError (503) at once, then works again on the same client', async () => {
+      // A kept-alive connection exists before the cut: the cut must break it, not leave it hanging.
+      await viaProxy.ping();
+      expect(await viaProxy.query(`SELECT count() AS n FROM ${database}.samples`)).toEqual([
+        { n: '6' },
+      ]);
+
+      await proxy.cut();
+      const calls: [string, () => Promise<unknown>][] = [
+        ['ping', () => viaProxy.ping()],
+        ['select', () => viaProxy.query(`SELECT count() AS n FROM ${database}.samples`)],
+        ['insert', () => viaProxy.insert('samples', [{ ...ROWS[0], id: 100 }])],
+        [
+          'command',
+          () =>
+            viaProxy.command(
+              `CREATE TABLE IF NOT EXISTS ${database}.during_outage (x UInt8) ENGINE = Memory`,
+            ),
+        ],
+      ];
+      for (const [name, call] of calls) {
+        const { error, ms } = await failure(call);
+        expect([name, error]).toEqual([name, expect.any(AnalyticsUnavailableError)]);
+        const unavailable = error as AnalyticsUnavailableError;
+        expect([name, unavailable.status, unavailable.code]).toEqual([name, 503, 1007]);
+        expect(unavailable.message).toMatch(
+          /^Statistics are temporarily unavailable: the analytics store does not answer \(.+\); retry shortly$/,
+        );
+        expect([name, ms < OUTAGE_MS]).toEqual([name, true]);
+      }
+
+      await proxy.restore();
+      await viaProxy.ping();
+      // The insert refused during the outage goes in once now; the DDL too.
+      await viaProxy.insert('samples', [{ ...ROWS[0], id: 100 }]);
+      await viaProxy.command(
+        `CREATE TABLE IF NOT EXISTS ${database}.during_outage (x UInt8) ENGINE = Memory`,
+      );
+      const ids = await viaProxy.query<{ id: number }>(
+        `SELECT id FROM ${database}.samples WHERE id >= 100 ORDER BY id`,
+      );
+      expect(ids).toEqual([{ id: 100 }]);
+      // Read directly, not through the proxy: the server holds exactly what the client said it wrote.
+      expect(await store.query(`SELECT count() AS n FROM ${database}.samples`)).toEqual([
+        { n: '7' },
+      ]);
+    });
+
+    it('rejects a query in flight when the connection is cut, within a bounded time, and reconnects', async () => {
+      await viaProxy.ping();
+      const started = Date.now();
+      // sleep(3): the server would answer after 3 s; the cut must end the call long before.
+      const inFlight = failure(() => viaProxy.query('SELECT sleep(3) AS slept'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(proxy.connections).toBeGreaterThanOrEqual(1);
+      const cutAt = Date.now();
+      await proxy.cut();
+      const { error } = await inFlight;
+      const rejectedAt = Date.now();
+      expect(error).toBeInstanceOf(AnalyticsUnavailableError);
+      expect((error as AnalyticsUnavailableError).status).toBe(503);
+      expect(rejectedAt - cutAt).toBeLessThan(OUTAGE_MS);
+      expect(rejectedAt - started).toBeLessThan(3_000);
+
+      await proxy.restore();
+      expect(await viaProxy.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    });
+
+    it('fails each call of a long outage alike and recovers on the first call after it', async () => {
+      await proxy.cut();
+      for (let i = 0; i < 5; i++) {
+        const { error, ms } = await failure(() => viaProxy.query('SELECT 1 AS one'));
+        expect(error).toBeInstanceOf(AnalyticsUnavailableError);
+        expect(ms).toBeLessThan(OUTAGE_MS);
+      }
+      await proxy.restore();
+      expect(await viaProxy.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    });
+  });
+  describe("the service's schema and queries on this server", () => {
+    const schemaDb = `svc_chs_schema_${randomBytes(5).toString('hex')}`;
+    let schemaStore: AnalyticsClient;
+    beforeAll(async () => {
+      schemaStore = await open(SERVER_URL, schemaDb);
+    });
+    afterAll(async () => {
+      await schemaStore?.command(`DROP DATABASE IF EXISTS ${schemaDb}`);
+      await schemaStore?.close();
+    });
+
+    /** Each statement of analyticsSchema: 'ok', or the server's error code. */
+    async function runSchema(
+      rewrite: (sql: string) => string = (sql) => sql,
+    ): Promise<Record<string, string>> {
+      await store.command(`DROP DATABASE IF EXISTS ${schemaDb}`);
+      const outcome: Record<string, string> = {};
+      for (const statement of analyticsSchema(schemaDb)) {
+        const name =
+          /^CREATE (?:DATABASE|TABLE|MATERIALIZED VIEW) IF NOT EXISTS (\S+)/.exec(statement)?.[1] ??
+          statement;
+        try {
+          await store.command(rewrite(statement));
+          outcome[name.replace(`${schemaDb}.`, '')] = 'ok';
+        } catch (error) {
+          expect(error).not.toBeInstanceOf(AnalyticsUnavailableError);
+          outcome[name.replace(`${schemaDb}.`, '')] = `code ${serverCode(error)}`;
+        }
+      }
+      return outcome;
+    }
+
+    const insertRow = {
+      project_id: '00000000-0000-4000-8000-000000000001',
+      link_id: 1,
+      clicked_at: '2024-01-01 00:00:00.000',
+      click_id: '00000000-0000-4000-8000-000000000002',
+      referrer: null,
+      user_agent: null,
+      ip: null,
+      is_bot: 0,
+    };
+
+    it('18.16 refuses the schema (DateTime64, the dedup window, LowCardinality), query parameters and dedup tokens; a current server runs them', async () => {
+      const onThisServer = await runSchema();
+      const parameterised = await store
+        .query<{ s: string }>('SELECT {s:String} AS s', { s: `it's` })
+        .then(
+          (rows) => rows,
+          (error: unknown) => error,
+        );
+      if (!version.startsWith('18.')) {
+        expect(onThisServer).toEqual({
+          [schemaDb]: 'ok',
+          clicks: 'ok',
+          link_clicks_hourly: 'ok',
+          link_clicks_hourly_mv: 'ok',
+          link_click_totals: 'ok',
+          link_click_totals_mv: 'ok',
+          conversions: 'ok',
+          links: 'ok',
+        });
+        expect(parameterised).toEqual([{ s: `it's` }]);
+        await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
+        await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
+        expect(await schemaStore.query(`SELECT count() AS n FROM ${schemaDb}.clicks`)).toEqual([
+          { n: '1' },
+        ]);
+        return;
+      }
+      expect(onThisServer).toEqual({
+        [schemaDb]: 'ok',
+        clicks: 'code 50', // Unknown data type family: DateTime64
+        link_clicks_hourly: 'code 36', // Unknown setting non_replicated_deduplication_window for storage SummingMergeTree
+        link_clicks_hourly_mv: 'code 60', // its source table, clicks, does not exist
+        link_click_totals: 'code 36',
+        link_click_totals_mv: 'code 60',
+        conversions: 'code 50',
+        links: 'code 50',
+      });
+      // Those two are all that stops the tables and views but one: conversions' LowCardinality is
+      // experimental on 18.16 (allow_experimental_low_cardinality_type).
+      const portable = (sql: string) =>
+        sql
+          .replace(/DateTime64\(3, 'UTC'\)/g, `DateTime('UTC')`)
+          .replace(/SETTINGS non_replicated_deduplication_window = \d+/g, '');
+      expect(await runSchema(portable)).toEqual({
+        [schemaDb]: 'ok',
+        clicks: 'ok',
+        link_clicks_hourly: 'ok',
+        link_clicks_hourly_mv: 'ok',
+        link_click_totals: 'ok',
+        link_click_totals_mv: 'ok',
+        conversions: 'code 44',
+        links: 'ok',
+      });
+      // Every statistics query binds {name:Type} parameters: 18.16 takes param_s for a setting.
+      expect(parameterised).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(serverCode(parameterised)).toBe('115');
+      expect((parameterised as Error).message).toContain('Unknown setting param_s');
+      // Click and conversion inserts carry a deduplication token: refused; without it the same insert goes in.
+      const tokened = await failure(() =>
+        schemaStore.insert('clicks', [insertRow], { token: 'job-1' }),
+      );
+      expect(tokened.error).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(serverCode(tokened.error)).toBe('115');
+      expect((tokened.error as Error).message).toContain(
+        'Unknown setting insert_deduplication_token',
+      );
+      await schemaStore.insert('clicks', [{ ...insertRow, clicked_at: '2024-01-01 00:00:00' }]);
+      expect(
+        await schemaStore.query(
+          `SELECT link_id, hour, clicks, bot_clicks FROM ${schemaDb}.link_clicks_hourly`,
+        ),
+      ).toEqual([{ link_id: '1', hour: '2024-01-01 00:00:00', clicks: '1', bot_clicks: '0' }]);
+    });
+  });
+  describe('the analytics module (what the app opens at start) on this server', () => {
+    // The link mirror it provides reads PostgreSQL: a test database of its own.
+    let databaseName: string;
+    beforeAll(async () => {
+      databaseName = await createTestDatabase();
+    });
+    afterAll(() => dropTestDatabase(databaseName));
+
+    /** The analytics module with what it needs, as the app composes it, on CLICKHOUSE_URL; its warnings collected. */
+    async function startAnalytics(url: string, warnings: string[]): Promise<() => Promise<void>> {
+      const config = loadConfig({
+        DATABASE_URL: databaseUrl(databaseName),
+        CLICKHOUSE_URL: url,
+        CLICKHOUSE_DATABASE: `svc_chs_app_${randomBytes(5).toString('hex')}`,
+        DATA_DIR: '/nonexistent-svc-data',
+        LOG_LEVEL: 'silent',
+      });
+      const logger: LoggerService = {
+        log: () => undefined,
+        error: () => undefined,
+        warn: (message: unknown) => void warnings.push(String(message)),
+      };
+      const module = await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(config), DatabaseModule, MetricsModule, AnalyticsModule],
+      })
+        .setLogger(logger)
+        .compile();
+      return async () => {
+        await module.close();
+        const admin = await open(SERVER_URL, config.clickhouseDatabase);
+        await admin.command(`DROP DATABASE IF EXISTS ${config.clickhouseDatabase}`);
+        await admin.close();
+      };
+    }
+
+    it('on 18.16 stops at once with the statement the server refuses (no retries); a current server starts', async () => {
+      const warnings: string[] = [];
+      const started = Date.now();
+      const outcome = await startAnalytics(SERVER_URL, warnings).then(
+        async (close) => {
+          await close();
+          return 'started';
+        },
+        (error: unknown) => error,
+      );
+      if (!version.startsWith('18.')) {
+        expect(outcome).toBe('started');
+        return;
+      }
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toBe(
+        `ClickHouse server at ${new URL(SERVER_URL).origin} refused the analytics schema: ` +
+          'Code: 50, e.displayText() = DB::Exception: Unknown data type family: DateTime64, e.what() = DB::Exception',
+      );
+      expect((outcome as Error).cause).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(warnings).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(OUTAGE_MS);
+    });
+
+    it('waits for a server out of reach at start (proxy cut), then goes on when it answers', async () => {
+      const proxy = await startTcpProxy(serverPort(), new URL(SERVER_URL).hostname);
+      try {
+        await proxy.cut();
+        const warnings: string[] = [];
+        const started = Date.now();
+        const starting = startAnalytics(through(proxy), warnings).then(
+          async (close) => {
+            await close();
+            return 'started';
+          },
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        await proxy.restore();
+        const outcome = await starting;
+        const ms = Date.now() - started;
+        // Waited through the outage (a warning a second), not failed by it.
+        expect(ms).toBeGreaterThanOrEqual(2_500);
+        expect(warnings.length).toBeGreaterThanOrEqual(2);
+        for (const warning of warnings) {
+          expect(warning).toMatch(
+            /^ClickHouse server at http:\/\/127\.0\.0\.1:\d+ does not answer yet \(Statistics are temporarily unavailable: .+\); retrying$/,
+          );
+        }
+        if (version.startsWith('18.')) {
+          // Reached: then 18.16 refuses the schema, as above.
+          expect((outcome as Error).message).toContain('refused the analytics schema: Code: 50');
+        } else {
+          expect(outcome).toBe('started');
+        }
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+});
