@@ -1,4 +1,4 @@
-import { ClickHouseClient, ClickHouseClientConfigOptions, createClient } from '@clickhouse/client';
+import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
@@ -111,6 +111,8 @@ export async function openAnalyticsClient(options: { url: string | null; embedde
       username: decodeURIComponent(url.username) || 'default',
       password: decodeURIComponent(url.password),
       request_timeout: 30_000,
+      // Failures reach the caller as errors (503 or a logged bug): the client's own console output would only repeat them.
+      log: { level: ClickHouseLogLevel.OFF },
       // The server's own settings stay as they are: statements name their database.
       clickhouse_settings: {},
     });
@@ -120,7 +122,7 @@ export async function openAnalyticsClient(options: { url: string | null; embedde
   // Loaded only here: the embedded engine (a 500 MB library) is not mapped by processes that use a server.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const chdb = require('chdb/connection') as ChdbConnectionModule;
-  const client = createClient({ connection: chdb.createChdbConnection({ path: options.embeddedDir }) });
+  const client = createClient({ connection: chdb.createChdbConnection({ path: options.embeddedDir }), log: { level: ClickHouseLogLevel.OFF } });
   return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`);
 }
 
