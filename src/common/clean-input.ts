@@ -14,7 +14,11 @@ import { Errors } from './app-error';
  * (`rawBodyVerifier`), and NUL and surrogates in the parsed values.
  */
 
-type Flaw = 'contains a NUL character' | 'contains an unpaired surrogate' | 'is not valid UTF-8';
+type Flaw =
+  | 'contains a NUL character'
+  | 'contains an unpaired surrogate'
+  | 'is not valid UTF-8'
+  | 'has a malformed %-escape';
 
 interface Found {
   /** The parameter as the error names it: `channel`, `url[1]`, `json.admins[0]`. */
@@ -171,9 +175,26 @@ interface RouteLayer {
   matchers?: ((path: string) => { params: Record<string, string> } | false)[];
 }
 
-/** The request path with every run of escapes or bytes that is not UTF-8 replaced by `%00`. */
-function sanitisedPath(rawPath: string): string {
-  return MAY_BE_ENCODED.test(rawPath) ? rawPath.replace(ENCODED_RUN, (run) => (isUtf8Run(run) ? run : '%00')) : rawPath;
+/** Runs of escapes and raw bytes, and a `%` that starts no escape (Express refuses it in a path). */
+const PATH_RUN = /(?:%[0-9A-Fa-f]{2}|[\x80-\xff])+|%/g;
+
+/**
+ * The request path with every run of escapes or bytes that is not UTF-8, and every malformed
+ * escape, replaced by `%00`; and the worst flaw seen.
+ */
+function sanitisedPath(rawPath: string): { path: string; flaw: Flaw | null } {
+  if (!MAY_BE_ENCODED.test(rawPath)) return { path: rawPath, flaw: null };
+  let flaw: Flaw | null = null;
+  const path = rawPath.replace(PATH_RUN, (run) => {
+    if (run === '%') {
+      flaw = 'has a malformed %-escape';
+      return '%00';
+    }
+    if (isUtf8Run(run)) return run;
+    flaw ??= 'is not valid UTF-8';
+    return '%00';
+  });
+  return { path, flaw: flaw ?? (path.includes('%00') ? 'contains a NUL character' : null) };
 }
 
 /**
@@ -181,7 +202,7 @@ function sanitisedPath(rawPath: string): string {
  * as NUL: to name a path parameter, and for the error filter to render an error raised before
  * routing (here, or by a body parser) in the route's format (txt, JSON-P).
  */
-export function routeParamsOf(req: Request, path = sanitisedPath(rawPathOf(req))): Record<string, string> | null {
+export function routeParamsOf(req: Request, path = sanitisedPath(rawPathOf(req)).path): Record<string, string> | null {
   const router = (req.app as unknown as { router?: { stack?: RouteLayer[] } }).router;
   const method = req.method.toLowerCase();
   for (const layer of router?.stack ?? []) {
@@ -216,15 +237,13 @@ export function cleanInput(req: Request, _res: Response, next: NextFunction): vo
   const mark = url.indexOf('?');
   const rawPath = mark === -1 ? url : url.slice(0, mark);
   // Every invalid run becomes %00, so that the route's matchers decode it and name its parameter.
-  const path = sanitisedPath(rawPath);
+  const { path, flaw } = sanitisedPath(rawPath);
   let found: Found | null = null;
-  if (path.includes('%00')) {
+  if (flaw) {
     const params = routeParamsOf(req, path);
     if (!params) return next(Errors.notFound(`Cannot ${req.method} ${printable(rawPath)}`));
     const name = Object.keys(params).find((key) => params[key].includes('\0'));
-    if (name !== undefined) {
-      found = { name, flaw: path === rawPath ? 'contains a NUL character' : 'is not valid UTF-8' };
-    }
+    if (name !== undefined) found = { name, flaw };
   }
   found ??= mark === -1 ? null : encodedPairsFlaw(url.slice(mark + 1));
   const bodyFlaw = rawBodyFlaws.get(req);

@@ -241,6 +241,9 @@ describe('hostile bytes in parameters (issue 15)', () => {
       'POST /projects/{api_key}/update api_key path',
       'POST /domains/{hostname}/update hostname path',
       'GET /conversions/new svc_url query',
+      'GET /conversions/new ip_address query',
+      'GET /url.{format} tag_3 query',
+      'GET /url.{format} service_postid query',
     ];
     expect(expected.filter((name) => !covered.has(name))).toEqual([]);
     expect(cases.length).toBeGreaterThan(2000);
