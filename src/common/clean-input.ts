@@ -72,7 +72,10 @@ export function isUtf8Encoded(raw: string): boolean {
 /** A name fit for a message: invalid bytes and NUL percent-encoded, lone surrogates escaped. */
 function printable(name: string): string {
   return name
-    .replace(/[\0\x80-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+    .replace(
+      /[\0\x80-\xff]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+    )
     .replace(LONE_SURROGATE, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
@@ -91,7 +94,8 @@ export function encodedPairsFlaw(raw: string): Found | null {
     if (!MAY_BE_ENCODED.test(pair)) continue;
     const eq = pair.indexOf('=');
     const key = eq === -1 ? pair : pair.slice(0, eq);
-    if (!isUtf8Encoded(key)) return { name: printable(key), flaw: 'is not valid UTF-8', inName: true };
+    if (!isUtf8Encoded(key))
+      return { name: printable(key), flaw: 'is not valid UTF-8', inName: true };
     if (eq !== -1 && !isUtf8Encoded(pair.slice(eq + 1))) {
       return { name: printable(safeDecode(key)), flaw: 'is not valid UTF-8' };
     }
@@ -103,9 +107,18 @@ export function encodedPairsFlaw(raw: string): Found | null {
  * The first hostile string in a parsed value, named as the caller wrote it (`url[1]`, `a[b]`); in
  * the admin `json` parameter, the fields of the JSON text (`json.admins[0]`).
  */
-function valueFlaw(value: unknown, name: string, dotted: boolean, replacement: boolean): Found | null {
+function valueFlaw(
+  value: unknown,
+  name: string,
+  dotted: boolean,
+  replacement: boolean,
+): Found | null {
   if (typeof value === 'string') {
-    const flaw = replacement ? (value.includes('\uFFFD') ? 'is not valid UTF-8' : null) : textFlaw(value);
+    const flaw = replacement
+      ? value.includes('\uFFFD')
+        ? 'is not valid UTF-8'
+        : null
+      : textFlaw(value);
     if (flaw) return { name, flaw };
     if (!dotted && !replacement && name === 'json' && value.includes('\\u')) {
       // JSON escapes (\u0000, \ud800) become hostile only once the text is parsed.
@@ -127,7 +140,12 @@ function valueFlaw(value: unknown, name: string, dotted: boolean, replacement: b
     return null;
   }
   if (typeof value === 'object' && value !== null) {
-    return membersFlaw(value as Record<string, unknown>, (key) => (dotted ? `${name}.${key}` : `${name}[${key}]`), dotted, replacement);
+    return membersFlaw(
+      value as Record<string, unknown>,
+      (key) => (dotted ? `${name}.${key}` : `${name}[${key}]`),
+      dotted,
+      replacement,
+    );
   }
   return null;
 }
@@ -139,7 +157,11 @@ function membersFlaw(
   replacement: boolean,
 ): Found | null {
   for (const [key, value] of Object.entries(object)) {
-    const flaw = replacement ? (key.includes('\uFFFD') ? 'is not valid UTF-8' : null) : textFlaw(key);
+    const flaw = replacement
+      ? key.includes('\uFFFD')
+        ? 'is not valid UTF-8'
+        : null
+      : textFlaw(key);
     if (flaw) return { name: printable(nameOf(key)), flaw, inName: true };
     const found = valueFlaw(value, nameOf(key), dotted, replacement);
     if (found) return found;
@@ -154,7 +176,9 @@ const rawBodyFlaws = new WeakMap<IncomingMessage, Found | 'json'>();
  * The body parsers' `verify` hook: remembers invalid UTF-8 in a form body (the pair that holds
  * it) or a JSON body (the parser turns it into U+FFFD; the member is found after parsing).
  */
-export function rawBodyVerifier(kind: 'form' | 'json'): (req: IncomingMessage, res: unknown, body: Buffer) => void {
+export function rawBodyVerifier(
+  kind: 'form' | 'json',
+): (req: IncomingMessage, res: unknown, body: Buffer) => void {
   return (req, _res, body) => {
     if (kind === 'form') {
       const found = encodedPairsFlaw(body.toString('latin1'));
@@ -202,7 +226,10 @@ function sanitisedPath(rawPath: string): { path: string; flaw: Flaw | null } {
  * as NUL: to name a path parameter, and for the error filter to render an error raised before
  * routing (here, or by a body parser) in the route's format (txt, JSON-P).
  */
-export function routeParamsOf(req: Request, path = sanitisedPath(rawPathOf(req)).path): Record<string, string> | null {
+export function routeParamsOf(
+  req: Request,
+  path = sanitisedPath(rawPathOf(req)).path,
+): Record<string, string> | null {
   const router = (req.app as unknown as { router?: { stack?: RouteLayer[] } }).router;
   const method = req.method.toLowerCase();
   for (const layer of router?.stack ?? []) {
@@ -247,11 +274,18 @@ export function cleanInput(req: Request, _res: Response, next: NextFunction): vo
   }
   found ??= mark === -1 ? null : encodedPairsFlaw(url.slice(mark + 1));
   const bodyFlaw = rawBodyFlaws.get(req);
-  const body = typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
+  const body =
+    typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
   if (!found && bodyFlaw) {
-    found = bodyFlaw === 'json' ? (membersFlaw(body, (key) => key, false, true) ?? { name: 'body', flaw: 'is not valid UTF-8' }) : bodyFlaw;
+    found =
+      bodyFlaw === 'json'
+        ? (membersFlaw(body, (key) => key, false, true) ?? {
+            name: 'body',
+            flaw: 'is not valid UTF-8',
+          })
+        : bodyFlaw;
   }
-  found ??= membersFlaw(req.query as Record<string, unknown>, (key) => key, false, false);
+  found ??= membersFlaw(req.query, (key) => key, false, false);
   found ??= membersFlaw(body, (key) => key, false, false);
   if (!found) return next();
   next(Errors.invalid(found.name, found.inName ? `its name ${found.flaw}` : found.flaw));

@@ -16,7 +16,9 @@ const TIMEOUT_MS = 10_000;
 
 interface OpenApiOperation {
   parameters?: { name: string; in: string }[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }> };
+  requestBody?: {
+    content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }>;
+  };
 }
 
 interface Operation {
@@ -54,7 +56,10 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
     t = await createTestApp({ env: { CREATE_RATE_LIMIT: '1000000' } });
     const project = await createProject(t, { conversions: { enabled: true, domains: 'all' } });
     await connectDomain(t, hostname, [project.api_key]);
-    const link = await createLink(t, project.api_key, { campaign: 'spring', campaign_description: 'Spring' });
+    const link = await createLink(t, project.api_key, {
+      campaign: 'spring',
+      campaign_description: 'Spring',
+    });
     valid = {
       v: ['3'],
       key: [project.api_key],
@@ -86,13 +91,15 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
     operations = [];
     for (const [template, byMethod] of Object.entries(document.paths)) {
       // Create, stats and admin; not destroy, which would take the fixtures away.
-      if (!/^\/(url|stats|projects|domains)/.test(template) || template.endsWith('/destroy')) continue;
+      if (!/^\/(url|stats|projects|domains)/.test(template) || template.endsWith('/destroy'))
+        continue;
       for (const [method, operation] of Object.entries(byMethod)) {
         if (method !== 'get' && method !== 'post') continue;
         const parameters = operation.parameters ?? [];
         const schema = operation.requestBody?.content['application/x-www-form-urlencoded']?.schema;
         const fields = Object.keys(
-          (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema)?.properties ?? {},
+          (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema)
+            ?.properties ?? {},
         );
         operations.push({
           method,
@@ -112,9 +119,15 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
       { weight: 4, arbitrary: fc.constantFrom(...plausible).map(encodeURIComponent) },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map(encodeText) },
       { weight: 2, arbitrary: fc.uint8Array({ maxLength: 12 }).map(encodeBytes) },
-      { weight: 1, arbitrary: fc.constantFrom('%00', '%FF', '%C3%28', '%ED%A0%80', '%', '%%', '%E0%A4%A', '+') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('%00', '%FF', '%C3%28', '%ED%A0%80', '%', '%%', '%E0%A4%A', '+'),
+      },
       { weight: 1, arbitrary: fc.integer().map(String) },
-      { weight: 1, arbitrary: fc.constantFrom('a'.repeat(5000), '-1', '1e309', 'null', '[]', '{}') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('a'.repeat(5000), '-1', '1e309', 'null', '[]', '{}'),
+      },
     );
   }
 
@@ -122,7 +135,23 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
   const jsonText = fc.oneof(
     fc
       .dictionary(
-        fc.constantFrom('name', 'domains', 'default_domain', 'admins', 'sharers', 'viewers', 'remove_user', 'change_role', 'conversions', 'hostname', 'root_redirect', 'not_found_redirect', 'projects', 'redirection_patterns', 'utm_parameters'),
+        fc.constantFrom(
+          'name',
+          'domains',
+          'default_domain',
+          'admins',
+          'sharers',
+          'viewers',
+          'remove_user',
+          'change_role',
+          'conversions',
+          'hostname',
+          'root_redirect',
+          'not_found_redirect',
+          'projects',
+          'redirection_patterns',
+          'utm_parameters',
+        ),
         fc.jsonValue({ maxDepth: 2 }),
         { maxKeys: 4 },
       )
@@ -134,23 +163,46 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
   function request(operation: Operation): fc.Arbitrary<FuzzRequest> {
     // Never empty: `/domains//update` is another address (no route), not this endpoint.
     const path = fc.record(
-      Object.fromEntries(operation.pathNames.map((name) => [name, value(name).filter((v) => v !== '' && v !== '.' && v !== '..')])),
-    );
-    const names = [...operation.names, 'callback', 'unknown_parameter'];
-    const pair = fc.constantFrom(...names).chain((name) =>
-      fc.tuple(
-        fc.constantFrom(encodeURIComponent(name), `${encodeURIComponent(name)}[]`, `${encodeURIComponent(name)}[a]`),
-        name === 'json' ? jsonText : value(name),
+      Object.fromEntries(
+        operation.pathNames.map((name) => [
+          name,
+          value(name).filter((v) => v !== '' && v !== '.' && v !== '..'),
+        ]),
       ),
     );
+    const names = [...operation.names, 'callback', 'unknown_parameter'];
+    const pair = fc
+      .constantFrom(...names)
+      .chain((name) =>
+        fc.tuple(
+          fc.constantFrom(
+            encodeURIComponent(name),
+            `${encodeURIComponent(name)}[]`,
+            `${encodeURIComponent(name)}[a]`,
+          ),
+          name === 'json' ? jsonText : value(name),
+        ),
+      );
     // The parameters an endpoint requires, usually valid, so that the fuzzing reaches its depth.
-    const base = fc.constantFrom(true, true, false).map((withBase) =>
-      withBase
-        ? (['v', 'key', 'tool', 'channel', 'url', 'start_date', 'end_date', 'subscription_key', 'application_key']
-            .filter((name) => operation.names.includes(name))
-            .map((name) => [name, encodeURIComponent(valid[name][0])]) as [string, string][])
-        : [],
-    );
+    const base = fc
+      .constantFrom(true, true, false)
+      .map((withBase): [string, string][] =>
+        withBase
+          ? [
+              'v',
+              'key',
+              'tool',
+              'channel',
+              'url',
+              'start_date',
+              'end_date',
+              'subscription_key',
+              'application_key',
+            ]
+              .filter((name) => operation.names.includes(name))
+              .map((name) => [name, encodeURIComponent(valid[name][0])])
+          : [],
+      );
     return fc.record({
       operation: fc.constant(operation),
       path,
@@ -180,7 +232,11 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
         }
         const res = await req.timeout(TIMEOUT_MS);
         const where = `${operation.method.toUpperCase()} ${url} ${data.slice(0, 300)}`;
-        expect({ where, status: res.status < 500 ? 'below 500' : res.status, body: res.status < 500 ? '' : res.text }).toEqual({
+        expect({
+          where,
+          status: res.status < 500 ? 'below 500' : res.status,
+          body: res.status < 500 ? '' : res.text,
+        }).toEqual({
           where,
           status: 'below 500',
           body: '',
@@ -189,14 +245,17 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
           // Every error in the endpoint's shape (DESIGN.md); txt answers the bare message.
           const admin = /^\/(projects|domains)\//.test(operation.template);
           // JSON-P (callback): the same object inside `name(…);`.
-          const jsonp = res.type === 'application/javascript' ? /^[\w$.]+\(([\s\S]*)\);$/.exec(res.text) : null;
+          const jsonp =
+            res.type === 'application/javascript' ? /^[\w$.]+\(([\s\S]*)\);$/.exec(res.text) : null;
           const body = (jsonp ? JSON.parse(jsonp[1]) : res.body) as {
             error_message?: unknown;
             error?: { code?: unknown; message?: unknown } | number;
             request?: unknown;
           };
           const message = admin
-            ? typeof body.error === 'object' && typeof body.error.code === 'number' && typeof body.request === 'object'
+            ? typeof body.error === 'object' &&
+              typeof body.error.code === 'number' &&
+              typeof body.request === 'object'
               ? body.error.message
               : null
             : res.type === 'text/plain'
@@ -208,8 +267,16 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
           if (res.status === 400) {
             // A refused request names the parameter at fault: one it gave, or one the endpoint
             // requires ("Missing required parameter: v").
-            const names = [...operation.pathNames, ...operation.names, ...pairs.map(([k]) => safeDecode(k).replace(/\[.*$/, ''))];
-            const named = names.some((name) => name !== '' && new RegExp(`(^|[^\\w])${escapeRegExp(name)}([^\\w]|$)`).test(String(message)));
+            const names = [
+              ...operation.pathNames,
+              ...operation.names,
+              ...pairs.map(([k]) => safeDecode(k).replace(/\[.*$/, '')),
+            ];
+            const named = names.some(
+              (name) =>
+                name !== '' &&
+                new RegExp(`(^|[^\\w])${escapeRegExp(name)}([^\\w]|$)`).test(String(message)),
+            );
             expect({ where, message, named }).toEqual({ where, message, named: true });
           }
         }

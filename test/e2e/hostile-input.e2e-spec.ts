@@ -49,7 +49,10 @@ const HOSTILE_JSON: { label: string; text: Buffer }[] = [
   { label: 'NUL escape', text: Buffer.from('"a\\u0000b"') },
   { label: 'lone surrogate escape', text: Buffer.from('"\\ud800x"') },
   { label: 'low surrogate first', text: Buffer.from('"\\udc00\\ud800"') },
-  { label: 'invalid UTF-8 byte', text: Buffer.concat([Buffer.from('"x'), Buffer.from([0xff]), Buffer.from('"')]) },
+  {
+    label: 'invalid UTF-8 byte',
+    text: Buffer.concat([Buffer.from('"x'), Buffer.from([0xff]), Buffer.from('"')]),
+  },
 ];
 
 type Where = 'query' | 'form' | 'json body' | 'path' | 'json field';
@@ -107,7 +110,10 @@ describe('hostile bytes in parameters (issue 15)', () => {
     if (!content) return [];
     let schema = content.schema;
     if (schema.$ref) schema = document.components?.schemas?.[schema.$ref.split('/').pop()!] ?? {};
-    return Object.keys(schema.properties ?? {}).map((name) => ({ name, required: schema.required?.includes(name) ?? false }));
+    return Object.keys(schema.properties ?? {}).map((name) => ({
+      name,
+      required: schema.required?.includes(name) ?? false,
+    }));
   }
 
   /** Every (operation, parameter, place, hostile value) of the document. */
@@ -124,14 +130,29 @@ describe('hostile bytes in parameters (issue 15)', () => {
         const base = (except: string): [string, string][] =>
           required.filter((name) => name !== except).map((name) => [name, valid[name] ?? 'x']);
         const pathWith = (name: string | null, encoded: string): string =>
-          template.replace(/\{(\w+)\}/g, (_, p: string) => (p === name ? encoded : encodeURIComponent(valid[p] ?? 'x')));
-        const request = (path: string, query: string, body?: { type: string; data: string | Buffer }) => async () => {
-          let req = (method === 'get' ? t.http.get(`${path}?${query}`) : t.http.post(`${path}?${query}`)).timeout(5000);
-          // As given: superagent would serialise a Buffer as JSON.
-          if (body) req = req.set('Content-Type', body.type).serialize((data: unknown) => data as string).send(body.data);
-          const res = await req;
-          return { status: res.status, body: res.body as unknown, text: res.text, type: res.type };
-        };
+          template.replace(/\{(\w+)\}/g, (_, p: string) =>
+            p === name ? encoded : encodeURIComponent(valid[p] ?? 'x'),
+          );
+        const request =
+          (path: string, query: string, body?: { type: string; data: string | Buffer }) =>
+          async () => {
+            let req = (
+              method === 'get' ? t.http.get(`${path}?${query}`) : t.http.post(`${path}?${query}`)
+            ).timeout(5000);
+            // As given: superagent would serialise a Buffer as JSON.
+            if (body)
+              req = req
+                .set('Content-Type', body.type)
+                .serialize((data: unknown) => data as string)
+                .send(body.data);
+            const res = await req;
+            return {
+              status: res.status,
+              body: res.body as unknown,
+              text: res.text,
+              type: res.type,
+            };
+          };
         for (const hostile of HOSTILE) {
           for (const name of pathNames) {
             cases.push({
@@ -145,7 +166,14 @@ describe('hostile bytes in parameters (issue 15)', () => {
           }
           for (const { name } of queryParams) {
             const query = `${form(base(name))}&${encodeURIComponent(name)}=${hostile.encoded}`;
-            cases.push({ method, template, parameter: name, where: 'query', hostile: hostile.label, send: request(pathWith(null, ''), query) });
+            cases.push({
+              method,
+              template,
+              parameter: name,
+              where: 'query',
+              hostile: hostile.label,
+              send: request(pathWith(null, ''), query),
+            });
             if (method === 'post') {
               // POST takes its parameters from the form body too (SPEC.md 4).
               cases.push({
@@ -154,7 +182,10 @@ describe('hostile bytes in parameters (issue 15)', () => {
                 parameter: name,
                 where: 'form',
                 hostile: hostile.label,
-                send: request(pathWith(null, ''), '', { type: 'application/x-www-form-urlencoded', data: query }),
+                send: request(pathWith(null, ''), '', {
+                  type: 'application/x-www-form-urlencoded',
+                  data: query,
+                }),
               });
             }
           }
@@ -166,7 +197,10 @@ describe('hostile bytes in parameters (issue 15)', () => {
               parameter: name,
               where: 'form',
               hostile: hostile.label,
-              send: request(pathWith(null, ''), '', { type: 'application/x-www-form-urlencoded', data }),
+              send: request(pathWith(null, ''), '', {
+                type: 'application/x-www-form-urlencoded',
+                data,
+              }),
             });
           }
         }
@@ -174,7 +208,9 @@ describe('hostile bytes in parameters (issue 15)', () => {
           for (const { name } of fields) {
             const rest = Object.fromEntries(base(name));
             const data = Buffer.concat([
-              Buffer.from(`${JSON.stringify(rest).slice(0, -1)}${Object.keys(rest).length > 0 ? ',' : ''}${JSON.stringify(name)}:`),
+              Buffer.from(
+                `${JSON.stringify(rest).slice(0, -1)}${Object.keys(rest).length > 0 ? ',' : ''}${JSON.stringify(name)}:`,
+              ),
               hostile.text,
               Buffer.from('}'),
             ]);
@@ -188,8 +224,14 @@ describe('hostile bytes in parameters (issue 15)', () => {
             });
             if (name === 'json') {
               // The admin `json` parameter is JSON text: a field inside it counts too.
-              const inner = Buffer.concat([Buffer.from('{"name":'), hostile.text, Buffer.from('}')]);
-              const encoded = [...inner].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+              const inner = Buffer.concat([
+                Buffer.from('{"name":'),
+                hostile.text,
+                Buffer.from('}'),
+              ]);
+              const encoded = [...inner]
+                .map((byte) => `%${byte.toString(16).padStart(2, '0')}`)
+                .join('');
               cases.push({
                 method,
                 template,
@@ -213,7 +255,8 @@ describe('hostile bytes in parameters (issue 15)', () => {
   function errorMessage(template: string, body: unknown): string | null {
     if (/^\/(projects|domains|conversions)\//.test(template)) {
       const admin = body as { request?: unknown; error?: { code?: unknown; message?: unknown } };
-      const ok = admin.error?.code === 1002 && typeof admin.request === 'object' && admin.request !== null;
+      const ok =
+        admin.error?.code === 1002 && typeof admin.request === 'object' && admin.request !== null;
       return ok && typeof admin.error?.message === 'string' ? admin.error.message : null;
     }
     const link = body as { error?: unknown; error_message?: unknown };
@@ -222,10 +265,16 @@ describe('hostile bytes in parameters (issue 15)', () => {
 
   it('covers every parameter of the endpoints the issue names, and refuses each hostile value with a 400 naming it', async () => {
     const cases = generateCases();
-    const covered = new Set(cases.map((c) => `${c.method.toUpperCase()} ${c.template} ${c.parameter} ${c.where}`));
+    const covered = new Set(
+      cases.map((c) => `${c.method.toUpperCase()} ${c.template} ${c.parameter} ${c.where}`),
+    );
     const expected = [
-      ...['channel', 'tool', 'notes', 'parent', 'tag', 'user_id'].map((p) => `GET /url.{format} ${p} query`),
-      ...['channel', 'tool', 'notes', 'parent', 'tag', 'user_id'].map((p) => `POST /url.{format} ${p} form`),
+      ...['channel', 'tool', 'notes', 'parent', 'tag', 'user_id'].map(
+        (p) => `GET /url.{format} ${p} query`,
+      ),
+      ...['channel', 'tool', 'notes', 'parent', 'tag', 'user_id'].map(
+        (p) => `POST /url.{format} ${p} form`,
+      ),
       'GET /url/static.{format} channel query',
       'POST /url/batch.{format} url form',
       'POST /url/update/{svc_id}.{format} svc_id path',
@@ -263,10 +312,17 @@ describe('hostile bytes in parameters (issue 15)', () => {
         failures.push(`${label}: not the endpoint's error shape: ${res.text.slice(0, 160)}`);
         continue;
       }
-      const named = new RegExp(`^Invalid parameter ${c.parameter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[:.[]|$)`);
+      const named = new RegExp(
+        `^Invalid parameter ${c.parameter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:[:.[]|$)`,
+      );
       if (!named.test(message)) failures.push(`${label}: message does not name it: ${message}`);
     }
-    expect({ cases: cases.length, serverErrors, failed: failures.length, failures: failures.slice(0, 30) }).toEqual({
+    expect({
+      cases: cases.length,
+      serverErrors,
+      failed: failures.length,
+      failures: failures.slice(0, 30),
+    }).toEqual({
       cases: cases.length,
       serverErrors: 0,
       failed: 0,
@@ -275,17 +331,26 @@ describe('hostile bytes in parameters (issue 15)', () => {
   }, 300_000);
 
   it('renders the refusal in the endpoint format: txt as plain text, callback as JSON-P', async () => {
-    const base = form([['v', '3'], ['key', valid.key], ['tool', 'bar'], ['url', 'https://example.com/a']]);
+    const base = form([
+      ['v', '3'],
+      ['key', valid.key],
+      ['tool', 'bar'],
+      ['url', 'https://example.com/a'],
+    ]);
     const txt = await t.http.get(`/url.txt?${base}&channel=%00`).expect(400);
     expect(txt.type).toBe('text/plain');
     expect(txt.text).toBe('Invalid parameter channel: contains a NUL character');
     const jsonp = await t.http.get(`/url.json?${base}&callback=cb&channel=%FF`).expect(400);
     expect(jsonp.type).toBe('application/javascript');
-    expect(jsonp.text).toBe('cb({"error":400,"error_message":"Invalid parameter channel: is not valid UTF-8"});');
+    expect(jsonp.text).toBe(
+      'cb({"error":400,"error_message":"Invalid parameter channel: is not valid UTF-8"});',
+    );
     const surrogate = await t.http
       .post('/projects/new')
       .type('form')
-      .send(`subscription_key=${t.subscriptionKey}&json=${encodeURIComponent('{"name":"a","admins":["\\udfff"]}')}`)
+      .send(
+        `subscription_key=${t.subscriptionKey}&json=${encodeURIComponent('{"name":"a","admins":["\\udfff"]}')}`,
+      )
       .expect(400);
     expect(surrogate.body).toEqual({
       request: {
@@ -294,16 +359,34 @@ describe('hostile bytes in parameters (issue 15)', () => {
         method: 'new',
         object: 'project',
       },
-      error: { code: 1002, message: 'Invalid parameter json.admins[0]: contains an unpaired surrogate' },
+      error: {
+        code: 1002,
+        message: 'Invalid parameter json.admins[0]: contains an unpaired surrogate',
+      },
     });
   });
 
   it('names the parameter of a nested array or object value', async () => {
-    const base = form([['v', '3'], ['key', valid.key], ['tool', 'bar'], ['channel', 'twitter']]);
-    const res = await t.http.post('/url/batch.json').type('form').send(`${base}&url[]=https://example.com/a&url[]=%00`).expect(400);
-    expect(res.body).toEqual({ error: 400, error_message: 'Invalid parameter url[1]: contains a NUL character' });
+    const base = form([
+      ['v', '3'],
+      ['key', valid.key],
+      ['tool', 'bar'],
+      ['channel', 'twitter'],
+    ]);
+    const res = await t.http
+      .post('/url/batch.json')
+      .type('form')
+      .send(`${base}&url[]=https://example.com/a&url[]=%00`)
+      .expect(400);
+    expect(res.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter url[1]: contains a NUL character',
+    });
     const key = await t.http.get(`/stats/range.json?v=3&key=${valid.key}&a%00=1`).expect(400);
-    expect(key.body).toEqual({ error: 400, error_message: 'Invalid parameter a%00: its name contains a NUL character' });
+    expect(key.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter a%00: its name contains a NUL character',
+    });
   });
 
   describe('the redirect path', () => {
@@ -316,14 +399,23 @@ describe('hostile bytes in parameters (issue 15)', () => {
       await t.http.head(`/${path}`).set('Host', 'svc.test').expect(404);
     });
 
-    it.each(PATHS)('/%s on a connected domain redirects to its not_found_redirect', async (path) => {
-      const res = await t.http.get(`/${path}`).set('Host', hostname).expect(302);
-      expect(res.headers.location).toBe(`https://${hostname}.example/404`);
-    });
+    it.each(PATHS)(
+      '/%s on a connected domain redirects to its not_found_redirect',
+      async (path) => {
+        const res = await t.http.get(`/${path}`).set('Host', hostname).expect(302);
+        expect(res.headers.location).toBe(`https://${hostname}.example/404`);
+      },
+    );
 
     it('an API path with hostile bytes on the default domain is still the API, refusing them', async () => {
-      const res = await t.http.get(`/stats/%FF/intervals.json?v=3&key=${valid.key}`).set('Host', 'svc.test').expect(400);
-      expect(res.body).toEqual({ error: 400, error_message: 'Invalid parameter svc_id: is not valid UTF-8' });
+      const res = await t.http
+        .get(`/stats/%FF/intervals.json?v=3&key=${valid.key}`)
+        .set('Host', 'svc.test')
+        .expect(400);
+      expect(res.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter svc_id: is not valid UTF-8',
+      });
     });
   });
 });
