@@ -185,7 +185,6 @@ export function rawBodyVerifier(
       if (found) rawBodyFlaws.set(req, found);
       return;
     }
-    if (!body.some((byte) => byte >= 0x80)) return;
     try {
       utf8.decode(body);
     } catch {
