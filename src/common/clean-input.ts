@@ -18,7 +18,8 @@ type Flaw =
   | 'contains a NUL character'
   | 'contains an unpaired surrogate'
   | 'is not valid UTF-8'
-  | 'has a malformed %-escape';
+  | 'has a malformed %-escape'
+  | `is nested more than ${number} levels deep`;
 
 interface Found {
   /** The parameter as the error names it: `channel`, `url[1]`, `json.admins[0]`. */
@@ -76,7 +77,7 @@ function printable(name: string): string {
       /[\0\x80-\xff]/g,
       (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
     )
-    .replace(LONE_SURROGATE, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+    .replace(new RegExp(LONE_SURROGATE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
 function safeDecode(raw: string): string {
@@ -104,23 +105,36 @@ export function encodedPairsFlaw(raw: string): Found | null {
 }
 
 /**
+ * How parsed values are walked: `dotted` names members `json.a` (inside the admin `json` text)
+ * rather than `a[b]` (as the query parser reads them); `replacement` looks for the U+FFFD a JSON
+ * body parser made of invalid bytes instead of NUL and surrogates.
+ */
+interface Walk {
+  dotted: boolean;
+  replacement: boolean;
+}
+
+const PARAMETERS: Walk = { dotted: false, replacement: false };
+const JSON_TEXT: Walk = { dotted: true, replacement: false };
+const JSON_BODY_BYTES: Walk = { dotted: false, replacement: true };
+
+/** Deeper than any request of this API nests; deeper ones would also overflow the stack. */
+const MAX_DEPTH = 32;
+
+function stringFlaw(value: string, walk: Walk): Flaw | null {
+  if (!walk.replacement) return textFlaw(value);
+  return value.includes('\uFFFD') ? 'is not valid UTF-8' : null;
+}
+
+/**
  * The first hostile string in a parsed value, named as the caller wrote it (`url[1]`, `a[b]`); in
  * the admin `json` parameter, the fields of the JSON text (`json.admins[0]`).
  */
-function valueFlaw(
-  value: unknown,
-  name: string,
-  dotted: boolean,
-  replacement: boolean,
-): Found | null {
+function valueFlaw(value: unknown, name: string, walk: Walk, depth: number): Found | null {
   if (typeof value === 'string') {
-    const flaw = replacement
-      ? value.includes('\uFFFD')
-        ? 'is not valid UTF-8'
-        : null
-      : textFlaw(value);
+    const flaw = stringFlaw(value, walk);
     if (flaw) return { name, flaw };
-    if (!dotted && !replacement && name === 'json' && value.includes('\\u')) {
+    if (walk === PARAMETERS && name === 'json' && value.includes('\\u')) {
       // JSON escapes (\u0000, \ud800) become hostile only once the text is parsed.
       let parsed: unknown;
       try {
@@ -128,42 +142,33 @@ function valueFlaw(
       } catch {
         return null; // the endpoint refuses malformed JSON itself
       }
-      return valueFlaw(parsed, name, true, false);
+      return valueFlaw(parsed, name, JSON_TEXT, 0);
     }
     return null;
   }
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth >= MAX_DEPTH) return { name, flaw: `is nested more than ${MAX_DEPTH} levels deep` };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = valueFlaw(value[i], `${name}[${i}]`, dotted, replacement);
+      const found = valueFlaw(value[i], `${name}[${i}]`, walk, depth + 1);
       if (found) return found;
     }
     return null;
   }
-  if (typeof value === 'object' && value !== null) {
-    return membersFlaw(
-      value as Record<string, unknown>,
-      (key) => (dotted ? `${name}.${key}` : `${name}[${key}]`),
-      dotted,
-      replacement,
-    );
-  }
-  return null;
+  const nameOf = (key: string) => (walk.dotted ? `${name}.${key}` : `${name}[${key}]`);
+  return membersFlaw(value as Record<string, unknown>, nameOf, walk, depth + 1);
 }
 
 function membersFlaw(
   object: Record<string, unknown>,
   nameOf: (key: string) => string,
-  dotted: boolean,
-  replacement: boolean,
+  walk: Walk,
+  depth = 0,
 ): Found | null {
   for (const [key, value] of Object.entries(object)) {
-    const flaw = replacement
-      ? key.includes('\uFFFD')
-        ? 'is not valid UTF-8'
-        : null
-      : textFlaw(key);
+    const flaw = stringFlaw(key, walk);
     if (flaw) return { name: printable(nameOf(key)), flaw, inName: true };
-    const found = valueFlaw(value, nameOf(key), dotted, replacement);
+    const found = valueFlaw(value, nameOf(key), walk, depth);
     if (found) return found;
   }
   return null;
@@ -278,14 +283,14 @@ export function cleanInput(req: Request, _res: Response, next: NextFunction): vo
   if (!found && bodyFlaw) {
     found =
       bodyFlaw === 'json'
-        ? (membersFlaw(body, (key) => key, false, true) ?? {
+        ? (membersFlaw(body, (key) => key, JSON_BODY_BYTES) ?? {
             name: 'body',
             flaw: 'is not valid UTF-8',
           })
         : bodyFlaw;
   }
-  found ??= membersFlaw(req.query, (key) => key, false, false);
-  found ??= membersFlaw(body, (key) => key, false, false);
+  found ??= membersFlaw(req.query, (key) => key, PARAMETERS);
+  found ??= membersFlaw(body, (key) => key, PARAMETERS);
   if (!found) return next();
   next(Errors.invalid(found.name, found.inName ? `its name ${found.flaw}` : found.flaw));
 }

@@ -389,6 +389,27 @@ describe('hostile bytes in parameters (issue 15)', () => {
     });
   });
 
+  it('refuses a body nested deeper than any request needs, naming the parameter, instead of overflowing the stack', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const res = await t.http
+      .post('/projects/new')
+      .set('Content-Type', 'application/json')
+      .send(`{"subscription_key":"${t.subscriptionKey}","json":${deep}}`)
+      .expect(400);
+    expect(res.body).toEqual({
+      request: {
+        subscription_key: t.subscriptionKey,
+        json: [null],
+        method: 'new',
+        object: 'project',
+      },
+      error: {
+        code: 1002,
+        message: `Invalid parameter json${'[0]'.repeat(32)}: is nested more than 32 levels deep`,
+      },
+    });
+  });
+
   describe('the redirect path', () => {
     const PATHS = ['%00', 'ab%00cd', '%FF', 'x%C3%28', '%ED%A0%80', '%E0%A4%A', 'seg/%00'];
 
