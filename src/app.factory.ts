@@ -34,7 +34,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.set('query parser', 'extended');
   app.set('trust proxy', false);
   app.disable('x-powered-by');
-  app.useBodyParser('urlencoded', { extended: true, limit: '1mb', parameterLimit: 5000, verify: rawBodyVerifier('form') });
+  app.useBodyParser('urlencoded', {
+    extended: true,
+    limit: '1mb',
+    parameterLimit: 5000,
+    verify: rawBodyVerifier('form'),
+  });
   app.useBodyParser('json', { limit: '1mb', verify: rawBodyVerifier('json') });
   // Before any route, so that no handler (nor PostgreSQL) ever sees a NUL or invalid UTF-8.
   app.use(cleanInput);
