@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import { RedirectHandler } from './redirects/redirect.handler';
+import { cleanInput, rawBodyVerifier } from './common/clean-input';
 import { setupSwagger } from './common/swagger';
 import { AppConfig } from './config/app-config';
 
@@ -33,8 +34,15 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.set('query parser', 'extended');
   app.set('trust proxy', false);
   app.disable('x-powered-by');
-  app.useBodyParser('urlencoded', { extended: true, limit: '1mb', parameterLimit: 5000 });
-  app.useBodyParser('json', { limit: '1mb' });
+  app.useBodyParser('urlencoded', {
+    extended: true,
+    limit: '1mb',
+    parameterLimit: 5000,
+    verify: rawBodyVerifier('form'),
+  });
+  app.useBodyParser('json', { limit: '1mb', verify: rawBodyVerifier('json') });
+  // Before any route, so that no handler (nor PostgreSQL) ever sees a NUL or invalid UTF-8.
+  app.use(cleanInput);
   if (!config.servesApi) {
     // A worker answers only health checks.
     app.use((req: Request, res: Response, next: NextFunction) => {

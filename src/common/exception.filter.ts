@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { AppError, ErrorCode } from './app-error';
 import { ApiFormat, sendFormatted } from './api-format';
 import { requestEcho, usesAdminShape } from './request-echo';
+import { routeParamsOf } from './clean-input';
 
 const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
 
@@ -79,7 +80,9 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   /** The error is rendered in the request's format when that format and callback are valid. */
   private formatOf(req: Request): { format: ApiFormat; callback: string | null } {
-    const format = (req.params as Record<string, string | undefined> | undefined)?.format;
+    // Before routing (hostile bytes, a body parser's error) the route's parameters are not set yet.
+    const params = (req.params as Record<string, string | undefined> | undefined) ?? {};
+    const format = 'format' in params ? params.format : routeParamsOf(req)?.format;
     if (format === 'txt') return { format: 'txt', callback: null };
     const body = typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
     const callback = (req.query as Record<string, unknown> | undefined)?.callback ?? body.callback;

@@ -26,7 +26,12 @@ function stringify(value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString();
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // Nested too deeply for the stack (a hostile JSON body): the error must still be answered.
+    return null;
+  }
 }
 
 /**

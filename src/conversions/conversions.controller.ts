@@ -71,6 +71,11 @@ function ApiConversionParameters(): MethodDecorator {
     ['user_agent', false, 'User agent of the visitor'],
     ['href', false, 'The page where the conversion happened'],
     ['read_headers', false, 'true: ip (X-Forwarded-For first), user agent, language and referrer from this request'],
+    // The original service's spellings, accepted as well.
+    ['account_conversionid', false, 'Same as account_conversion_id'],
+    ['account_userid', false, 'Same as account_user'],
+    ['converted_at', false, 'Same as created_at'],
+    ['ip_address', false, 'Same as ip'],
   ];
   const decorators = [
     ...parameters.map(([name, required, description]) => ApiQuery({ name, required, description })),

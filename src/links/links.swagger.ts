@@ -25,16 +25,19 @@ const PARAMETERS: ParameterDoc[] = [
   { name: 'service_userid', description: 'service:user_id, the service matching the channel’s (a bare numeric id on a known channel gets the prefix)', example: 'twitter:12345' },
   { name: 'sharer_id', description: 'sharer_id of a user of the project (the link gets their username)' },
   { name: 'tag', description: 'Case-sensitive high-cardinality label' },
-  { name: 'tag_2', description: 'Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5' },
+  ...[2, 3, 4, 5].map((n) => ({
+    name: `tag_${n}`,
+    description: `Multi-value tag field (tag_${n}[]=a&tag_${n}[]=b), values up to 255 characters`,
+  })),
   { name: 'user_id', description: 'Your user id, case-sensitive' },
   { name: 'user_id_username', description: 'Needs user_id; kept for the project’s user identity' },
   { name: 'user_id_icon_url', description: 'Needs user_id; absolute URL' },
   { name: 'user_id_profile_url', description: 'Needs user_id; absolute URL' },
   { name: 'domain', description: 'Custom domain of the link (default: the project’s default domain); 403 when the project has no access', only: ['create', 'batch', 'static'] },
   { name: 'path', description: 'Wanted path of the link (409 when taken on that domain); discouraged where tracking matters', only: ['create', 'batch', 'static'] },
-  { name: 'service_postid', description: 'service:post_id of the share', example: 'twitter:987654321', only: ['update'] },
-  { name: 'service_postid_reach', description: 'Followers or fans of the sharer at share time (integer)', only: ['update'] },
-  { name: 'service_postid_shared_at', description: 'When the post was shared (date, ISO 8601 timestamp or UNIX seconds)', only: ['update'] },
+  { name: 'service_postid', description: 'service:post_id of the share', example: 'twitter:987654321' },
+  { name: 'service_postid_reach', description: 'Followers or fans of the sharer at share time (integer)' },
+  { name: 'service_postid_shared_at', description: 'When the post was shared (date, ISO 8601 timestamp or UNIX seconds)' },
 ];
 
 /** The link-creation parameters of SPEC.md 4.1 as Swagger query parameters for an endpoint kind. */

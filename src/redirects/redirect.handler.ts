@@ -52,21 +52,25 @@ export class RedirectHandler {
       const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
       const url = req.url ?? '/';
       const query = url.indexOf('?');
-      const path = decodePath(query === -1 ? url : url.slice(0, query));
-      if (path === null) return next(req, res);
+      const raw = query === -1 ? url : url.slice(0, query);
+      const decoded = decodePath(raw);
+      // A path that is not clean text is no link (link paths are URL-safe): the not-found answer,
+      // unless it is the API's, which refuses it naming the parameter.
+      const clean = decoded !== null;
+      const path = decoded ?? trimSlashes(raw);
       if (host === this.defaultDomain) {
         if (path === '' || isApiPath(path)) return next(req, res);
-        return this.serve(req, res, host, path, null);
+        return this.serve(req, res, host, path, null, clean);
       }
       const domains = this.cache.hostDomains(host);
       if (domains instanceof Promise) {
         domains.then(
-          (found) => (found ? this.serve(req, res, host, path, found) : next(req, res)),
+          (found) => (found ? this.serve(req, res, host, path, found, clean) : next(req, res)),
           // Without the database, health checks and the API on other hosts still reach Express.
           (error: unknown) => (isApiPath(path) ? next(req, res) : this.fail(res, error, performance.now())),
         );
       } else if (domains) {
-        this.serve(req, res, host, path, domains);
+        this.serve(req, res, host, path, domains, clean);
       } else {
         next(req, res);
       }
@@ -80,10 +84,11 @@ export class RedirectHandler {
     host: string,
     path: string,
     domains: HostDomains | null,
+    clean: boolean,
   ): void {
     const started = performance.now();
     try {
-      const target = path === '' ? null : this.cache.linkTarget(svcId(host, path));
+      const target = path === '' || !clean ? null : this.cache.linkTarget(svcId(host, path));
       if (target instanceof Promise) return void this.serveLater(req, res, path, domains, started, target);
       const project = target ? this.cache.projectTarget(target.projectId) : null;
       if (project instanceof Promise) return void this.serveLater(req, res, path, domains, started, target, project);
@@ -212,7 +217,11 @@ export function rawHeader(raw: string[], name: string): string | undefined {
   return undefined;
 }
 
-/** The link path of a request path: decoded, without leading or trailing slashes; null if malformed. */
+/**
+ * The link path of a request path: decoded, without leading or trailing slashes; null if it does
+ * not decode to clean text (malformed escapes, invalid UTF-8, a lone surrogate or a NUL). Only a
+ * path with a `%` pays for the checks.
+ */
 function decodePath(raw: string): string | null {
   let path = raw;
   if (raw.includes('%')) {
@@ -221,7 +230,12 @@ function decodePath(raw: string): string | null {
     } catch {
       return null;
     }
+    if (path.includes('\0')) return null;
   }
+  return trimSlashes(path);
+}
+
+function trimSlashes(path: string): string {
   let start = 0;
   let end = path.length;
   while (start < end && path.charCodeAt(start) === 47) start++;
