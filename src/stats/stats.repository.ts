@@ -225,6 +225,10 @@ export class StatsRepository {
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
     const multiGroup = isMultiTagField(query.groupBy);
+    if (query.pivot && !multiGroup && !isMultiTagField(query.pivot)) {
+      const fused = await this.groupsWithPivots(query, scope, toolKeys);
+      if (fused) return fused;
+    }
     const binder = new Binder();
     const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: null });
     const columns = figureColumns(query.withConversions);
@@ -261,6 +265,65 @@ export class StatsRepository {
   }
 
   /**
+   * Groups and pivots in one pass over the rows, when every link counts in one group and one pivot:
+   * the rows are summed per (group, pivot), each group's figures are window sums over its pivots,
+   * groups are ranked by them (dense_rank) and the page's groups come back with their pivots; the
+   * totals are the sums over every (group, pivot). Null when the page is empty (the caller's path
+   * then answers the count and totals).
+   */
+  private async groupsWithPivots(
+    query: StatsQuery,
+    scope: ProjectScope,
+    toolKeys: string[],
+  ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] } | null> {
+    const binder = new Binder();
+    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: query.pivot });
+    const columns = [...figureColumns(query.withConversions), 'last_shared'];
+    const groupSums = columns.map((c) => `${c === 'last_shared' ? 'max' : 'sum'}(${c}) OVER (PARTITION BY g) AS G_${c}`).join(', ');
+    const totalSums = figureColumns(query.withConversions).map((c) => `sum(${c}) OVER () AS T_${c}`).join(', ');
+    const limit = binder.bind(query.offset + query.perPage, 'UInt64');
+    const offset = binder.bind(query.offset, 'UInt64');
+    // total_results is the highest rank: every group has one.
+    const found = await this.analytics.query<Record<string, unknown>>(
+      `SELECT * FROM (
+         SELECT *, max(rank) OVER () AS total_results FROM (
+           SELECT *, ${totalSums},
+                  dense_rank() OVER (ORDER BY ${sortExpression(query.sortType, 'g', 'G_')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS rank
+           FROM (
+             SELECT *, ${groupSums} FROM (
+               SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared
+               FROM (${rows}) GROUP BY g, p))))
+       WHERE rank > ${offset} AND rank <= ${limit}
+       ORDER BY rank`,
+      binder.params,
+    );
+    if (found.length === 0) return null;
+    const groups: GroupRow[] = [];
+    let pivots: (PivotRow & { lastShared: Date | null })[] = [];
+    let last: unknown = Symbol('none');
+    for (const row of found) {
+      if (row.rank !== last) {
+        groups.push({ value: readValue(row.g), ...readFigures(row, 'G_') });
+        last = row.rank;
+      }
+      pivots.push({
+        group: readValue(row.g),
+        value: readValue(row.p),
+        ...readFigures(row),
+        lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
+      });
+    }
+    if (query.withZeros) pivots = [...pivots, ...(await this.zeroPivots(query, scope, toolKeys, groups, pivots))];
+    pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
+    return {
+      totals: readFigures(found[0], 'T_'),
+      totalResults: Number(found[0].total_results),
+      groups,
+      pivots: pivots.map(({ lastShared: _lastShared, ...row }) => row),
+    };
+  }
+
+  /**
    * The pivots of the page's groups, in each group sorted by pivot_sort_type; with_zeros adds every
    * pivot value of the whole result (not only of this page) to every group.
    */
@@ -285,23 +348,34 @@ export class StatsRepository {
       ...readFigures(row),
       lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
     }));
-    if (query.withZeros) {
-      const all = new Binder();
-      const values = await this.analytics.query<{ p: unknown }>(
-        `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, toolKeys, all, { group: null, pivot: query.pivot })})`,
-        all.params,
-      );
-      const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
-      for (const group of groups) {
-        for (const { p } of values) {
-          const value = readValue(p);
-          if (present.has(`${keyOf(group.value)}\u0001${keyOf(value)}`)) continue;
-          pivots.push({ group: group.value, value, ...readFigures(undefined, '', query.withConversions), lastShared: null });
-        }
-      }
-    }
+    if (query.withZeros) pivots = [...pivots, ...(await this.zeroPivots(query, scope, toolKeys, groups, pivots))];
     pivots = pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
     return pivots.map(({ lastShared: _lastShared, ...row }) => row);
+  }
+
+  /** Zero pivots: every pivot value of the whole result a page's group lacks (with_zeros). */
+  private async zeroPivots(
+    query: StatsQuery,
+    scope: ProjectScope,
+    toolKeys: string[],
+    groups: GroupRow[],
+    pivots: PivotRow[],
+  ): Promise<(PivotRow & { lastShared: null })[]> {
+    const binder = new Binder();
+    const values = await this.analytics.query<{ p: unknown }>(
+      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, toolKeys, binder, { group: null, pivot: query.pivot })})`,
+      binder.params,
+    );
+    const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
+    const zeros: (PivotRow & { lastShared: null })[] = [];
+    for (const group of groups) {
+      for (const { p } of values) {
+        const value = readValue(p);
+        if (present.has(`${keyOf(group.value)}\u0001${keyOf(value)}`)) continue;
+        zeros.push({ group: group.value, value, ...readFigures(undefined, '', query.withConversions), lastShared: null });
+      }
+    }
+    return zeros;
   }
 
   async linkMetadata(projectIds: string[], svcId: string): Promise<Record<string, string | null> | null> {
@@ -434,26 +508,26 @@ function keyOf(value: string | number | null): string {
 }
 
 /** ORDER BY of a sort type over the aggregated columns (names from the whitelist only). */
-function sortExpression(sortType: string, column: 'g' | 'p'): string {
+function sortExpression(sortType: string, column: 'g' | 'p', prefix = ''): string {
   switch (sortType) {
     case 'clicks':
     case 'shares':
     case 'pageviews':
-      return sortType;
+      return `${prefix}${sortType}`;
     case 'clicks_per_share':
-      return 'if(shares = 0, 0, clicks / shares)';
+      return `if(${prefix}shares = 0, 0, ${prefix}clicks / ${prefix}shares)`;
     case 'alpha':
       return column;
     case 'shared_at':
-      return 'last_shared';
+      return `${prefix}last_shared`;
     case 'goal_total_count':
-      return `(${GOALS.map((n) => `g${n}c`).join(' + ')})`;
+      return `(${GOALS.map((n) => `${prefix}g${n}c`).join(' + ')})`;
     case 'goal_total_value':
-      return `(${GOALS.map((n) => `g${n}v`).join(' + ')})`;
+      return `(${GOALS.map((n) => `${prefix}g${n}v`).join(' + ')})`;
     default: {
       const match = /^goal_(\d+)_(count|value)$/.exec(sortType);
       if (!match) throw new Error(`unknown sort type ${sortType}`);
-      return `g${Number(match[1])}${match[2] === 'count' ? 'c' : 'v'}`;
+      return `${prefix}g${Number(match[1])}${match[2] === 'count' ? 'c' : 'v'}`;
     }
   }
 }
