@@ -95,27 +95,25 @@ function load(port, path, headers, seconds) {
   });
 }
 
-async function clickTotals(pool, svcId) {
-  const { rows } = await pool.query(
-    `SELECT COALESCE(SUM(h.clicks), 0)::bigint AS clicks, COALESCE(SUM(h.bot_clicks), 0)::bigint AS bots
-     FROM links l LEFT JOIN link_clicks_hourly h ON h.link_id = l.id WHERE l.svc_id = $1`,
-    [svcId],
-  );
-  return { clicks: Number(rows[0].clicks), bots: Number(rows[0].bots) };
+/** The link's clicks as the service counts them (stats/{svc_id}.json, bots included), from its analytics store. */
+async function clickTotals(port, key, svcId) {
+  const res = await lib.request({ port, method: 'GET', path: `/stats/${encodeURIComponent(svcId)}.json?v=3&key=${key}&with_bots=true` });
+  if (res.status !== 200) throw new Error(`stats/${svcId}.json ${res.status} ${res.body.slice(0, 300)}`);
+  return { clicks: Number(JSON.parse(res.body).clicks), bots: 0 };
 }
 
-/** Polls the rollups until they reach `expected` or stop growing for `quietMs`. */
-async function settledClicks(pool, svcId, expected, quietMs = 10_000) {
-  let last = await clickTotals(pool, svcId);
+/** Polls the store until it holds `expected` clicks or stops growing for `quietMs`. */
+async function settledClicks(port, key, svcId, expected, quietMs = 10_000) {
+  let last = await clickTotals(port, key, svcId);
   let changed = Date.now();
   for (;;) {
     if (last.clicks + last.bots >= expected) {
       // Reached: one more look after the buffer interval and a batch, in case of extra clicks.
       await new Promise((r) => setTimeout(r, 1000));
-      return clickTotals(pool, svcId);
+      return clickTotals(port, key, svcId);
     }
     await new Promise((r) => setTimeout(r, 250));
-    const now = await clickTotals(pool, svcId);
+    const now = await clickTotals(port, key, svcId);
     if (now.clicks + now.bots !== last.clicks + last.bots) changed = Date.now();
     else if (Date.now() - changed > quietMs) return now;
     last = now;
@@ -137,6 +135,7 @@ async function dropRedisKeys(prefix) {
 async function main() {
   const loadBefore = os.loadavg()[0];
   const name = await lib.createDatabase();
+  const dataDir = require('node:path').join(os.tmpdir(), name);
   const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
   const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
   const redisPrefix = `bench:${randomBytes(3).toString('hex')}`;
@@ -147,10 +146,16 @@ async function main() {
     DEFAULT_DOMAIN: DOMAIN,
     BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
     BOOTSTRAP_APPLICATION_KEY: applicationKey,
+    // The embedded analytics store in a scratch folder, unless BENCH_CLICKHOUSE_URL names a server.
+    DATA_DIR: dataDir,
+    CHDB_DIR: '',
+    CLICKHOUSE_URL: process.env.BENCH_CLICKHOUSE_URL ?? '',
+    CLICKHOUSE_DATABASE: `bench_${randomBytes(4).toString('hex')}`,
   };
   // One process (ROLE=all) by default; BENCH_ROLES=split runs an API process and a worker process
   // as docker-compose.yml does (on 2 cores that measured slower: 0.31 against 0.51).
   const split = process.env.BENCH_ROLES === 'split';
+  if (split && !env.CLICKHOUSE_URL) throw new Error('BENCH_ROLES=split needs a ClickHouse server (BENCH_CLICKHOUSE_URL): the embedded store serves one process');
   const service = await lib.startService({ ...env, ROLE: split ? 'api' : 'all' });
   const worker = split ? await lib.startService({ ...env, ROLE: 'worker' }) : null;
   const bare = await startBare();
@@ -222,11 +227,11 @@ async function main() {
     console.log(`ratio service/bare req/s: ${ratio.toFixed(2)} (target ≥ 0.60, service p99 ≤ 10 ms)`);
 
     const started = Date.now();
-    const counted = await settledClicks(pool, link.svc_id, redirects);
+    const counted = await settledClicks(service.port, key, link.svc_id, redirects);
     const lost = redirects - (counted.clicks + counted.bots);
     console.log(`302 responses completed (check + warm-up + service rounds): ${redirects}`);
     console.log(
-      `clicks counted in link_clicks_hourly: ${counted.clicks}` +
+      `clicks counted in the analytics store (stats/{svc_id}.json with_bots=true): ${counted.clicks}` +
         (counted.bots ? ` (+ ${counted.bots} as bots)` : '') +
         ` (settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last round)`,
     );
@@ -238,6 +243,7 @@ async function main() {
     await service.stop();
     await worker?.stop();
     await lib.dropDatabase(name);
+    await require('node:fs/promises').rm(dataDir, { recursive: true, force: true });
     await dropRedisKeys(redisPrefix);
   }
 }
