@@ -40,7 +40,7 @@ const TOTALS_DAYS = 30;
 const DAYS = 90;
 // Targets (p50): range and totals 100 ms (range 1 s above 10M clicks), intervals 20 ms, and the
 // API at least 5x faster than the previous PostgreSQL design.
-const TARGET_MS = { range: CLICKS > 10_000_000 ? 1000 : 100, totals: 100, intervals: 20 };
+const targetsFor = (clicks) => ({ range: clicks > 10_000_000 ? 1000 : 100, totals: 100, intervals: 20 });
 const TARGET_SPEEDUP = 5;
 
 const CHANNELS = ['twitter', 'facebook-post', 'email', 'copypaste', 'linkedin', 'facebook-share', 'whatsapp', 'reddit', 'pinterest', 'sms'];
@@ -323,9 +323,14 @@ async function main() {
       });
       if (BASELINE) await finishBaselineTables(db);
       baseline = BASELINE;
+      sizes.links = LINKS;
+      sizes.clicks = CLICKS;
       await writeFile(sizesFile, JSON.stringify({ key, endHour, sizes, baseline }));
       console.log(`  seeded in ${seconds(t0)} s`);
     }
+    const links = sizes.links ?? LINKS;
+    const clicks = sizes.clicks ?? CLICKS;
+    const TARGET_MS = targetsFor(clicks);
     // The service on the seeded store.
     service = await lib.startService(serviceEnv);
     // The service's connections run with JIT off (src/database/data-source.ts): so does the baseline.
@@ -397,7 +402,7 @@ async function main() {
     }
 
     console.log(
-      `data: ${LINKS} links, ${CLICKS} human clicks (${sizes.clickRows} raw click rows with bots) in ${sizes.hourlyRows} (link, hour) rows, ` +
+      `data: ${links} links, ${clicks} human clicks (${sizes.clickRows} raw click rows with bots) in ${sizes.hourlyRows} (link, hour) rows, ` +
         `${sizes.conversionRows} conversion events, ${sizes.parts} active parts${OPTIMIZE && !reuse ? ' (OPTIMIZE FINAL)' : ''}; ` +
         `busiest link ${busy}: ${sizes.busyClicks} clicks`,
     );
