@@ -201,3 +201,19 @@ export function clickColumns(batch: ClickBatch | ClickEvent[]): ClickColumns {
     });
   return { ...shared, ids, at };
 }
+
+/** A batch's clicks as objects, ids in full (what the journal hands back after a crash). */
+export function unpackClicks(batch: ClickBatch): ClickEvent[] {
+  const c = clickColumns(batch);
+  const pick = (values: string[], index: number): string | null => (index === -1 ? null : values[index]);
+  return c.ids.map((id, i) => ({
+    id,
+    linkId: c.links[i],
+    projectId: c.projects[c.project[i]],
+    clickedAt: c.at[i],
+    referrer: pick(c.referrers, c.referrer[i]),
+    userAgent: pick(c.agents, c.agent[i]),
+    ip: pick(c.ips, c.ip[i]),
+    isBot: c.bots[i] === 1,
+  }));
+}

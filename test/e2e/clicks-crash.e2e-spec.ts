@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
-import { BROWSER, clickCounts, linkRow } from '../support/clicks';
+import { BROWSER, ClickCounts, clickCounts, linkRow } from '../support/clicks';
 import { ServiceProcess, ensureBuild, get, startServiceProcess } from '../support/service-process';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
@@ -64,6 +64,20 @@ async function loadAndKill(service: ServiceProcess, linkPath: string, kill: () =
   return { answered, unanswered };
 }
 
+/** A link's counts once its rollups have stopped growing for 2 s (or after 30 s). */
+async function settledCounts(t: TestApp, svcId: string): Promise<ClickCounts & { raw: number }> {
+  const deadline = Date.now() + 30_000;
+  let counts = (await clickCounts(t.db, [svcId]))[svcId];
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < 2000 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = (await clickCounts(t.db, [svcId]))[svcId];
+    if (now.clicks !== counts.clicks) quietSince = Date.now();
+    counts = now;
+  }
+  return counts;
+}
+
 describe.each([
   ['BullMQ on Redis', {}],
   ['in-process jobs', { REDIS_URL: '' }],
@@ -91,19 +105,9 @@ describe.each([
     expect(answered.size).toBeGreaterThan(1000);
 
     const second = await startServiceProcess(t, dataDir, env);
-    let counts;
+    let counts: ClickCounts & { raw: number };
     try {
-      // Until the rollups stop growing for 2 s (they must reach the answered redirects at least).
-      let last = -1;
-      let quietSince = Date.now();
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        counts = (await clickCounts(t.db, [link.svc_id]))[link.svc_id];
-        if (counts.clicks !== last) quietSince = Date.now();
-        last = counts.clicks;
-        if (Date.now() - quietSince > 2000 || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      counts = await settledCounts(t, link.svc_id);
     } finally {
       await second.kill('SIGTERM');
     }
@@ -117,7 +121,7 @@ describe.each([
     const unknown = [...stored.keys()].filter((n) => !answered.has(n) && !unanswered.has(n));
     process.stdout.write(
       `SIGKILL under load (${label}): ${answered.size} redirects answered, ${unanswered.size} in flight at the kill; ` +
-        `${counts!.clicks} clicks counted after the restart, ${missing.length} answered ones missing\n`,
+        `${counts.clicks} clicks counted after the restart, ${missing.length} answered ones missing\n`,
     );
     expect({ missing: missing.length, twice, unknown }).toEqual({ missing: 0, twice: [], unknown: [] });
     // The rollups count each stored click once; the in-flight requests the service had counted are the rest.
