@@ -50,7 +50,10 @@ export class ClickJournal {
   private sequence = 0;
   private failing = false;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly segmentBytes = SEGMENT_BYTES,
+  ) {
     LIVE.add(this.instance);
   }
 
@@ -159,10 +162,10 @@ export class ClickJournal {
     return recovered;
   }
 
-  /** The segment to append to: the open one, or a new one (first use, past SEGMENT_BYTES, after a failure). */
+  /** The segment to append to: the open one, or a new one (first use, past segmentBytes, after a failure). */
   private openSegment(first: number): Segment {
     const last = this.segments.at(-1);
-    if (last && last.fd !== null && last.bytes < SEGMENT_BYTES) return last;
+    if (last && last.fd !== null && last.bytes < this.segmentBytes) return last;
     if (last) this.closeSegment(last);
     mkdirSync(this.dir, { recursive: true });
     const file = path.join(this.dir, `${this.instance}-${this.sequence++}.journal`);
