@@ -9,9 +9,10 @@ import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 /**
- * A crash of the process (SIGKILL, no shutdown hook runs) in the middle of redirect load: after a
- * restart on the same DATA_DIR, every redirect that was answered with a 302 is counted, once.
- * Each request carries its own Referer, so the clicks stored can be matched to the requests.
+ * A crash of the process (SIGKILL: no shutdown hook runs) or a graceful stop (SIGTERM) in the middle
+ * of redirect load: after a restart on the same DATA_DIR, every redirect that was answered with a
+ * 302 is counted, once. Each request carries its own Referer, so the clicks stored can be matched
+ * to the requests.
  */
 
 const CONNECTIONS = 32;
@@ -31,7 +32,11 @@ interface LoadResult {
  * Keeps CONNECTIONS keep-alive connections busy with redirects until `kill` has run, which it calls
  * after LOAD_MS; every request is answered or fails once the process is gone.
  */
-async function loadAndKill(service: ServiceProcess, linkPath: string, kill: () => Promise<void>): Promise<LoadResult> {
+async function loadAndKill(
+  service: ServiceProcess,
+  linkPath: string,
+  kill: () => Promise<void>,
+): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const answered = new Set<number>();
   const unanswered = new Set<number>();
@@ -79,9 +84,10 @@ async function settledCounts(t: TestApp, svcId: string): Promise<ClickCounts & {
 }
 
 describe.each([
-  ['BullMQ on Redis', {}],
-  ['in-process jobs', { REDIS_URL: '' }],
-])('SIGKILL under redirect load (%s)', (label, env: Record<string, string>) => {
+  ['SIGKILL', 'BullMQ on Redis', {}],
+  ['SIGKILL', 'in-process jobs', { REDIS_URL: '' }],
+  ['SIGTERM', 'BullMQ on Redis', {}],
+])('%s under redirect load (%s)', (signal, label, env: Record<string, string>) => {
   let t: TestApp;
   let key: string;
   let dataDir: string;
@@ -101,7 +107,9 @@ describe.each([
     const link = await createLink(t, key);
     const { linkId } = await linkRow(t, link.svc_id);
     const first = await startServiceProcess(t, dataDir, env);
-    const { answered, unanswered } = await loadAndKill(first, link.path, () => first.kill('SIGKILL'));
+    const { answered, unanswered } = await loadAndKill(first, link.path, () =>
+      first.kill(signal as NodeJS.Signals),
+    );
     expect(answered.size).toBeGreaterThan(1000);
 
     const second = await startServiceProcess(t, dataDir, env);
@@ -115,15 +123,21 @@ describe.each([
       `SELECT referrer, COUNT(*)::int AS n FROM clicks WHERE link_id = $1 GROUP BY referrer`,
       [linkId],
     );
-    const stored = new Map(rows.map((r) => [Number(r.referrer.slice('http://load.test/'.length)), r.n]));
+    const stored = new Map(
+      rows.map((r) => [Number(r.referrer.slice('http://load.test/'.length)), r.n]),
+    );
     const missing = [...answered].filter((n) => !stored.has(n));
     const twice = [...stored].filter(([, n]) => n > 1).map(([request]) => request);
     const unknown = [...stored.keys()].filter((n) => !answered.has(n) && !unanswered.has(n));
     process.stdout.write(
-      `SIGKILL under load (${label}): ${answered.size} redirects answered, ${unanswered.size} in flight at the kill; ` +
+      `${signal} under load (${label}): ${answered.size} redirects answered, ${unanswered.size} in flight at the kill; ` +
         `${counts.clicks} clicks counted after the restart, ${missing.length} answered ones missing\n`,
     );
-    expect({ missing: missing.length, twice, unknown }).toEqual({ missing: 0, twice: [], unknown: [] });
+    expect({ missing: missing.length, twice, unknown }).toEqual({
+      missing: 0,
+      twice: [],
+      unknown: [],
+    });
     // The rollups count each stored click once; the in-flight requests the service had counted are the rest.
     expect(counts).toEqual({ clicks: stored.size, bots: 0, raw: stored.size });
     expect(stored.size - answered.size).toBeLessThanOrEqual(unanswered.size);

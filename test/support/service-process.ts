@@ -8,7 +8,10 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** Builds dist/ when it is missing or older than the sources (as `npm start` does). */
 export function ensureBuild(): void {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/ensure-build.js')], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/ensure-build.js')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
 }
 
 /** The built service (dist/main.js) in a child process, as `npm start` runs it. */
@@ -38,23 +41,27 @@ export async function startServiceProcess(
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=32', 'dist/main.js'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      DATABASE_URL: t.config.databaseUrl ?? '',
-      REDIS_URL: t.config.redisUrl ?? '',
-      REDIS_PREFIX: t.config.redisPrefix,
-      DATA_DIR: dataDir,
-      DEFAULT_DOMAIN: t.config.defaultDomain,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      BOOTSTRAP_SUBSCRIPTION_KEY: t.subscriptionKey,
-      BOOTSTRAP_APPLICATION_KEY: t.applicationKey,
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--max-semi-space-size=32', 'dist/main.js'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        DATABASE_URL: t.config.databaseUrl ?? '',
+        REDIS_URL: t.config.redisUrl ?? '',
+        REDIS_PREFIX: t.config.redisPrefix,
+        DATA_DIR: dataDir,
+        DEFAULT_DOMAIN: t.config.defaultDomain,
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+        BOOTSTRAP_SUBSCRIPTION_KEY: t.subscriptionKey,
+        BOOTSTRAP_APPLICATION_KEY: t.applicationKey,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
