@@ -39,14 +39,20 @@ describe('ClickJournal', () => {
   it('gives back every field of the clicks appended, ids in full, from one line per append', () => {
     const dir = journalDir();
     const journal = new ClickJournal(dir);
+    // A few clicks go as rows, a larger turn packed.
     const first = clicks(5, 'https://r.example/a,b{c}\'d"e\tf');
     const second = clicks(2);
+    const third = clicks(40, 'https://r.example/');
     journal.append(first);
     journal.append(second);
+    journal.append(third);
     const [file] = files(dir);
     const text = readFileSync(path.join(dir, file), 'utf8');
-    expect(text.split('\n')).toHaveLength(3);
-    expect(readJournal(text)).toEqual({ clicks: recovered([...first, ...second]), skipped: 0 });
+    expect(text.split('\n').map((line) => line.slice(9, 11))).toEqual(['["', '["', '{"', '']);
+    expect(readJournal(text)).toEqual({
+      clicks: recovered([...first, ...second, ...third]),
+      skipped: 0,
+    });
     journal.close();
   });
 
@@ -60,7 +66,8 @@ describe('ClickJournal', () => {
     const file = path.join(dir, files(dir)[0]);
     const lines = readFileSync(file, 'utf8').split('\n');
     // The middle record damaged (one character changed), the last one cut short.
-    lines[1] = lines[1].replace('"v":3', '"v":4');
+    expect(lines[1]).toContain('"192.0.2.1"');
+    lines[1] = lines[1].replace('"192.0.2.1"', '"192.0.2.9"');
     writeFileSync(file, lines.join('\n'));
     truncateSync(file, statSync(file).size - 10);
     expect(readJournal(readFileSync(file, 'utf8'))).toEqual({ clicks: recovered(a), skipped: 2 });

@@ -4,7 +4,14 @@ import { readFile, readdir, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Logger } from '@nestjs/common';
-import { ClickEvent, PackedClicks, packClicks, unpackClicks } from './click-event';
+import {
+  ClickEvent,
+  PackedClicks,
+  clickRowsJson,
+  fromClickRows,
+  packClicks,
+  unpackClicks,
+} from './click-event';
 
 /** A segment is closed (and a new one opened) past this size; it is deleted once all its clicks are acknowledged. */
 const SEGMENT_BYTES = 4 * 1024 * 1024;
@@ -15,6 +22,9 @@ const SEGMENT_BYTES = 4 * 1024 * 1024;
  * which ingestion ignores.
  */
 const EMPTY_SHARE = 1 / 64;
+
+/** Turns of up to this many clicks are written as rows (clickRowsJson), larger ones packed (packClicks). */
+const ROWS_UP_TO = 8;
 
 /** The journals open in this process (tests run several applications in one process). */
 const LIVE = new Set<string>();
@@ -42,10 +52,11 @@ interface Segment {
  * segment whose clicks are all released is deleted (the open one emptied, once it has grown). What
  * a process that died left behind is taken over by the next one to start on the DATA_DIR (takeOver).
  *
- * A record is one line: the CRC-32 of its JSON (8 hex digits), a space, and the turn's clicks packed
- * as the queue carries them (packClicks: this process's random bits and each click's sequence step,
- * so ids come out as the redirect made them). A line torn by the kill, or otherwise damaged, fails
- * its checksum and is skipped; the lines after it are read.
+ * A record is one line: the CRC-32 of its JSON (8 hex digits), a space, and the turn's clicks with
+ * this process's random bits and each click's sequence number, so ids come out as the redirect made
+ * them: packed as the queue carries them (packClicks), or, for a turn of a few clicks, as rows
+ * (clickRowsJson, cheaper there). A line torn by the kill, or otherwise damaged, fails its checksum
+ * and is skipped; the lines after it are read.
  */
 export class ClickJournal {
   /** `<pid>-<random>`: segments of live journals are never taken over. */
@@ -80,7 +91,8 @@ export class ClickJournal {
     let segment: Segment | undefined;
     try {
       segment = this.openSegment(first);
-      const json = JSON.stringify(packClicks(clicks));
+      const json =
+        clicks.length <= ROWS_UP_TO ? clickRowsJson(clicks) : JSON.stringify(packClicks(clicks));
       const line = `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
       const length = Buffer.byteLength(line);
       const written = writeSync(segment.fd!, line);
@@ -248,7 +260,9 @@ export function readJournal(text: string): { clicks: ClickEvent[]; skipped: numb
       continue;
     }
     try {
-      for (const click of unpackClicks(JSON.parse(json) as PackedClicks)) clicks.push(click);
+      const record = JSON.parse(json) as PackedClicks | unknown[];
+      for (const click of Array.isArray(record) ? fromClickRows(record) : unpackClicks(record))
+        clicks.push(click);
     } catch {
       skipped++;
     }
