@@ -1,18 +1,20 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AppConfig } from '../config/app-config';
-import { JobQueue } from '../queue/job-queue';
+import { EnqueueOptions, JobQueue } from '../queue/job-queue';
 import { ClickBuffer, FLUSH_INTERVAL_MS, FLUSH_SIZE } from './click-buffer';
-import { ClickEvent, PackedClicks, nextClickSequence } from './click-event';
+import { ClickEvent, PackedClicks, clickId, nextClickSequence } from './click-event';
+import { readJournal } from './click-journal';
 
 /** A queue whose hand-over takes `latencyMs`, recording each job's size and when it was added. */
 function slowQueue(latencyMs: number) {
   const jobs: { size: number; at: number }[] = [];
   const queue = {
-    add: async (_queue: string, _name: string, data: PackedClicks) => {
+    add: async (_queue: string, _name: string, data: PackedClicks, options: EnqueueOptions) => {
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
       jobs.push({ size: data.at.length, at: Date.now() });
+      options.onStored?.();
     },
     addAndWait: () => Promise.reject(new Error('not used')),
     drain: () => Promise.resolve(),
@@ -20,12 +22,19 @@ function slowQueue(latencyMs: number) {
   return { queue, jobs };
 }
 
-function buffer(queue: JobQueue): ClickBuffer {
-  const config = { dataDir: mkdtempSync(path.join(tmpdir(), 'svc-buffer-')) } as AppConfig;
-  return new ClickBuffer(config, queue);
+function buffer(
+  queue: JobQueue,
+  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-')),
+): ClickBuffer {
+  return new ClickBuffer({ dataDir } as AppConfig, queue);
 }
 
-function push(target: ClickBuffer, count: number): void {
+function push(
+  target: ClickBuffer,
+  count: number,
+  answer?: (click: ClickEvent) => void,
+): ClickEvent[] {
+  const pushed: ClickEvent[] = [];
   for (let i = 0; i < count; i++) {
     const now = Date.now();
     const click: ClickEvent = {
@@ -38,8 +47,10 @@ function push(target: ClickBuffer, count: number): void {
       ip: null,
       isBot: false,
     };
-    target.push(click);
+    target.push(click, answer && (() => answer(click)));
+    pushed.push(click);
   }
+  return pushed;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -100,5 +111,49 @@ describe('ClickBuffer batching', () => {
     await clicks.beforeApplicationShutdown();
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250, 3]);
     expect(clicks.size).toBe(0);
+  });
+});
+
+describe('ClickBuffer journal', () => {
+  /** The clicks in DATA_DIR/journal. */
+  const journaled = (dataDir: string) =>
+    readdirSync(path.join(dataDir, 'journal')).flatMap(
+      (f) => readJournal(readFileSync(path.join(dataDir, 'journal', f), 'utf8')).clicks,
+    );
+
+  it('answers each redirect only once its click is in the journal, one write per event-loop turn', async () => {
+    const { queue } = slowQueue(1);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-'));
+    const clicks = buffer(queue, dataDir);
+    const seen: { id: string; journaled: string[] }[] = [];
+    const answer = (click: ClickEvent) =>
+      seen.push({ id: clickId(click), journaled: journaled(dataDir).map((c) => String(c.id)) });
+    const turn = push(clicks, 3, answer);
+    // Not answered within the turn that recorded them.
+    expect(seen).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const ids = turn.map(clickId);
+    expect(seen).toEqual(ids.map((id) => ({ id, journaled: ids })));
+    const [segment] = readdirSync(path.join(dataDir, 'journal'));
+    expect(readFileSync(path.join(dataDir, 'journal', segment), 'utf8').split('\n')).toHaveLength(
+      2,
+    );
+    await clicks.beforeApplicationShutdown();
+  });
+
+  it('releases clicks from the journal once the queue holds them, and leaves none at shutdown', async () => {
+    const { queue, jobs } = slowQueue(5);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-'));
+    const clicks = buffer(queue, dataDir);
+    push(clicks, FLUSH_SIZE + 20);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(clicks.journaled).toBe(FLUSH_SIZE + 20);
+    await sleep(20);
+    // The full batch is in the queue; the 20 left wait for their interval.
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
+    expect(clicks.journaled).toBe(20);
+    await clicks.beforeApplicationShutdown();
+    expect(clicks.journaled).toBe(0);
+    expect(readdirSync(path.join(dataDir, 'journal'))).toEqual([]);
   });
 });

@@ -201,3 +201,50 @@ export function clickColumns(batch: ClickBatch | ClickEvent[]): ClickColumns {
     });
   return { ...shared, ids, at };
 }
+
+/** A batch's clicks as objects, ids in full (what the journal hands back after a crash). */
+export function unpackClicks(batch: ClickBatch): ClickEvent[] {
+  const c = clickColumns(batch);
+  const pick = (values: string[], index: number): string | null => (index === -1 ? null : values[index]);
+  return c.ids.map((id, i) => ({
+    id,
+    linkId: c.links[i],
+    projectId: c.projects[c.project[i]],
+    clickedAt: c.at[i],
+    referrer: pick(c.referrers, c.referrer[i]),
+    userAgent: pick(c.agents, c.agent[i]),
+    ip: pick(c.ips, c.ip[i]),
+    isBot: c.bots[i] === 1,
+  }));
+}
+
+/** A click as a row of the journal: [id or sequence number, at, link, project, bot, referrer, agent, ip]. */
+type ClickRow = [string | number, number, string, string, 0 | 1, string | null, string | null, string | null];
+
+/**
+ * A few clicks as JSON: `[node, row, …]`, one row per click. For a handful of clicks this costs a
+ * quarter of packClicks and JSON (no lists to share strings in): the journal writes the clicks of a
+ * quiet event-loop turn so.
+ */
+export function clickRowsJson(clicks: ClickEvent[]): string {
+  const rows: (string | ClickRow)[] = [NODE];
+  for (const c of clicks) {
+    rows.push([c.id, c.clickedAt, c.linkId, c.projectId, c.isBot ? 1 : 0, c.referrer, c.userAgent, c.ip]);
+  }
+  return JSON.stringify(rows);
+}
+
+/** The clicks of clickRowsJson's array, ids in full. */
+export function fromClickRows(rows: unknown[]): ClickEvent[] {
+  const [node, ...clicks] = rows as [string, ...ClickRow[]];
+  return clicks.map(([id, clickedAt, linkId, projectId, bot, referrer, userAgent, ip]) => ({
+    id: typeof id === 'number' ? clickIdOf(clickedAt, id, node) : id,
+    linkId,
+    projectId,
+    clickedAt,
+    referrer,
+    userAgent,
+    ip,
+    isBot: bot === 1,
+  }));
+}

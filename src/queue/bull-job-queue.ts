@@ -33,6 +33,7 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
       removeOnComplete: options.keepCompleted === false ? true : { age: 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
+    options.onStored?.();
   }
 
   async addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R> {

@@ -10,7 +10,8 @@ import { QueueName } from './queue-names';
 /**
  * Without Redis the same processors run in this process: a job is handed to the queue's
  * WorkerHost.process on the next tick, retried with back-off like BullMQ would, and awaited at
- * shutdown so nothing accepted is dropped.
+ * shutdown so nothing accepted is dropped. A job lives in memory only: it is stored (onStored) once
+ * it has run.
  */
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown {
@@ -93,6 +94,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     for (let attempt = 1; ; attempt++) {
       try {
         await processor.process(job);
+        options.onStored?.();
         return;
       } catch (error) {
         (job as { attemptsMade: number }).attemptsMade = attempt;

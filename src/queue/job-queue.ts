@@ -18,6 +18,12 @@ export interface EnqueueOptions {
   failFast?: boolean;
   /** Whether a finished job stays in Redis for a while (default: an hour, at most 1,000). Large, frequent jobs say false. */
   keepCompleted?: boolean;
+  /**
+   * Called once the job is held where a crash of this process does not lose it: in Redis as soon as
+   * it is added (BullMQ); in-process, only once it has run (its effects are stored). Not called for
+   * a job that is given up. The click buffer releases its journal on it.
+   */
+  onStored?: () => void;
 }
 
 /** The delay before retry `attempt` (1-based). */

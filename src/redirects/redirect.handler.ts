@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { ClickBuffer } from '../clicks/click-buffer';
-import { nextClickSequence } from '../clicks/click-event';
+import { ClickEvent, nextClickSequence } from '../clicks/click-event';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
 import { isApiPath, svcId } from '../links/link-path';
@@ -127,8 +127,9 @@ export class RedirectHandler {
   ): void {
     if (target && project?.live) {
       const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
-      this.redirect(res, location);
-      if (req.method === 'GET') this.record(req, target);
+      // A counted redirect is answered once its click is in the journal: a crash after the answer keeps it.
+      if (req.method === 'GET') this.record(req, target, () => this.redirect(res, location));
+      else this.redirect(res, location);
       this.observe('redirect', started);
       return;
     }
@@ -163,10 +164,11 @@ export class RedirectHandler {
     res.end();
   }
 
-  private record(req: IncomingMessage, target: LinkTarget): void {
+  /** Records the click; `answer` runs once it is in the journal, later in this event-loop turn (ClickBuffer.push). */
+  private record(req: IncomingMessage, target: LinkTarget, answer: () => void): void {
     const userAgent = header(req, 'user-agent');
     const now = Date.now();
-    this.clicks.push({
+    const click: ClickEvent = {
       id: nextClickSequence(),
       linkId: target.linkId,
       projectId: target.projectId,
@@ -175,7 +177,8 @@ export class RedirectHandler {
       userAgent,
       ip: this.clientIp(req),
       isBot: isCrawler(userAgent),
-    });
+    };
+    this.clicks.push(click, answer);
     this.metrics.clicksRecorded.inc();
   }
 
