@@ -7,7 +7,7 @@ export type Params = Record<string, unknown>;
 export interface InsertOptions {
   /**
    * insert_deduplication_token: an insert whose token the table saw among its last inserts
-   * (non_replicated_deduplication_window) is skipped, in the tables of its materialized views too.
+   * (non_replicated_deduplication_window) is skipped.
    */
   token?: string;
 }
@@ -57,9 +57,7 @@ export class AnalyticsClient {
         table: `${this.database}.${table}`,
         values: rows as Record<string, unknown>[],
         format: 'JSONEachRow',
-        clickhouse_settings: options.token
-          ? { insert_deduplication_token: options.token, deduplicate_blocks_in_dependent_materialized_views: 1 }
-          : {},
+        clickhouse_settings: options.token ? { insert_deduplication_token: options.token } : {},
       });
       ok = true;
     } catch (error) {

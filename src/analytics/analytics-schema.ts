@@ -4,20 +4,19 @@
  * appended here, never an edit of one that has run.
  *
  * - `clicks`: one row per click, sorted by (project, link, time): a link's intervals and latest click
- *   and a conversion's click are reads of one key range. Monthly partitions.
- * - `link_clicks_hourly` (materialized view of clicks): clicks per (project, hour, link); range
- *   reads the period's hours of one project, then joins the links.
- * - `link_click_totals` (materialized view of clicks): all-time clicks per (project, link), what
- *   totals reads for the links shared in its period.
- * - `click_ids` (materialized view of clicks): the ids of the last 35 days' clicks, sorted by id (a
- *   UUIDv7: by time), where a batch that may overlap stored clicks looks its ids up.
+ *   and a conversion's click are reads of one key range. Monthly partitions. Two aggregate
+ *   projections, stored inside each part (so written in the same step as the clicks, and dropped
+ *   with them): `hourly`, clicks and bot clicks per (project, hour, link), which range and range
+ *   intervals read for the period's hours; `totals`, per (project, link), which totals reads.
+ *   ClickHouse picks a projection when a query's filters and aggregates are made of its columns
+ *   (`toStartOfHour(clicked_at)`, `countIf(is_bot = 0)`, `countIf(is_bot = 1)`).
  * - `conversions`: one row per conversion (few beside clicks), sorted like clicks.
  * - `links`: a mirror of each link's statistics attributes, one row per version
  *   (ReplacingMergeTree by `version`); queries read its latest version (FINAL) and join it to the
  *   figures by link id, so an update of a link shows in every statistic.
  *
  * Inserts into clicks and conversions carry a deduplication token (their job's clicks, the
- * conversion's id): within the last 10,000 inserts, the same token is skipped, in the views too.
+ * conversion's id): within the last 10,000 inserts, the same token is skipped.
  */
 export function analyticsSchema(db: string): string[] {
   const dedup = 'non_replicated_deduplication_window = 10000';
@@ -31,46 +30,19 @@ export function analyticsSchema(db: string): string[] {
        referrer Nullable(String),
        user_agent Nullable(String),
        ip Nullable(String),
-       is_bot UInt8
+       is_bot UInt8,
+       PROJECTION hourly (
+         SELECT project_id, toStartOfHour(clicked_at), link_id, countIf(is_bot = 0), countIf(is_bot = 1)
+         GROUP BY project_id, toStartOfHour(clicked_at), link_id
+       ),
+       PROJECTION totals (
+         SELECT project_id, link_id, countIf(is_bot = 0), countIf(is_bot = 1)
+         GROUP BY project_id, link_id
+       )
      ) ENGINE = MergeTree
      PARTITION BY toYYYYMM(clicked_at)
      ORDER BY (project_id, link_id, clicked_at)
      SETTINGS ${dedup}`,
-    `CREATE TABLE IF NOT EXISTS ${db}.link_clicks_hourly (
-       project_id UUID,
-       hour DateTime('UTC'),
-       link_id UInt64,
-       clicks UInt64,
-       bot_clicks UInt64
-     ) ENGINE = SummingMergeTree
-     PARTITION BY toYYYYMM(hour)
-     ORDER BY (project_id, hour, link_id)
-     SETTINGS ${dedup}`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_clicks_hourly_mv TO ${db}.link_clicks_hourly AS
-     SELECT project_id, toStartOfHour(clicked_at) AS hour, link_id,
-            countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bot_clicks
-     FROM ${db}.clicks GROUP BY project_id, hour, link_id`,
-    `CREATE TABLE IF NOT EXISTS ${db}.link_click_totals (
-       project_id UUID,
-       link_id UInt64,
-       clicks UInt64,
-       bot_clicks UInt64
-     ) ENGINE = SummingMergeTree
-     ORDER BY (project_id, link_id)
-     SETTINGS ${dedup}`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_click_totals_mv TO ${db}.link_click_totals AS
-     SELECT project_id, link_id, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bot_clicks
-     FROM ${db}.clicks GROUP BY project_id, link_id`,
-    `CREATE TABLE IF NOT EXISTS ${db}.click_ids (
-       click_id UUID,
-       clicked_at DateTime64(3, 'UTC')
-     ) ENGINE = MergeTree
-     PARTITION BY toYYYYMM(clicked_at)
-     ORDER BY click_id
-     TTL toDateTime(clicked_at) + INTERVAL 35 DAY
-     SETTINGS ${dedup}`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.click_ids_mv TO ${db}.click_ids AS
-     SELECT click_id, clicked_at FROM ${db}.clicks`,
     `CREATE TABLE IF NOT EXISTS ${db}.conversions (
        project_id UUID,
        link_id UInt64,

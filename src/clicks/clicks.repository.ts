@@ -38,14 +38,24 @@ export class ClicksRepository {
   }
 
   /**
-   * The batch's clicks the store holds already, by id: a lookup in `click_ids` (sorted by id, and
-   * ids are time-ordered, so a batch's ids sit in a few granules). Only batches that may overlap
-   * stored clicks ask (retries, and clicks from the spool or another process).
+   * The batch's clicks the store holds already, by id: a read of the batch's links over the batch's
+   * time span in `clicks` (its sorting key: project, link, time), the table every other figure is
+   * made from. Only batches that may overlap stored clicks ask (retries, and clicks from the spool,
+   * the journal or another process).
    */
   async storedIds(batch: ClickColumns): Promise<Set<string>> {
+    let from = Infinity;
+    let to = -Infinity;
+    for (const at of batch.at) {
+      if (at < from) from = at;
+      if (at > to) to = at;
+    }
     const rows = await this.analytics.query<{ id: string }>(
-      `SELECT toString(click_id) AS id FROM ${this.analytics.database}.click_ids WHERE click_id IN {ids:Array(UUID)}`,
-      { ids: batch.ids },
+      `SELECT toString(click_id) AS id FROM ${this.analytics.database}.clicks
+       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
+         AND clicked_at >= {from:DateTime64(3, 'UTC')} AND clicked_at <= {to:DateTime64(3, 'UTC')}
+         AND click_id IN {ids:Array(UUID)}`,
+      { projects: batch.projects, links: [...new Set(batch.links)].map(Number), from: chTime(from), to: chTime(to), ids: batch.ids },
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -173,7 +173,7 @@ export class StatsRepository {
 
   /**
    * A project's clicks and shares per interval (range/intervals): clicks by the hour of the click
-   * (link_clicks_hourly), shares by the time the link was shared; filters as on range.
+   * (the hourly projection of clicks), shares by the time the link was shared; filters as on range.
    */
   async projectIntervals(
     projectIds: string[],
@@ -189,13 +189,13 @@ export class StatsRepository {
     const to = binder.bind(chTime(end), "DateTime64(3, 'UTC')");
     const conditions = filterConditions(filters, binder.bind, await this.toolKeys(projectIds, filters));
     const where = conditions.map((c) => ` AND ${c}`).join('');
-    const clicks = options.withBots ? 'clicks + bot_clicks' : 'clicks';
+    const clicks = countOf(options.withBots);
     const filtered = conditions.length > 0 ? `AND link_id IN (SELECT link_id FROM ${this.db}.links FINAL WHERE project_id IN ${projects}${where})` : '';
     const rows = await this.analytics.query<{ bucket: string; clicks: string | number; shares: string | number }>(
       `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
-         SELECT ${bucketOf(interval, 'hour')} AS bucket, sum(${clicks}) AS clicks, 0 AS shares
-         FROM ${this.db}.link_clicks_hourly
-         WHERE project_id IN ${projects} AND hour >= ${from} AND hour < ${to} ${filtered}
+         SELECT ${bucketOf(interval, 'toStartOfHour(clicked_at)')} AS bucket, ${clicks} AS clicks, 0 AS shares
+         FROM ${this.db}.clicks
+         WHERE project_id IN ${projects} AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}
          GROUP BY bucket
          UNION ALL
          SELECT ${bucketOf(interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
@@ -211,8 +211,9 @@ export class StatsRepository {
   /**
    * Range and totals: the totals, one page of groups and their pivots. The rows are the links'
    * figures joined to their attributes: range sums the period's activity of every link of the
-   * project(s) (link_clicks_hourly, conversions) and counts the links shared in it; totals takes the
-   * links shared in the period with their all-time figures (link_click_totals, conversions). Groups
+   * project(s) (the hourly projection of clicks, conversions) and counts the links shared in it;
+   * totals takes the links shared in the period with their all-time figures (the totals projection
+   * of clicks, conversions). Groups
    * are sorted and paged by ClickHouse; the page's pivots come from a second statement.
    */
   async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
@@ -445,7 +446,7 @@ export class StatsRepository {
     const noConversions = query.withConversions ? `, 0 AS pageviews, ${GOALS.map((n) => `0 AS g${n}c, 0 AS g${n}v`).join(', ')}` : '';
     const conversionsOf = (alias: string): string =>
       query.withConversions ? `, ${['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])].map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
-    const clicks = query.withBots ? 'clicks + bot_clicks' : 'clicks';
+    const clicks = countOf(query.withBots);
     if (query.kind === 'range') {
       // Each link's activity in the period (clicks, and conversions a column per type), joined to its
       // attributes; a link is in the rows when it had activity or was shared in the period.
@@ -456,8 +457,8 @@ export class StatsRepository {
         : '';
       const activity = `SELECT link_id, sum(clicks) AS clicks${query.withConversions ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}` : ''}, 1 AS active
         FROM (
-          SELECT link_id, sum(${clicks}) AS clicks${noConversions}
-          FROM ${this.db}.link_clicks_hourly WHERE project_id IN ${projects} AND ${inPeriod('hour')} GROUP BY link_id
+          SELECT link_id, ${clicks} AS clicks${noConversions}
+          FROM ${this.db}.clicks WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')} GROUP BY link_id
           ${conversions})
         GROUP BY link_id`;
       return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(${inPeriod('l.shared_at')}) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
@@ -470,10 +471,18 @@ export class StatsRepository {
       : '';
     return `SELECT l.g AS g, l.p AS p, t.clicks AS clicks, toUInt8(1) AS shared${conversionsOf('c')}, l.shared_at AS shared_at
       FROM (${links}) AS l
-      LEFT JOIN (SELECT link_id, sum(${clicks}) AS clicks FROM ${this.db}.link_click_totals WHERE project_id IN ${projects} GROUP BY link_id) AS t
+      LEFT JOIN (SELECT link_id, ${clicks} AS clicks FROM ${this.db}.clicks WHERE project_id IN ${projects} GROUP BY link_id) AS t
         ON t.link_id = l.link_id
       ${conversionTotals}`;
   }
+}
+
+/**
+ * Clicks as the projections of `clicks` hold them (hourly, totals): humans, or humans and bots.
+ * Written with exactly the projections' aggregates, so ClickHouse answers from them.
+ */
+function countOf(withBots: boolean): string {
+  return withBots ? '(countIf(is_bot = 0) + countIf(is_bot = 1))' : 'countIf(is_bot = 0)';
 }
 
 /** The figure columns of a row set. */

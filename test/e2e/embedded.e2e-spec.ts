@@ -238,7 +238,7 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
     await service.ingest(clicks);
     const analytics = app.get(AnalyticsClient);
     const [counted] = await analytics.query<{ clicks: string; raw: string }>(
-      `SELECT (SELECT sum(clicks) FROM ${analytics.database}.link_clicks_hourly WHERE link_id = {link:UInt64}) AS clicks,
+      `SELECT (SELECT countIf(is_bot = 0) FROM ${analytics.database}.clicks WHERE link_id = {link:UInt64}) AS clicks,
               (SELECT count() FROM ${analytics.database}.clicks WHERE link_id = {link:UInt64}) AS raw`,
       { link: Number(row.id) },
     );

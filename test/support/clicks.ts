@@ -29,8 +29,8 @@ export async function clickCounts(
   const db = t.analytics.database;
   const figures = await t.analytics.query<{ link_id: string; clicks: string; bots: string; raw: string }>(
     `SELECT toString(link_id) AS link_id, sum(clicks) AS clicks, sum(bots) AS bots, sum(raw) AS raw FROM (
-       SELECT link_id, sum(clicks) AS clicks, sum(bot_clicks) AS bots, 0 AS raw
-       FROM ${db}.link_clicks_hourly WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id
+       SELECT link_id, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots, 0 AS raw
+       FROM ${db}.clicks WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id
        UNION ALL
        SELECT link_id, 0, 0, count() FROM ${db}.clicks WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id)
      GROUP BY link_id`,
@@ -168,11 +168,11 @@ export async function storedClicks(t: Pick<TestApp, 'analytics'>, linkId?: strin
   }));
 }
 
-/** The hourly click rollup of a link (the analytics store's materialized view), summed per hour. */
+/** A link's clicks per hour as the hourly projection of the analytics store's clicks sums them. */
 export async function hourlyClicks(t: Pick<TestApp, 'analytics'>, linkId: string): Promise<{ hour: Date; clicks: number; bot_clicks: number }[]> {
   const rows = await t.analytics.query<{ hour: string; clicks: string; bot_clicks: string }>(
-    `SELECT hour, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM ${t.analytics.database}.link_clicks_hourly
-     WHERE link_id = {link:UInt64} GROUP BY hour ORDER BY hour`,
+    `SELECT toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bot_clicks
+     FROM ${t.analytics.database}.clicks WHERE link_id = {link:UInt64} GROUP BY hour ORDER BY hour`,
     { link: Number(linkId) },
   );
   return rows.map((r) => ({ hour: new Date(`${r.hour.replace(' ', 'T')}Z`), clicks: Number(r.clicks), bot_clicks: Number(r.bot_clicks) }));

@@ -102,3 +102,51 @@ export function get(
     req.on('error', reject);
   });
 }
+
+/**
+ * Runs a query on the embedded analytics store a stopped service left in `dataDir` (DATA_DIR/chdb,
+ * database svc), in a process of its own: chDB serves one folder per process, and the test's own
+ * apps hold theirs.
+ */
+export function queryStoppedStore<T>(dataDir: string, sql: string, params: Record<string, unknown> = {}): T[] {
+  const script = `
+    const { openAnalyticsClient } = require(${JSON.stringify(path.join(ROOT, 'dist/analytics/analytics-client.js'))});
+    (async () => {
+      const store = await openAnalyticsClient({ url: null, embeddedDir: process.argv[1], database: 'svc' });
+      const rows = await store.query(process.argv[2], JSON.parse(process.argv[3]));
+      await store.close();
+      process.stdout.write(JSON.stringify(rows));
+    })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
+  const out = execFileSync(process.execPath, ['-e', script, path.join(dataDir, 'chdb'), sql, JSON.stringify(params)], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out.toString()) as T[];
+}
+
+/** GETs a JSON answer of a running service. */
+export function servedJson<T>(port: number, urlPath: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: urlPath }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(text) as T));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * A link's clicks as a running service counts them (link details, from the raw clicks), bots apart,
+ * and the project's clicks in range's totals (from the hourly projection).
+ */
+export async function servedCounts(port: number, key: string, svcId: string): Promise<{ clicks: number; bots: number; range: number }> {
+  const details = (withBots: boolean) =>
+    servedJson<{ clicks: number }>(port, `/stats/${encodeURIComponent(svcId)}.json?v=3&key=${key}&with_bots=${withBots}`);
+  const clicks = (await details(false)).clicks;
+  const all = (await details(true)).clicks;
+  const range = (await servedJson<{ totals: { clicks: number } }>(port, `/stats/range.json?v=3&key=${key}`)).totals.clicks;
+  return { clicks, bots: all - clicks, range };
+}
