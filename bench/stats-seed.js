@@ -113,8 +113,8 @@ async function main() {
        SELECT project_id, link_id, toDateTime64(hour, 3, 'UTC') + toIntervalMillisecond(cityHash64(link_id, hour, v.1, j, 12) % 3600000),
               generateUUIDv4(cityHash64(link_id, hour, v.1, j)), v.1, v.3
        FROM (
-         SELECT project_id, link_id, hour, sum(clicks) AS n, ${U('link_id', 'toUnixTimestamp(hour)', 13)} AS r
-         FROM ${db}.link_clicks_hourly GROUP BY project_id, link_id, hour HAVING n > 0
+         SELECT project_id, link_id, toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS n, ${U('link_id', 'toUnixTimestamp(hour)', 13)} AS r
+         FROM ${db}.clicks GROUP BY project_id, link_id, hour HAVING n > 0
        )
        ARRAY JOIN [('pageview', greatest(1, intDiv(n, 2)), 0, r < 0.10),
                    ('goal_1', 1, 500 + toUInt64(floor(r * 100000)) % 4500, r < 0.03),
@@ -126,20 +126,20 @@ async function main() {
 
     if (optimize) {
       // A settled store: parts merged as background merges leave them after a while.
-      for (const table of ['clicks', 'link_clicks_hourly', 'link_click_totals', 'conversions', 'links']) {
+      for (const table of ['clicks', 'conversions', 'links']) {
         await step(`OPTIMIZE ${table} FINAL`, `OPTIMIZE TABLE ${db}.${table} FINAL`);
       }
     }
 
     const sizes = {
       clickRows: await count(`SELECT count() FROM ${db}.clicks`),
-      hourlyRows: await count(`SELECT count() FROM (SELECT 1 FROM ${db}.link_clicks_hourly GROUP BY project_id, hour, link_id)`),
+      hourlyRows: await count(`SELECT count() FROM (SELECT 1 FROM ${db}.clicks GROUP BY project_id, toStartOfHour(clicked_at), link_id)`),
       conversionRows: await count(`SELECT count() FROM ${db}.conversions`),
       parts: await count(`SELECT count() FROM system.parts WHERE database = '${db}' AND active`),
     };
     const [busy] = await ch.query(
-      `SELECT toString(link_id) AS id, toString(sum(clicks)) AS n FROM ${db}.link_click_totals
-       GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT 1`,
+      `SELECT toString(link_id) AS id, toString(countIf(is_bot = 0)) AS n FROM ${db}.clicks
+       GROUP BY link_id ORDER BY countIf(is_bot = 0) DESC, link_id LIMIT 1`,
     );
     sizes.busyLinkId = busy.id;
     sizes.busyClicks = Number(busy.n);
