@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Post, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { LinkBatchResponseDto, LinkRecordDto, RetweetResponseDto } from './dto/link-record.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { AppError, Errors } from '../common/app-error';
 import { Params } from '../common/params.decorator';
@@ -29,6 +30,7 @@ export class LinksController {
   @ApiLinkParameters('create')
   @ApiResponse({ status: 200, description: 'The link record (2.1); txt: the bare svc_url' })
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   createPost(@Params() params: RawParams) {
     return this.create(params);
   }
@@ -38,6 +40,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('create')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   createGet(@Params() params: RawParams) {
     return this.create(params);
   }
@@ -52,6 +55,7 @@ export class LinksController {
   @ApiLinkParameters('batch')
   @ApiResponse({ status: 200, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkBatchResponseDto })
   batchPost(@Params() params: RawParams) {
     return this.batch(params);
   }
@@ -61,6 +65,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('batch')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkBatchResponseDto })
   batchGet(@Params() params: RawParams) {
     return this.batch(params);
   }
@@ -73,6 +78,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   staticPost(@Params() params: RawParams) {
     return this.static(params);
   }
@@ -82,6 +88,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   staticGet(@Params() params: RawParams) {
     return this.static(params);
   }
@@ -96,6 +103,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   updatePost(@Param('svc_id') id: string, @Params() params: RawParams) {
     return this.update(id, params);
   }
@@ -106,6 +114,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   updateGet(@Param('svc_id') id: string, @Params() params: RawParams) {
     return this.update(id, params);
   }
@@ -118,7 +127,7 @@ export class LinksController {
   })
   @ApiFormatted()
   @ApiRetweetParameters(false)
-  @ApiResponse({ status: 200, description: '{svc_text, svc_urls}; txt: svc_text' })
+  @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
   @ApiResponse(LINK_ERRORS)
   retweetPost(@Params() params: RawParams, @Req() req: Request) {
     if (params.destination !== undefined) {
@@ -133,6 +142,7 @@ export class LinksController {
   @ApiRetweetParameters(true)
   @ApiResponse({ status: 302, description: 'With destination: redirect to it, SVC_TEXT replaced by the new text' })
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: RetweetResponseDto })
   retweetGet(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }
@@ -142,6 +152,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiRetweetParameters(true)
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: RetweetResponseDto })
   retweetGetFormatted(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }

@@ -42,6 +42,7 @@ export function ApiLinkParameters(kind: Kind): MethodDecorator {
   return applyDecorators(
     ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>
       ApiQuery({
+        type: String,
         name: p.name,
         required: p.required?.includes(kind) ?? false,
         description: p.description,
@@ -73,10 +74,10 @@ export function ApiRetweetParameters(get: boolean): MethodDecorator {
   }
   return applyDecorators(
     ...PARAMETERS.filter((p) => !p.only && p.name !== 'path').map((p) =>
-      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+      ApiQuery({ type: String, name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
     ),
     ...extra.map((p) =>
-      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+      ApiQuery({ type: String, name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
     ),
     ApiQuery({ name: 'domain', required: false, description: 'Custom domain of the new links' }),
   );
