@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `svc listening on port ${config.port} (role ${config.role}, ` +
       `${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.pgliteDir}`}, ` +
-      `${config.redisUrl ? 'Redis queues' : 'in-process jobs'}); console at http://localhost:${config.port}/docs\n`,
+      `${config.redisUrl ? 'Redis queues' : 'in-process jobs'}); console at http://localhost:${config.port}/console (API documents at /docs)\n`,
   );
 }
 

@@ -45,6 +45,11 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       description: 'Channels with a known service; any other channel is accepted too (its service is the part before the first -).',
     },
   };
+  // A group or pivot carries its field's value under the field's own name (channel, campaign, …).
+  for (const name of ['GroupDto', 'PivotDto']) {
+    const schema = document.components.schemas[name];
+    if (schema && !('$ref' in schema)) schema.additionalProperties = true;
+  }
   return document;
 }
 

@@ -28,9 +28,8 @@ export class LinksController {
   @ApiOperation({ summary: 'Create a tracked link (SPEC.md 4.2)' })
   @ApiFormatted()
   @ApiLinkParameters('create')
-  @ApiResponse({ status: 200, description: 'The link record (2.1); txt: the bare svc_url' })
+  @ApiOkResponse({ type: LinkRecordDto, description: 'The link record (2.1); txt: the bare svc_url' })
   @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: LinkRecordDto })
   createPost(@Params() params: RawParams) {
     return this.create(params);
   }
@@ -53,9 +52,8 @@ export class LinksController {
   })
   @ApiFormatted()
   @ApiLinkParameters('batch')
-  @ApiResponse({ status: 200, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
+  @ApiOkResponse({ type: LinkBatchResponseDto, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
   @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: LinkBatchResponseDto })
   batchPost(@Params() params: RawParams) {
     return this.batch(params);
   }

@@ -554,22 +554,82 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ConversionsSettingsDto: {
+            enabled?: boolean;
+            /**
+             * @description Hostnames where conversions are tracked, or "all" for every redirection; added on update
+             * @example [
+             *       "shop.example.com"
+             *     ]
+             */
+            domains?: string | string[];
+            /** @description Update only: hostnames to stop tracking */
+            remove_domain?: string | string[];
+            /** @example Signup */
+            goal_1_label?: string | null;
+            /** @example Purchase */
+            goal_2_label?: string | null;
+            goal_3_label?: string | null;
+            goal_4_label?: string | null;
+            goal_5_label?: string | null;
+        };
+        ProjectCreationObjectDto: {
+            /**
+             * @description Unique; a-z, A-Z, 0-9, _ and -
+             * @example acme-blog
+             */
+            name: string;
+            conversions?: components["schemas"]["ConversionsSettingsDto"];
+            /** @description Domains connected to the subscription */
+            domains?: string[];
+            /** @description One of the authorised domains */
+            default_domain?: string;
+            /** @description E-mail, sharer_id or username; new users by e-mail */
+            admins?: string[];
+            sharers?: string[];
+            viewers?: string[];
+        };
+        /** @enum {string} */
+        ProjectRole: "admin" | "sharer" | "viewer";
+        ChangeRoleDto: {
+            /**
+             * @description E-mail, sharer_id or username
+             * @example ann@example.com
+             */
+            user: string;
+            role: components["schemas"]["ProjectRole"];
+        };
+        ProjectUpdateObjectDto: {
+            name?: string;
+            conversions?: components["schemas"]["ConversionsSettingsDto"];
+            /** @description Domains to add */
+            domains?: string[];
+            remove_domain?: string[];
+            default_domain?: string;
+            /** @description Users to add (or whose role becomes admin) */
+            admins?: string[];
+            sharers?: string[];
+            viewers?: string[];
+            /** @description Users to remove from the project */
+            remove_user?: string[];
+            change_role?: components["schemas"]["ChangeRoleDto"][];
+        };
         CreateProjectParamsDto: {
             /**
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key?: string;
+            subscription_key: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
              */
             application_key?: string;
             /**
-             * @description Project creation object as a JSON string: name (required), domains, default_domain, admins, sharers, viewers, conversions.
+             * @description Project creation object (schema ProjectCreationObjectDto) as a JSON string: name (required), domains, default_domain, admins, sharers, viewers, conversions.
              * @example {"name":"acme-blog","domains":["go.acme.com"],"default_domain":"go.acme.com","admins":["ann@example.com"],"sharers":"bob@example.com","conversions":{"enabled":true,"domains":["shop.acme.com"],"goal_1_label":"Signup"}}
              */
-            json?: Record<string, never>;
+            json: string;
         };
         UserRecordDto: {
             /**
@@ -739,12 +799,12 @@ export interface components {
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key?: string;
+            subscription_key: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
              */
-            application_key?: string;
+            application_key: string;
         };
         ProjectListBodyDto: {
             projects: components["schemas"]["ProjectRecordDto"][];
@@ -768,17 +828,17 @@ export interface components {
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key?: string;
+            subscription_key: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
              */
             application_key?: string;
             /**
-             * @description Project update object as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.
+             * @description Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.
              * @example {"name":"acme-blog-2","domains":["links.acme.com"],"remove_domain":["go.acme.com"],"default_domain":"links.acme.com","viewers":["carol@example.com"],"remove_user":["bob"],"change_role":[{"user":"ann@example.com","role":"sharer"}],"conversions":{"domains":"all","goal_2_label":"Purchase","goal_1_label":null}}
              */
-            json?: Record<string, never>;
+            json: string;
         };
         ProjectDeletedBodyDto: {
             /** @example true */
@@ -1183,6 +1243,8 @@ export interface components {
             clicks_per_share: number;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
+        } & {
+            [key: string]: unknown;
         };
         GroupDto: {
             clicks: number;
@@ -1200,6 +1262,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+        } & {
+            [key: string]: unknown;
         };
         AggregateResponseDto: {
             start_date: string | null;
@@ -2087,7 +2151,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LinkRecordDto"];
+                };
             };
             /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
@@ -2108,31 +2174,31 @@ export interface operations {
                 /** @description Project API key (64 hex characters) */
                 key: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
-                tool: string;
+                tool: string | string[];
                 /** @description Where the link is shared; its service is derived from it */
-                channel: string;
+                channel: string | string[];
                 /** @description Absolute http(s) address of the page shared (subject to redirection patterns) */
-                url: string;
+                url: string | string[];
                 /** @description Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name */
-                campaign?: string;
+                campaign?: string | string[];
                 /** @description Needs campaign; required when the campaign is first created */
                 campaign_description?: string;
                 /** @description Needs campaign; defaults to the non-stubified campaign value */
                 campaign_name?: string;
                 /** @description Free text, at most 256 characters */
-                notes?: string;
+                notes?: string | string[];
                 /** @description svc_id of the link that drove the visit; implicit when url is a link of this project or carries svc=<svc_id> */
-                parent?: string;
+                parent?: string | string[];
                 /** @description service:user_id, the service matching the channel’s (a bare numeric id on a known channel gets the prefix) */
-                service_userid?: string;
+                service_userid?: string | string[];
                 /** @description sharer_id of a user of the project (the link gets their username) */
-                sharer_id?: string;
+                sharer_id?: string | string[];
                 /** @description Case-sensitive high-cardinality label */
-                tag?: string;
+                tag?: string | string[];
                 /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
                 tag_2?: string;
                 /** @description Your user id, case-sensitive */
-                user_id?: string;
+                user_id?: string | string[];
                 /** @description Needs user_id; kept for the project’s user identity */
                 user_id_username?: string;
                 /** @description Needs user_id; absolute URL */
@@ -2142,7 +2208,7 @@ export interface operations {
                 /** @description Custom domain of the link (default: the project’s default domain); 403 when the project has no access */
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
-                path?: string;
+                path?: string | string[];
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2182,31 +2248,31 @@ export interface operations {
                 /** @description Project API key (64 hex characters) */
                 key: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
-                tool: string;
+                tool: string | string[];
                 /** @description Where the link is shared; its service is derived from it */
-                channel: string;
+                channel: string | string[];
                 /** @description Absolute http(s) address of the page shared (subject to redirection patterns) */
-                url: string;
+                url: string | string[];
                 /** @description Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name */
-                campaign?: string;
+                campaign?: string | string[];
                 /** @description Needs campaign; required when the campaign is first created */
                 campaign_description?: string;
                 /** @description Needs campaign; defaults to the non-stubified campaign value */
                 campaign_name?: string;
                 /** @description Free text, at most 256 characters */
-                notes?: string;
+                notes?: string | string[];
                 /** @description svc_id of the link that drove the visit; implicit when url is a link of this project or carries svc=<svc_id> */
-                parent?: string;
+                parent?: string | string[];
                 /** @description service:user_id, the service matching the channel’s (a bare numeric id on a known channel gets the prefix) */
-                service_userid?: string;
+                service_userid?: string | string[];
                 /** @description sharer_id of a user of the project (the link gets their username) */
-                sharer_id?: string;
+                sharer_id?: string | string[];
                 /** @description Case-sensitive high-cardinality label */
-                tag?: string;
+                tag?: string | string[];
                 /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
                 tag_2?: string;
                 /** @description Your user id, case-sensitive */
-                user_id?: string;
+                user_id?: string | string[];
                 /** @description Needs user_id; kept for the project’s user identity */
                 user_id_username?: string;
                 /** @description Needs user_id; absolute URL */
@@ -2216,7 +2282,7 @@ export interface operations {
                 /** @description Custom domain of the link (default: the project’s default domain); 403 when the project has no access */
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
-                path?: string;
+                path?: string | string[];
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2234,7 +2300,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LinkBatchResponseDto"];
+                };
             };
             /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
@@ -4036,6 +4104,7 @@ export const pathsStatsSvc_idJsonGetParametersQueryWith_botsValues: ReadonlyArra
 export const pathsStatsSvc_idJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
 export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeGroupField"]> = ["application", "svc_id", "campaign", "channel", "domain", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week"];
