@@ -7,7 +7,7 @@ COPY package.json package-lock.json ./
 COPY scripts/npm-ci.sh ./scripts/
 RUN bash scripts/npm-ci.sh
 COPY tsconfig.json tsconfig.build.json nest-cli.json openapi.json ./
-COPY scripts ./scripts
+COPY scripts/openapi.js scripts/console-size.js ./scripts/
 COPY src ./src
 COPY console ./console
 # The service, then the web console (checks openapi.json and the console's client are current).

@@ -72,8 +72,8 @@ export function TimeChart({ title, times, series, timeZone, intervalLabel }: Pro
         </thead>
         <tbody>
           {times.map((t, i) => (
-            <tr key={t}>
-              <th scope="row">{format.format(new Date(t * 1000))}</th>
+            <tr key={i}>
+              <th scope="row">{Number.isFinite(t) ? format.format(new Date(t * 1000)) : '—'}</th>
               {series.map((s) => (
                 <td key={s.label}>{s.values[i]}</td>
               ))}

@@ -115,8 +115,9 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
     <section class="card stats-table" aria-labelledby={`${id}-title`} data-group-by={groupBy}>
       <div class="card-head">
         <h2 id={`${id}-title`}>{title}</h2>
-        <button type="button" onClick={() => void csv.run()} disabled={csv.pending} aria-label={`Export ${title} as CSV`}>
+        <button type="button" onClick={() => void csv.run()} disabled={csv.pending}>
           {csv.pending ? 'Exporting…' : 'Export CSV'}
+          <span class="visually-hidden"> of {title}</span>
         </button>
       </div>
       <ErrorNotice error={csv.error} />

@@ -83,8 +83,8 @@ export function useAction<A extends unknown[], T>(action: (...args: A) => Promis
   return { run, pending, error, setError };
 }
 
-/** A button that copies text and says so. */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/** A button that copies text and says so; `what` completes its name ("Copy the short link"). */
+export function CopyButton({ text, what }: { text: string; what: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -102,11 +102,14 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     setTimeout(() => setCopied(false), 2000);
   };
   return (
-    <button type="button" onClick={() => void copy()} aria-label={label}>
-      {copied ? 'Copied' : 'Copy'}
+    <>
+      <button type="button" onClick={() => void copy()}>
+        {copied ? 'Copied' : 'Copy'}
+        <span class="visually-hidden"> {what}</span>
+      </button>
       <span class="visually-hidden" role="status">
-        {copied ? 'Copied to the clipboard' : ''}
+        {copied ? `Copied ${what} to the clipboard` : ''}
       </span>
-    </button>
+    </>
   );
 }

@@ -98,16 +98,20 @@ function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: 
           <input id="period-to" name="to" type="date" defaultValue={settings.to} required />
         </Field>
         <Field id="period-tz" label="Time zone">
-          <select id="period-tz" name="tz" defaultValue={settings.timeZone}>
+          <select id="period-tz" name="tz">
             {zones.map((z) => (
-              <option key={z}>{z}</option>
+              <option key={z} selected={z === settings.timeZone}>
+                {z}
+              </option>
             ))}
           </select>
         </Field>
         <Field id="period-interval" label="Interval">
-          <select id="period-interval" name="interval" defaultValue={settings.interval}>
+          <select id="period-interval" name="interval">
             {intervalValues.map((i) => (
-              <option key={i}>{i}</option>
+              <option key={i} selected={i === settings.interval}>
+                {i}
+              </option>
             ))}
           </select>
         </Field>
@@ -189,23 +193,25 @@ function Chart({ scope, interval, timeZone }: { scope: StatsScope; interval: Int
       ),
     [JSON.stringify(scope), interval],
   );
+  // Keyed by the answer's own interval: while a new one loads, the chart keeps showing the last.
+  const shown = data.data?.interval ?? interval;
   const series = useMemo(() => {
     const rows = data.data?.totals.intervals ?? [];
     return {
-      times: rows.map((r) => Date.parse(r[interval] ?? '') / 1000),
+      times: rows.map((r) => Date.parse(r[shown] ?? '') / 1000),
       series: [
         { label: 'Clicks', values: rows.map((r) => r.clicks), color: '#1f5fbf' },
         { label: 'Shares', values: rows.map((r) => r.shares), color: '#b8470b' },
       ],
     };
-  }, [data.data, interval]);
+  }, [data.data, shown]);
   return (
     <div class="card">
       <ErrorNotice error={data.error} />
       {!data.data ? (
         <Loading label="Loading the chart…" />
       ) : (
-        <TimeChart title="Clicks and shares over time" times={series.times} series={series.series} timeZone={timeZone} intervalLabel={interval} />
+        <TimeChart title="Clicks and shares over time" times={series.times} series={series.series} timeZone={timeZone} intervalLabel={shown} />
       )}
     </div>
   );

@@ -45,7 +45,7 @@ export function Domains() {
             <input id="domain-hostname" name="hostname" required aria-describedby="domain-hostname-hint" />
           </Field>
           <Field id="domain-segment" label="Path segment (optional)" hint="Links become hostname/segment/path">
-            <input id="domain-segment" name="segment" pattern="[A-Za-z0-9_.~-]*" aria-describedby="domain-segment-hint" />
+            <input id="domain-segment" name="segment" pattern="[A-Za-z0-9_.~\-]*" aria-describedby="domain-segment-hint" />
           </Field>
           <Field id="domain-root" label="Root redirect" hint="Where visits with no path go">
             <input id="domain-root" name="root_redirect" type="url" required placeholder="https://www.example.com/" aria-describedby="domain-root-hint" />

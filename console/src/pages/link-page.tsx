@@ -68,7 +68,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
                 <a href={link.svc_url} target="_blank" rel="noopener noreferrer">
                   {link.svc_url}
                 </a>{' '}
-                <CopyButton text={link.svc_url} label="Copy the short link" />
+                <CopyButton text={link.svc_url} what="the short link" />
               </p>
               <dl class="facts">
                 <dt>Goes to</dt>

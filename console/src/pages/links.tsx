@@ -10,7 +10,7 @@ import { projectKey } from './project';
 export const TOOL = 'console';
 
 /** The link metadata fields of the create form, in the API's names. */
-const METADATA = ['campaign', 'tag', 'notes', 'sharer_id', 'user_id', 'parent', 'domain', 'path'] as const;
+const METADATA = ['campaign', 'campaign_name', 'campaign_description', 'tag', 'notes', 'sharer_id', 'user_id', 'parent', 'domain', 'path'] as const;
 type Metadata = Partial<Record<(typeof METADATA)[number], string>>;
 
 function metadataOf(form: FormData): Metadata {
@@ -77,9 +77,11 @@ export function Links() {
 export function ChannelPicker({ id, name = 'channel' }: { id: string; name?: string }) {
   return (
     <Field id={id} label="Channel" hint="Where the link is shared; its service follows from it.">
-      <select id={id} name={name} defaultValue="email" aria-describedby={`${id}-hint`}>
+      <select id={id} name={name} aria-describedby={`${id}-hint`}>
         {knownChannelValues.map((c) => (
-          <option key={c}>{c}</option>
+          <option key={c} selected={c === 'email'}>
+            {c}
+          </option>
         ))}
       </select>
     </Field>
@@ -89,6 +91,8 @@ export function ChannelPicker({ id, name = 'channel' }: { id: string; name?: str
 function MetadataFields({ prefix }: { prefix: string }) {
   const fields: [string, string, string?][] = [
     ['campaign', 'Campaign', 'Low-cardinality label, e.g. spring-sale'],
+    ['campaign_name', 'Campaign name', 'Needed with a new campaign; default: the campaign as typed'],
+    ['campaign_description', 'Campaign description', 'Needed when the campaign is new'],
     ['tag', 'Tag'],
     ['notes', 'Notes', 'At most 256 characters'],
     ['sharer_id', 'Sharer (sharer_id of a project user)'],
@@ -120,7 +124,7 @@ function CreatedLink({ link }: { link: LinkRecord }) {
         <a href={link.svc_url} target="_blank" rel="noopener noreferrer" id="short-url">
           {link.svc_url}
         </a>{' '}
-        <CopyButton text={link.svc_url} label="Copy the short link" />
+        <CopyButton text={link.svc_url} what="the short link" />
       </p>
       <dl class="facts">
         <dt>Goes to</dt>
@@ -273,7 +277,7 @@ function Batch() {
                   </th>
                   <td class="break">{l.original_url}</td>
                   <td>
-                    <CopyButton text={l.svc_url} label={`Copy ${l.svc_url}`} />
+                    <CopyButton text={l.svc_url} what={l.svc_url} />
                   </td>
                 </tr>
               ))}

@@ -71,7 +71,7 @@ function Rename({ project, update }: { project: ProjectRecord; update: Update })
     >
       <h2 id="rename-title">Name</h2>
       <Field id="rename" label="Project name">
-        <input id="rename" name="name" defaultValue={project.name} required pattern="[A-Za-z0-9_-]+" />
+        <input id="rename" name="name" defaultValue={project.name} required pattern="[A-Za-z0-9_\-]+" />
       </Field>
       <ErrorNotice error={action.error} />
       <button type="submit" disabled={action.pending}>
@@ -249,9 +249,11 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
           <input id="invite-email" name="email" type="email" required />
         </Field>
         <Field id="invite-role" label="Role">
-          <select id="invite-role" name="role" defaultValue="viewer">
+          <select id="invite-role" name="role">
             {projectRoleValues.map((r) => (
-              <option key={r}>{r}</option>
+              <option key={r} selected={r === 'viewer'}>
+                {r}
+              </option>
             ))}
           </select>
         </Field>

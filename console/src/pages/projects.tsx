@@ -34,7 +34,7 @@ export function Projects({ onSession }: { onSession: () => void }) {
       >
         <h2 id="new-project-title">New project</h2>
         <Field id="project-name" label="Name" hint="Letters, digits, _ and -; unique across the service.">
-          <input id="project-name" name="name" required pattern="[A-Za-z0-9_-]+" aria-describedby="project-name-hint" />
+          <input id="project-name" name="name" required pattern="[A-Za-z0-9_\-]+" aria-describedby="project-name-hint" />
         </Field>
         <button type="submit" disabled={create.pending}>
           {create.pending ? 'Creating…' : 'Create project'}
@@ -67,7 +67,7 @@ export function Projects({ onSession }: { onSession: () => void }) {
                   <tr key={p.api_key} data-project={p.name}>
                     <th scope="row">{p.name}</th>
                     <td>
-                      <code>{p.api_key.slice(0, 10)}…</code> <CopyButton text={p.api_key} label={`Copy the API key of ${p.name}`} />
+                      <code>{p.api_key.slice(0, 10)}…</code> <CopyButton text={p.api_key} what={`the API key of ${p.name}`} />
                     </td>
                     <td>{[p.default_domain, ...p.domains.filter((d) => d !== p.default_domain)].join(', ')}</td>
                     <td>{p.admins.length + p.sharers.length + p.viewers.length}</td>
