@@ -61,7 +61,9 @@ export function serveConsole(app: NestExpressApplication, dir = CONSOLE_DIST): v
       res
         .status(503)
         .type('text/plain')
-        .send('The console is not built: run `npm run build` (it builds the service and the console).');
+        .send(
+          'The console is not built: run `npm run build` (it builds the service and the console).',
+        );
       return;
     }
     res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);

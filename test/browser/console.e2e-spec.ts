@@ -9,7 +9,11 @@ import { createProject } from '../factories/projects';
 import { freePort, launchChromium } from '../support/browser';
 
 /** Reads until the assertion holds (5 s at most). */
-async function until<T>(read: () => Promise<T>, assert: (value: T) => void, ms = 5000): Promise<void> {
+async function until<T>(
+  read: () => Promise<T>,
+  assert: (value: T) => void,
+  ms = 5000,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
@@ -25,6 +29,14 @@ async function until<T>(read: () => Promise<T>, assert: (value: T) => void, ms =
 
 /** Screenshots of every page, written by each run (gitignored). */
 const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'console');
+
+interface RangeGroup {
+  channel: string;
+  clicks: number;
+  shares: number;
+  clicks_per_share: number;
+  conversions: { pageviews: number; goal_total: { count: number; value: number } };
+}
 
 interface AxeViolation {
   id: string;
@@ -50,7 +62,9 @@ describe('in a real browser: the web console at /console', () => {
 
   beforeAll(async () => {
     if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
-      throw new Error(`The console is not built (${CONSOLE_DIST}): run \`npm run build\` first (npm test does)`);
+      throw new Error(
+        `The console is not built (${CONSOLE_DIST}): run \`npm run build\` first (npm test does)`,
+      );
     }
     mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
@@ -59,7 +73,9 @@ describe('in a real browser: the web console at /console', () => {
     base = `http://127.0.0.1:${port}`;
     landing = http.createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><html lang="en"><head><title>Landing</title><link rel="icon" href="data:,"></head><body><h1>Landing</h1></body></html>');
+      res.end(
+        '<!doctype html><html lang="en"><head><title>Landing</title><link rel="icon" href="data:,"></head><body><h1>Landing</h1></body></html>',
+      );
     });
     const landingPort = await new Promise<number>((resolve) =>
       landing.listen(0, '127.0.0.1', () => resolve((landing.address() as AddressInfo).port)),
@@ -67,14 +83,22 @@ describe('in a real browser: the web console at /console', () => {
     landingUrl = `http://localhost:${landingPort}/article`;
     browser = await launchChromium();
     // bypassCSP: axe-core is injected as an inline script, which the console's policy refuses.
-    context = await browser.newContext({ timezoneId: 'UTC', bypassCSP: true, acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+    context = await browser.newContext({
+      timezoneId: 'UTC',
+      bypassCSP: true,
+      acceptDownloads: true,
+      viewport: { width: 1280, height: 900 },
+    });
     page = await context.newPage();
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
     });
     // Names the resource a "Failed to load resource" message is about.
     page.on('response', (response) => {
-      if (response.status() >= 400) errors.push(`${response.status()} ${response.request().method()} ${response.url().split('?')[0]}`);
+      if (response.status() >= 400)
+        errors.push(
+          `${response.status()} ${response.request().method()} ${response.url().split('?')[0]}`,
+        );
     });
     page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
   }, 60_000);
@@ -92,13 +116,15 @@ describe('in a real browser: the web console at /console', () => {
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     expect(errors).toEqual([]);
     await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
-      return (await axe.run(document)).violations;
-    });
+    const violations = await page.evaluate<AxeViolation[]>(
+      'axe.run(document).then((result) => result.violations)',
+    );
     const serious = violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
     expect(serious).toEqual([]);
   }
 
@@ -117,9 +143,14 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByLabel('Subscription key').fill(t.subscriptionKey);
     await page.getByLabel('Application key').fill('wrong-application-key');
     await page.getByRole('button', { name: 'Sign in for administration' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/Invalid API key specified.*check the key/);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /Invalid API key specified.*check the key/,
+    );
     // The browser reports the 403 answer as a console error: expected here, and only here.
-    expect(errors).toEqual([`403 POST ${base}/projects/list`, expect.stringMatching(/status of 403/)]);
+    expect(errors).toEqual([
+      `403 POST ${base}/projects/list`,
+      expect.stringMatching(/status of 403/),
+    ]);
     errors.length = 0;
     await check('sign-in');
     await page.getByLabel('Application key').fill(t.applicationKey);
@@ -128,7 +159,9 @@ describe('in a real browser: the web console at /console', () => {
     // The keys are in sessionStorage only: not in the URL, not in a cookie.
     expect(page.url()).toBe(`${base}/console/projects`);
     await expect(context.cookies()).resolves.toEqual([]);
-    await expect(page.evaluate(() => sessionStorage.getItem('svc.console.admin'))).resolves.toContain(t.subscriptionKey);
+    await expect(
+      page.evaluate<string | null>("sessionStorage.getItem('svc.console.admin')"),
+    ).resolves.toContain(t.subscriptionKey);
 
     // Projects: create one.
     await page.getByText('No project yet').waitFor();
@@ -137,10 +170,15 @@ describe('in a real browser: the web console at /console', () => {
     const row = page.locator('tr[data-project="console-e2e"]');
     await row.waitFor();
     await check('projects');
-    const [{ api_key: apiKey }] = (await t.db.query<{ api_key: string }>(`SELECT api_key FROM projects`)).rows;
+    const [{ api_key: apiKey }] = (
+      await t.db.query<{ api_key: string }>(`SELECT api_key FROM projects`)
+    ).rows;
 
     // Domains: connect one for the project.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Domains' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Domains' })
+      .click();
     await page.getByText('No custom domain yet').waitFor();
     await page.getByLabel('Hostname').fill('go.console.test');
     await page.getByLabel('Root redirect').fill('https://www.console.test/');
@@ -149,13 +187,23 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByRole('button', { name: 'Connect domain' }).click();
     await page.locator('article[data-domain="go.console.test"]').waitFor();
     await check('domains');
-    const domains = await t.http.post('/domains/list').type('form').send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey }).expect(200);
-    expect(domains.body.response.domains.map((d: { hostname: string; projects: string[] }) => [d.hostname, d.projects])).toEqual([
-      ['go.console.test', ['console-e2e']],
-    ]);
+    const domains = await t.http
+      .post('/domains/list')
+      .type('form')
+      .send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey })
+      .expect(200);
+    expect(
+      (domains.body.response.domains as { hostname: string; projects: string[] }[]).map((d) => [
+        d.hostname,
+        d.projects,
+      ]),
+    ).toEqual([['go.console.test', ['console-e2e']]]);
 
     // Project settings: conversions with a goal label.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
     await row.getByRole('link', { name: 'Settings of console-e2e' }).click();
     await page.getByRole('heading', { name: 'Project console-e2e', level: 1 }).waitFor();
     await page.getByLabel('Record conversions').check();
@@ -164,13 +212,21 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByRole('button', { name: 'Save conversion settings' }).click();
     const admin = { subscription_key: t.subscriptionKey, application_key: t.applicationKey };
     await until(
-      async () => (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response.project.conversions,
-      (c) => expect(c).toEqual(expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' })),
+      async (): Promise<unknown> =>
+        (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response
+          .project.conversions,
+      (c) =>
+        expect(c).toEqual(
+          expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' }),
+        ),
     );
     await check('project-settings');
 
     // Links: create one, copy it, see its QR code.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
     await row.getByRole('button', { name: 'Links of console-e2e' }).click();
     await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
     await page.getByLabel('Page to share (URL)').fill(landingUrl);
@@ -186,13 +242,14 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByRole('img', { name: `QR code of ${shortUrl}` }).waitFor();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.getByRole('button', { name: 'Copy the short link' }).click();
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(shortUrl);
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(shortUrl);
     await check('links');
 
     // A visitor follows the short link, in a browser that does not call itself headless (stats leave
     // known bots out, and HeadlessChrome is one).
     const visitorContext = await browser.newContext({
-      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+      userAgent:
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
     });
     const visitor = await visitorContext.newPage();
     await visitor.goto(shortUrl);
@@ -201,13 +258,18 @@ describe('in a real browser: the web console at /console', () => {
     await t.settle();
 
     // Dashboard: the click on the chart and in the channel table.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Dashboard' })
+      .click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const chart = page.locator('figure.chart');
     await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares');
     await expect(chart.locator('canvas').count()).resolves.toBeGreaterThan(0);
     const channels = page.locator('section[data-group-by="channel"]');
-    await expect(channels.locator('tbody tr').allTextContents()).resolves.toEqual([expect.stringMatching(/^twitter1111?/)]);
+    await expect(channels.locator('tbody tr').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^twitter1111?/),
+    ]);
     await expect(channels.locator('tbody tr td').first().textContent()).resolves.toBe('1');
     await check('dashboard');
 
@@ -216,44 +278,75 @@ describe('in a real browser: the web console at /console', () => {
       page.waitForEvent('download'),
       channels.getByRole('button', { name: 'Export CSV of Top channels' }).click(),
     ]);
-    const csv = readFileSync((await download.path())!, 'utf8');
+    const csv = readFileSync(await download.path(), 'utf8');
     const api = await t.http
       .get('/stats/range.json')
-      .query({ v: '3', key: apiKey, ...defaultPeriod(), group_by: 'channel', with_conversions: 'true', per_page: '1000' })
+      .query({
+        v: '3',
+        key: apiKey,
+        ...defaultPeriod(),
+        group_by: 'channel',
+        with_conversions: 'true',
+        per_page: '1000',
+      })
       .expect(200);
     const expected = [
       'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value',
-      ...api.body.groups.map(
-        (g: { channel: string; clicks: number; shares: number; clicks_per_share: number; conversions: { pageviews: number; goal_total: { count: number; value: number } } }) =>
-          [g.channel, g.clicks, g.shares, g.clicks_per_share, g.conversions.pageviews, g.conversions.goal_total.count, g.conversions.goal_total.value].join(','),
+      ...(api.body.groups as RangeGroup[]).map((g) =>
+        [
+          g.channel,
+          g.clicks,
+          g.shares,
+          g.clicks_per_share,
+          g.conversions.pageviews,
+          g.conversions.goal_total.count,
+          g.conversions.goal_total.value,
+        ].join(','),
       ),
     ].join('\n');
     expect(csv).toBe(`${expected}\n`);
-    expect(csv).toBe('channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,0,0\n');
+    expect(csv).toBe(
+      'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,0,0\n',
+    );
 
     // A filter carries into the chart and every table.
     await page.getByLabel('Campaign filter').fill('other-campaign');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await until(() => chart.getAttribute('data-totals'), (v) => expect(v).toBe('0 clicks, 0 shares'));
+    await until(
+      () => chart.getAttribute('data-totals'),
+      (v) => expect(v).toBe('0 clicks, 0 shares'),
+    );
     await channels.getByText('No activity in this period.').waitFor();
     await page.getByRole('button', { name: 'Remove the campaign filter' }).click();
-    await until(() => chart.getAttribute('data-totals'), (v) => expect(v).toBe('1 clicks, 1 shares'));
+    await until(
+      () => chart.getAttribute('data-totals'),
+      (v) => expect(v).toBe('1 clicks, 1 shares'),
+    );
 
     // At phone width nothing overflows the page sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-phone.png'), fullPage: true });
-    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(390);
+    await expect(
+      page.evaluate<number>('document.documentElement.scrollWidth'),
+    ).resolves.toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The link page: its clicks, latest click and chart.
     await page.locator('section[data-group-by="svc_id"] tbody a').first().click();
     await page.getByRole('heading', { name: /^Link / }).waitFor();
-    await expect(page.locator('[data-total="All-time clicks"] dd').textContent()).resolves.toBe('1');
-    await expect(page.locator('figure.chart').getAttribute('data-totals')).resolves.toBe('1 clicks');
+    await expect(page.locator('[data-total="All-time clicks"] dd').textContent()).resolves.toBe(
+      '1',
+    );
+    await expect(page.locator('figure.chart').getAttribute('data-totals')).resolves.toBe(
+      '1 clicks',
+    );
     await check('link');
 
     // Destroy the project, confirmed by its name.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
     await row.getByRole('link', { name: 'Settings of console-e2e' }).click();
     const destroy = page.getByRole('button', { name: 'Destroy console-e2e' });
     await expect(destroy.isDisabled()).resolves.toBe(true);
@@ -271,7 +364,9 @@ describe('in a real browser: the web console at /console', () => {
     await fresh.goto(`${base}/console/sign-in`);
     await fresh.getByLabel('Project API key').fill('0'.repeat(64));
     await fresh.getByRole('button', { name: 'Sign in to the project' }).click();
-    await expect(fresh.getByRole('alert').textContent()).resolves.toMatch(/Invalid API key specified/);
+    await expect(fresh.getByRole('alert').textContent()).resolves.toMatch(
+      /Invalid API key specified/,
+    );
     expect(mine.every((m) => /403/.test(m))).toBe(true);
     await fresh.close();
   });
@@ -287,7 +382,14 @@ describe('in a real browser: the web console at /console', () => {
     const { api_key: key } = await createProject(t);
     const refused = await t.http
       .get('/url.json')
-      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://example.com/', path: 'console' })
+      .query({
+        v: '3',
+        key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/',
+        path: 'console',
+      })
       .expect(400);
     expect(refused.body.error_message).toMatch(/path/);
   });

@@ -54,7 +54,8 @@ async function fetchPage(
 }
 
 function label(value: unknown): string {
-  return value === null || value === undefined ? '(none)' : String(value);
+  if (value === null || value === undefined) return '(none)';
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
 
 /** The CSV of every group (all pages), the columns as in the table. */

@@ -5,7 +5,7 @@ import { ApiError } from '../api/client';
 /** An error shown where it happened, announced to screen readers. */
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'Something went wrong';
   return (
     <p class="notice error" role="alert">
       {message}
@@ -112,4 +112,10 @@ export function CopyButton({ text, what }: { text: string; what: string }) {
       </span>
     </>
   );
+}
+
+/** A form field's text, trimmed ('' when absent or a file). */
+export function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value.trim() : '';
 }

@@ -3,7 +3,7 @@ import { api, call, type Schemas } from '../api/client';
 import { intervalValues } from '../api/schema';
 import { TimeChart } from '../components/chart';
 import { StatsTable, type GroupField, type StatsScope } from '../components/stats-table';
-import { ErrorNotice, Field, Loading, useAsync } from '../components/ui';
+import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
 import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
@@ -75,19 +75,19 @@ function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: 
       onSubmit={(e) => {
         e.preventDefault();
         const form = new FormData(e.currentTarget);
-        const from = String(form.get('from'));
-        const to = String(form.get('to'));
+        const from = field(form, 'from');
+        const to = field(form, 'to');
         if (!from || !to || from > to) {
           setError('Choose a start date on or before the end date');
           return;
         }
         setError(null);
         const filters: Settings['filters'] = {};
-        for (const [field] of FILTERS) {
-          const value = String(form.get(field)).trim();
-          if (value) filters[field] = value;
+        for (const [name] of FILTERS) {
+          const value = field(form, name);
+          if (value) filters[name] = value;
         }
-        onChange({ from, to, timeZone: String(form.get('tz')), interval: String(form.get('interval')) as Interval, filters });
+        onChange({ from, to, timeZone: field(form, 'tz'), interval: field(form, 'interval') as Interval, filters });
       }}
     >
       <div class="grid">

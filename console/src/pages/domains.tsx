@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, call, type DomainRecord, type Schemas } from '../api/client';
-import { Empty, ErrorNotice, Field, Loading, useAction, useAsync } from '../components/ui';
+import { Empty, ErrorNotice, Field, Loading, useAction, field, useAsync } from '../components/ui';
 import { adminKeys } from './admin';
 
 type Creation = Schemas['DomainCreationObjectDto'];
@@ -25,14 +25,14 @@ export function Domains() {
           e.preventDefault();
           const formElement = e.currentTarget;
           const form = new FormData(formElement);
-          const host = String(form.get('hostname')).trim();
-          const segment = String(form.get('segment')).trim();
+          const host = field(form, 'hostname');
+          const segment = field(form, 'segment');
           const chosen = form.getAll('projects').map(String);
           void connect
             .run({
               hostname: segment ? `${host}_${segment}` : host,
-              root_redirect: String(form.get('root_redirect')).trim(),
-              not_found_redirect: String(form.get('not_found_redirect')).trim(),
+              root_redirect: field(form, 'root_redirect'),
+              not_found_redirect: field(form, 'not_found_redirect'),
               ...(chosen.length > 0 ? { projects: chosen } : {}),
             })
             .then((ok) => ok && formElement.reset());
@@ -113,8 +113,8 @@ function DomainCard({ domain, onChange }: { domain: DomainRecord; onChange: () =
           e.preventDefault();
           const form = new FormData(e.currentTarget);
           void update.run({
-            root_redirect: String(form.get('root_redirect')).trim(),
-            not_found_redirect: String(form.get('not_found_redirect')).trim(),
+            root_redirect: field(form, 'root_redirect'),
+            not_found_redirect: field(form, 'not_found_redirect'),
           });
         }}
       >

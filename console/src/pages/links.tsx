@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, call, type LinkRecord } from '../api/client';
 import { knownChannelValues } from '../api/schema';
 import { QrCode } from '../components/qr';
-import { CopyButton, ErrorNotice, Field, useAction } from '../components/ui';
+import { CopyButton, ErrorNotice, Field, field, useAction } from '../components/ui';
 import { href, navigate } from '../router';
 import { projectKey } from './project';
 
@@ -16,7 +16,7 @@ type Metadata = Partial<Record<(typeof METADATA)[number], string>>;
 function metadataOf(form: FormData): Metadata {
   const out: Metadata = {};
   for (const name of METADATA) {
-    const value = String(form.get(name) ?? '').trim();
+    const value = field(form, name);
     if (value !== '') out[name] = value;
   }
   return out;
@@ -43,7 +43,7 @@ export function Links() {
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
-            void create.run(String(form.get('url')).trim(), String(form.get('channel')), metadataOf(form));
+            void create.run(field(form, 'url'), field(form, 'channel'), metadataOf(form));
           }}
         >
           <h2 id="create-title">Create a tracked link</h2>
@@ -229,7 +229,7 @@ function Batch() {
       onSubmit={(e) => {
         e.preventDefault();
         const form = new FormData(e.currentTarget);
-        const channel = String(form.get('channel'));
+        const channel = field(form, 'channel');
         const load = async (): Promise<Row[]> => {
           if (file) {
             const [header = [], ...data] = parseCsv(await file.text());
@@ -237,7 +237,7 @@ function Batch() {
             if (!names.includes('url')) throw new Error('The CSV file needs a url column');
             return data.map((cells) => Object.fromEntries(names.map((n, i) => [n, (cells[i] ?? '').trim()])));
           }
-          const lines = String(form.get('lines')).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+          const lines = field(form, 'lines').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
           return lines.map((url) => ({ url }));
         };
         void batch.run(load, channel);
@@ -310,10 +310,10 @@ function UpdatePost({ initial }: { initial: string }) {
         const form = new FormData(e.currentTarget);
         const fields: Record<string, string> = {};
         for (const name of ['service_postid', 'service_postid_reach', 'service_postid_shared_at']) {
-          const value = String(form.get(name)).trim();
+          const value = field(form, name);
           if (value) fields[name] = value;
         }
-        void update.run(String(form.get('svc_id')).trim(), fields);
+        void update.run(field(form, 'svc_id'), fields);
       }}
     >
       <h2 id="update-title">Post information of a shared link</h2>
@@ -363,7 +363,7 @@ function FindLink() {
       aria-labelledby="find-title"
       onSubmit={(e) => {
         e.preventDefault();
-        const id = svcIdOf(String(new FormData(e.currentTarget).get('short')).trim());
+        const id = svcIdOf(field(new FormData(e.currentTarget), 'short'));
         if (!id) setError('That is not a short link: expected something like http://host/aB3dE9x');
         else navigate(`/links/${encodeURIComponent(id)}`);
       }}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ProjectRecord, type Schemas } from '../api/client';
 import { projectRoleValues } from '../api/schema';
-import { Empty, ErrorNotice, Field, Loading, useAction, useAsync } from '../components/ui';
+import { Empty, ErrorNotice, Field, Loading, useAction, field, useAsync } from '../components/ui';
 import { href, navigate } from '../router';
 import { session } from '../session';
 import { adminKeys } from './admin';
@@ -66,7 +66,7 @@ function Rename({ project, update }: { project: ProjectRecord; update: Update })
       aria-labelledby="rename-title"
       onSubmit={(e) => {
         e.preventDefault();
-        void action.run({ name: String(new FormData(e.currentTarget).get('name')).trim() });
+        void action.run({ name: field(new FormData(e.currentTarget), 'name') });
       }}
     >
       <h2 id="rename-title">Name</h2>
@@ -92,7 +92,7 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
       onSubmit={(e) => {
         e.preventDefault();
         const form = new FormData(e.currentTarget);
-        const text = String(form.get('domains')).trim();
+        const text = field(form, 'domains');
         const wanted = text === 'all' ? 'all' : text.split(/[\s,]+/).filter(Boolean);
         const current = c?.domains === 'all' ? ['all'] : (c?.domains ?? []);
         const removed = current.filter((d) => d !== 'all' && (wanted === 'all' || !wanted.includes(d)));
@@ -102,7 +102,7 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
           ...(removed.length > 0 ? { remove_domain: removed } : {}),
         };
         for (const n of GOALS) {
-          const label = String(form.get(`goal_${n}_label`)).trim();
+          const label = field(form, `goal_${n}_label`);
           conversions[`goal_${n}_label`] = label === '' ? null : label;
         }
         void action.run({ conversions });
@@ -157,7 +157,7 @@ function ProjectDomains({ project, connected, update }: { project: ProjectRecord
           class="inline-form"
           onSubmit={(e) => {
             e.preventDefault();
-            void action.run({ domains: [String(new FormData(e.currentTarget).get('domain'))] });
+            void action.run({ domains: [field(new FormData(e.currentTarget), 'domain')] });
           }}
         >
           <Field id="add-domain" label="Authorise a connected domain">
@@ -183,10 +183,11 @@ function ProjectDomains({ project, connected, update }: { project: ProjectRecord
 
 function Users({ project, update }: { project: ProjectRecord; update: Update }) {
   const action = useAction(update);
+  const withRole = (list: Schemas['UserRecordDto'][], role: Role) => list.map((u) => ({ ...u, role }));
   const users = [
-    ...project.admins.map((u) => ({ ...u, role: 'admin' as Role })),
-    ...project.sharers.map((u) => ({ ...u, role: 'sharer' as Role })),
-    ...project.viewers.map((u) => ({ ...u, role: 'viewer' as Role })),
+    ...withRole(project.admins, 'admin'),
+    ...withRole(project.sharers, 'sharer'),
+    ...withRole(project.viewers, 'viewer'),
   ];
   return (
     <div class="card">
@@ -240,9 +241,9 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
-          const email = String(form.get('email')).trim();
-          const role = String(form.get('role')) as Role;
-          void action.run({ [`${role}s`]: [email] } as UpdateObject);
+          const email = field(form, 'email');
+          const role = field(form, 'role') as Role;
+          void action.run(role === 'admin' ? { admins: [email] } : role === 'sharer' ? { sharers: [email] } : { viewers: [email] });
         }}
       >
         <Field id="invite-email" label="Invite by e-mail">

@@ -1,5 +1,5 @@
 import { api, call, type ProjectRecord } from '../api/client';
-import { CopyButton, Empty, ErrorNotice, Field, Loading, useAction, useAsync } from '../components/ui';
+import { CopyButton, Empty, ErrorNotice, Field, Loading, useAction, field, useAsync } from '../components/ui';
 import { href, navigate } from '../router';
 import { session } from '../session';
 import { adminKeys } from './admin';
@@ -29,7 +29,7 @@ export function Projects({ onSession }: { onSession: () => void }) {
         onSubmit={(e) => {
           e.preventDefault();
           const form = e.currentTarget;
-          void create.run(String(new FormData(form).get('name')).trim()).then((p) => p && form.reset());
+          void create.run(field(new FormData(form), 'name')).then((p) => p && form.reset());
         }}
       >
         <h2 id="new-project-title">New project</h2>

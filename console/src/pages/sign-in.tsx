@@ -1,5 +1,5 @@
 import { api, call } from '../api/client';
-import { ErrorNotice, Field, useAction } from '../components/ui';
+import { ErrorNotice, Field, field, useAction } from '../components/ui';
 import { navigate } from '../router';
 import { session } from '../session';
 
@@ -31,7 +31,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
-            void admin.run(String(form.get('subscription_key')).trim(), String(form.get('application_key')).trim());
+            void admin.run(field(form, 'subscription_key'), field(form, 'application_key'));
           }}
         >
           <h2 id="admin-title">Administration</h2>
@@ -52,7 +52,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           aria-labelledby="project-title"
           onSubmit={(e) => {
             e.preventDefault();
-            void project.run(String(new FormData(e.currentTarget).get('api_key')).trim());
+            void project.run(field(new FormData(e.currentTarget), 'api_key'));
           }}
         >
           <h2 id="project-title">Project</h2>

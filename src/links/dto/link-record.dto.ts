@@ -2,7 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** Post information of a shared link. */
 export class PostMetadataDto {
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Followers or fans of the sharer at share time' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Followers or fans of the sharer at share time',
+  })
   reach: number | null;
   @ApiProperty({ type: String, nullable: true, example: '2026-11-20T09:30:00Z' })
   shared_at: string | null;
@@ -72,7 +76,9 @@ export class LinkRecordDto {
   tag: string | null;
   @ApiProperty({ type: String, nullable: true })
   notes: string | null;
-  @ApiPropertyOptional({ description: 'Static endpoint only: whether the link was created by this call' })
+  @ApiPropertyOptional({
+    description: 'Static endpoint only: whether the link was created by this call',
+  })
   new?: boolean;
   @ApiPropertyOptional({ description: 'Update endpoint only', example: '2026-11-21T10:00:00Z' })
   updated_at?: string;

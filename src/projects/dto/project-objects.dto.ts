@@ -6,7 +6,8 @@ export class ConversionsSettingsDto {
   enabled?: boolean;
   @ApiPropertyOptional({
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
-    description: 'Hostnames where conversions are tracked, or "all" for every redirection; added on update',
+    description:
+      'Hostnames where conversions are tracked, or "all" for every redirection; added on update',
     example: ['shop.example.com'],
   })
   domains?: string | string[];
@@ -15,11 +16,16 @@ export class ConversionsSettingsDto {
     description: 'Update only: hostnames to stop tracking',
   })
   remove_domain?: string | string[];
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Signup' }) goal_1_label?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Purchase' }) goal_2_label?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_3_label?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_4_label?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_5_label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Signup' })
+  goal_1_label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Purchase' })
+  goal_2_label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_3_label?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_4_label?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_5_label?:
+    string | null;
 }
 
 export const ROLES = ['admin', 'sharer', 'viewer'] as const;
@@ -33,7 +39,11 @@ export class ChangeRoleDto {
 
 /** The project creation object, sent as the JSON string `json` of projects/new. */
 export class ProjectCreationObjectDto {
-  @ApiProperty({ description: 'Unique; a-z, A-Z, 0-9, _ and -', example: 'acme-blog', pattern: '^[A-Za-z0-9_-]+$' })
+  @ApiProperty({
+    description: 'Unique; a-z, A-Z, 0-9, _ and -',
+    example: 'acme-blog',
+    pattern: '^[A-Za-z0-9_-]+$',
+  })
   name: string;
   @ApiPropertyOptional({ type: ConversionsSettingsDto })
   conversions?: ConversionsSettingsDto;
@@ -41,7 +51,10 @@ export class ProjectCreationObjectDto {
   domains?: string[];
   @ApiPropertyOptional({ description: 'One of the authorised domains' })
   default_domain?: string;
-  @ApiPropertyOptional({ type: [String], description: 'E-mail, sharer_id or username; new users by e-mail' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'E-mail, sharer_id or username; new users by e-mail',
+  })
   admins?: string[];
   @ApiPropertyOptional({ type: [String] })
   sharers?: string[];
@@ -61,7 +74,10 @@ export class ProjectUpdateObjectDto {
   remove_domain?: string[];
   @ApiPropertyOptional()
   default_domain?: string;
-  @ApiPropertyOptional({ type: [String], description: 'Users to add (or whose role becomes admin)' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Users to add (or whose role becomes admin)',
+  })
   admins?: string[];
   @ApiPropertyOptional({ type: [String] })
   sharers?: string[];

@@ -19,7 +19,12 @@ export class GoalFiguresDto {
   count: number;
   @ApiProperty({ type: 'integer', description: 'Sum of the conversion values' })
   value: number;
-  @ApiProperty({ type: String, nullable: true, description: 'The project’s label of the goal', example: 'Purchase' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The project’s label of the goal',
+    example: 'Purchase',
+  })
   label: string | null;
 }
 
@@ -143,7 +148,8 @@ export class GroupDto extends FiguresDto {
     type: 'object',
     additionalProperties: true,
     nullable: true,
-    description: 'with_metadata=true: svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name, description',
+    description:
+      'with_metadata=true: svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name, description',
   })
   metadata?: Record<string, unknown> | null;
   [field: string]: unknown;
@@ -162,7 +168,10 @@ export class AggregateResponseDto {
   @ApiProperty()
   with_zeros: boolean;
   @ApiProperty({
-    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {}, maxItems: 0 }],
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {}, maxItems: 0 },
+    ],
     description: 'The filters applied, each with <field>_metadata; an empty array when none',
   })
   filters: Record<string, unknown> | [];
@@ -220,10 +229,12 @@ export class RangeIntervalsResponseDto {
   @ApiProperty()
   with_zeros: boolean;
   @ApiProperty({
-    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {}, maxItems: 0 }],
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {}, maxItems: 0 },
+    ],
   })
   filters: Record<string, unknown> | [];
   @ApiProperty({ type: RangeIntervalsTotalsDto })
   totals: RangeIntervalsTotalsDto;
 }
-
