@@ -6,6 +6,15 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npm run console:dev`: the API of a service running on port 3000 (SVC_URL to change it).
+  server: {
+    proxy: Object.fromEntries(
+      ['/projects', '/domains', '/url', '/stats', '/conversions'].map((path) => [
+        path,
+        process.env.SVC_URL ?? 'http://localhost:3000',
+      ]),
+    ),
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
