@@ -14,12 +14,17 @@ import { LinkPage } from './pages/link-page';
 function Page({ path, onSession }: { path: string; onSession: () => void }) {
   const admin = session.admin();
   const project = session.project();
-  if (path === '/' || path === '/sign-in' || (!admin && !project)) return <SignIn onSignedIn={onSession} />;
+  if (path === '/' || path === '/sign-in' || (!admin && !project))
+    return <SignIn onSignedIn={onSession} />;
   const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
   switch (segments[0]) {
     case 'projects':
       if (!admin) return <NeedsAdmin />;
-      return segments[1] ? <ProjectSettings apiKey={segments[1]} onSession={onSession} /> : <Projects onSession={onSession} />;
+      return segments[1] ? (
+        <ProjectSettings apiKey={segments[1]} onSession={onSession} />
+      ) : (
+        <Projects onSession={onSession} />
+      );
     case 'domains':
       return admin ? <Domains /> : <NeedsAdmin />;
     case 'links':
@@ -44,7 +49,8 @@ function NeedsAdmin() {
     <section>
       <h1>Administration</h1>
       <p>
-        This page needs a subscription key and an application key. <a href={href('/sign-in')}>Sign in for administration</a>.
+        This page needs a subscription key and an application key.{' '}
+        <a href={href('/sign-in')}>Sign in for administration</a>.
       </p>
     </section>
   );
@@ -55,7 +61,8 @@ function NeedsProject() {
     <section>
       <h1>No project chosen</h1>
       <p>
-        Sign in with a project’s API key, or open a project from the <a href={href('/projects')}>projects</a> list.
+        Sign in with a project’s API key, or open a project from the{' '}
+        <a href={href('/projects')}>projects</a> list.
       </p>
     </section>
   );

@@ -13,7 +13,14 @@ function zoneOffset(instant: number, timeZone: string): number {
     second: '2-digit',
   }).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const asUtc = Date.UTC(
+    get('year'),
+    get('month') - 1,
+    get('day'),
+    get('hour'),
+    get('minute'),
+    get('second'),
+  );
   return asUtc - Math.floor(instant / 1000) * 1000;
 }
 
@@ -34,9 +41,12 @@ export function nextDay(date: string): string {
 
 /** Today in a time zone, minus some days (YYYY-MM-DD). */
 export function today(timeZone: string, minusDays = 0): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    new Date(),
-  );
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date());
   const [y, m, d] = parts.split('-').map(Number);
   return new Date(Date.UTC(y, m - 1, d - minusDays)).toISOString().slice(0, 10);
 }
@@ -46,6 +56,8 @@ export function browserTimeZone(): string {
 }
 
 export function timeZones(): string[] {
-  const zones = (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  const zones =
+    (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ??
+    [];
   return [...new Set(['UTC', browserTimeZone(), ...zones])];
 }

@@ -35,7 +35,8 @@ export function onLinkClick(event: MouseEvent): void {
   if (!anchor || event.defaultPrevented || event.button !== 0) return;
   if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const url = new URL(anchor.href, window.location.href);
-  if (url.origin !== window.location.origin || !url.pathname.startsWith(BASE) || anchor.target) return;
+  if (url.origin !== window.location.origin || !url.pathname.startsWith(BASE) || anchor.target)
+    return;
   event.preventDefault();
   navigate(url.pathname.slice(BASE.length) + url.search);
 }

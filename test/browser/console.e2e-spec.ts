@@ -254,7 +254,13 @@ describe('in a real browser: the web console at /console', () => {
     const visitor = await visitorContext.newPage();
     await visitor.goto(shortUrl);
     expect(visitor.url()).toMatch(/^http:\/\/localhost:\d+\/article\?svc=/);
+    const svcId = new URL(visitor.url()).searchParams.get('svc')!;
     await visitorContext.close();
+    // The landing site reports a signup worth 1999 for that visit.
+    await t.http
+      .get('/conversions/new')
+      .query({ key: apiKey, svc_url: svcId, conversion_type: 'goal_1', conversion_value: '1999' })
+      .expect(200);
     await t.settle();
 
     // Dashboard: the click on the chart and in the channel table.
@@ -265,6 +271,10 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const chart = page.locator('figure.chart');
     await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares');
+    await expect(page.locator('[data-total="Conversions"] dd').textContent()).resolves.toBe('1');
+    await expect(page.locator('[data-total="Conversion value"] dd').textContent()).resolves.toBe(
+      '1,999',
+    );
     await expect(chart.locator('canvas').count()).resolves.toBeGreaterThan(0);
     const channels = page.locator('section[data-group-by="channel"]');
     await expect(channels.locator('tbody tr').allTextContents()).resolves.toEqual([
@@ -306,7 +316,7 @@ describe('in a real browser: the web console at /console', () => {
     ].join('\n');
     expect(csv).toBe(`${expected}\n`);
     expect(csv).toBe(
-      'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,0,0\n',
+      'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,1,1999\n',
     );
 
     // A filter carries into the chart and every table.
@@ -338,8 +348,9 @@ describe('in a real browser: the web console at /console', () => {
       '1',
     );
     await expect(page.locator('figure.chart').getAttribute('data-totals')).resolves.toBe(
-      '1 clicks',
+      '1 clicks, 1 conversions',
     );
+    await expect(page.getByRole('row', { name: /^Signup 1 1999$/ }).count()).resolves.toBe(1);
     await check('link');
 
     // Destroy the project, confirmed by its name.

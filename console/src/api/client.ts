@@ -58,7 +58,8 @@ export class ApiError extends Error {
 }
 
 export function errorMessage(status: number, body: unknown): string {
-  const b = body as { error_message?: string; error?: { message?: string; code?: number } } | undefined;
+  const b = body as
+    { error_message?: string; error?: { message?: string; code?: number } } | undefined;
   const message = b?.error_message ?? b?.error?.message;
   if (status === 403 && message?.includes('Invalid API key')) {
     return `${message}: check the key you signed in with`;

@@ -1119,6 +1119,34 @@ export interface components {
         };
         /** @enum {string} */
         Interval: "hour" | "day" | "week";
+        GoalFiguresDto: {
+            count: number;
+            /** @description Sum of the conversion values */
+            value: number;
+            /**
+             * @description The project’s label of the goal
+             * @example Purchase
+             */
+            label: string | null;
+        };
+        GoalTotalDto: {
+            count: number;
+            value: number;
+        };
+        ConversionsObjectDto: {
+            pageviews: number;
+            goal_total: components["schemas"]["GoalTotalDto"];
+            goal_1: components["schemas"]["GoalFiguresDto"];
+            goal_2: components["schemas"]["GoalFiguresDto"];
+            goal_3: components["schemas"]["GoalFiguresDto"];
+            goal_4: components["schemas"]["GoalFiguresDto"];
+            goal_5: components["schemas"]["GoalFiguresDto"];
+            goal_6: components["schemas"]["GoalFiguresDto"];
+            goal_7: components["schemas"]["GoalFiguresDto"];
+            goal_8: components["schemas"]["GoalFiguresDto"];
+            goal_9: components["schemas"]["GoalFiguresDto"];
+            goal_10: components["schemas"]["GoalFiguresDto"];
+        };
         RangeIntervalDto: {
             /** @example 2026-11-20T00:00:00Z */
             hour?: string;
@@ -1127,6 +1155,8 @@ export interface components {
             /** @example 2026-11-17T00:00:00Z */
             week?: string;
             clicks: number;
+            /** @description with_conversions=true (link intervals only) */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
             shares: number;
         };
         RangeIntervalsTotalsDto: {
@@ -1166,34 +1196,8 @@ export interface components {
             /** @example 2026-11-17T00:00:00Z */
             week?: string;
             clicks: number;
-        };
-        GoalFiguresDto: {
-            count: number;
-            /** @description Sum of the conversion values */
-            value: number;
-            /**
-             * @description The project’s label of the goal
-             * @example Purchase
-             */
-            label: string | null;
-        };
-        GoalTotalDto: {
-            count: number;
-            value: number;
-        };
-        ConversionsObjectDto: {
-            pageviews: number;
-            goal_total: components["schemas"]["GoalTotalDto"];
-            goal_1: components["schemas"]["GoalFiguresDto"];
-            goal_2: components["schemas"]["GoalFiguresDto"];
-            goal_3: components["schemas"]["GoalFiguresDto"];
-            goal_4: components["schemas"]["GoalFiguresDto"];
-            goal_5: components["schemas"]["GoalFiguresDto"];
-            goal_6: components["schemas"]["GoalFiguresDto"];
-            goal_7: components["schemas"]["GoalFiguresDto"];
-            goal_8: components["schemas"]["GoalFiguresDto"];
-            goal_9: components["schemas"]["GoalFiguresDto"];
-            goal_10: components["schemas"]["GoalFiguresDto"];
+            /** @description with_conversions=true (link intervals only) */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
         };
         LinkIntervalsResponseDto: {
             /** @example localhost:3000_aB3dE9x */

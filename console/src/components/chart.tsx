@@ -33,7 +33,15 @@ export function TimeChart({ title, times, series, timeZone, intervalLabel }: Pro
         width: width(),
         height: 260,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timeZone),
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: times.length < 60 } }))],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: 2,
+            points: { show: times.length < 60 },
+          })),
+        ],
         axes: [{}, { size: 50 }],
         scales: { x: { time: true } },
         legend: { show: true },
@@ -50,12 +58,21 @@ export function TimeChart({ title, times, series, timeZone, intervalLabel }: Pro
     };
   }, [times, series, timeZone]);
 
-  const format = new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: 'medium', timeStyle: intervalLabel === 'hour' ? 'short' : undefined });
-  const totals = series.map((s) => `${s.values.reduce((a, b) => a + b, 0)} ${s.label.toLowerCase()}`).join(', ');
+  const format = new Intl.DateTimeFormat(undefined, {
+    timeZone,
+    dateStyle: 'medium',
+    timeStyle: intervalLabel === 'hour' ? 'short' : undefined,
+  });
+  const totals = series
+    .map((s) => `${s.values.reduce((a, b) => a + b, 0)} ${s.label.toLowerCase()}`)
+    .join(', ');
   return (
     <figure class="chart" aria-label={`${title}: ${totals}`} data-totals={totals}>
       <figcaption>
-        {title} <span class="muted">({totals}, per {intervalLabel})</span>
+        {title}{' '}
+        <span class="muted">
+          ({totals}, per {intervalLabel})
+        </span>
       </figcaption>
       <div ref={box} class="chart-canvas" />
       <table class="visually-hidden" data-chart-table>

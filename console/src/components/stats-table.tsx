@@ -17,7 +17,11 @@ const COLUMNS: { sort: SortType; label: string; value: (g: GroupObject) => numbe
   { sort: 'shares', label: 'Shares', value: (g) => g.shares },
   { sort: 'clicks_per_share', label: 'Clicks per share', value: (g) => g.clicks_per_share },
   { sort: 'pageviews', label: 'Pageviews', value: (g) => g.conversions?.pageviews ?? 0 },
-  { sort: 'goal_total_count', label: 'Conversions', value: (g) => g.conversions?.goal_total.count ?? 0 },
+  {
+    sort: 'goal_total_count',
+    label: 'Conversions',
+    value: (g) => g.conversions?.goal_total.count ?? 0,
+  },
   { sort: 'goal_total_value', label: 'Value', value: (g) => g.conversions?.goal_total.value ?? 0 },
 ];
 
@@ -55,11 +59,18 @@ async function fetchPage(
 
 function label(value: unknown): string {
   if (value === null || value === undefined) return '(none)';
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value);
+  return typeof value === 'string' || typeof value === 'number'
+    ? String(value)
+    : JSON.stringify(value);
 }
 
 /** The CSV of every group (all pages), the columns as in the table. */
-export async function exportCsv(scope: StatsScope, groupBy: GroupField, sort: SortType, order: 'asc' | 'desc'): Promise<string> {
+export async function exportCsv(
+  scope: StatsScope,
+  groupBy: GroupField,
+  sort: SortType,
+  order: 'asc' | 'desc',
+): Promise<string> {
   const groups: GroupObject[] = [];
   for (let page = 1; ; page++) {
     const answer = await fetchPage(scope, groupBy, sort, order, page, 1000);
@@ -68,7 +79,9 @@ export async function exportCsv(scope: StatsScope, groupBy: GroupField, sort: So
   }
   const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const header = [groupBy, ...COLUMNS.map((c) => c.sort)];
-  const lines = groups.map((g) => [quote(label(g[groupBy])), ...COLUMNS.map((c) => String(c.value(g)))].join(','));
+  const lines = groups.map((g) =>
+    [quote(label(g[groupBy])), ...COLUMNS.map((c) => String(c.value(g)))].join(','),
+  );
   return [header.join(','), ...lines].join('\n') + '\n';
 }
 
@@ -99,8 +112,16 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [page, setPage] = useState(1);
   const scopeKey = JSON.stringify(scope);
-  const data = useAsync(() => fetchPage(scope, groupBy, sort, order, page, PER_PAGE), [scopeKey, groupBy, sort, order, page]);
-  const csv = useAction(async () => download(`svc-${groupBy}-${scope.start_date.slice(0, 10)}-${scope.end_date.slice(0, 10)}.csv`, await exportCsv(scope, groupBy, sort, order)));
+  const data = useAsync(
+    () => fetchPage(scope, groupBy, sort, order, page, PER_PAGE),
+    [scopeKey, groupBy, sort, order, page],
+  );
+  const csv = useAction(async () =>
+    download(
+      `svc-${groupBy}-${scope.start_date.slice(0, 10)}-${scope.end_date.slice(0, 10)}.csv`,
+      await exportCsv(scope, groupBy, sort, order),
+    ),
+  );
   const id = `table-${groupBy}`;
   const total = data.data?.total_results ?? 0;
   const pages = Math.max(1, Math.ceil(total / PER_PAGE));
@@ -133,13 +154,25 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
             <table class="data" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
               <thead>
                 <tr>
-                  <th scope="col" aria-sort={sort === 'alpha' ? (order === 'asc' ? 'ascending' : 'descending') : undefined}>
+                  <th
+                    scope="col"
+                    aria-sort={
+                      sort === 'alpha' ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                    }
+                  >
                     <button type="button" class="sort" onClick={() => sortBy('alpha')}>
                       {groupBy === 'svc_id' ? 'Link' : groupBy.replace('_id', '')}
                     </button>
                   </th>
                   {COLUMNS.map((c) => (
-                    <th scope="col" key={c.sort} class="num" aria-sort={sort === c.sort ? (order === 'asc' ? 'ascending' : 'descending') : undefined}>
+                    <th
+                      scope="col"
+                      key={c.sort}
+                      class="num"
+                      aria-sort={
+                        sort === c.sort ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                      }
+                    >
                       <button type="button" class="sort" onClick={() => sortBy(c.sort)}>
                         {c.label}
                         {sort === c.sort ? (order === 'desc' ? ' ▼' : ' ▲') : ''}
@@ -157,7 +190,12 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
                         {linkTo && g[groupBy] !== null ? (
                           <a href={linkTo(value)}>{value}</a>
                         ) : onFilter && g[groupBy] !== null ? (
-                          <button type="button" class="link-button" onClick={() => onFilter(value)} title={`Filter by ${groupBy} ${value}`}>
+                          <button
+                            type="button"
+                            class="link-button"
+                            onClick={() => onFilter(value)}
+                            title={`Filter by ${groupBy} ${value}`}
+                          >
                             {value}
                           </button>
                         ) : (

@@ -5,7 +5,12 @@ import { ApiError } from '../api/client';
 /** An error shown where it happened, announced to screen readers. */
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'Something went wrong';
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof error === 'string'
+        ? error
+        : 'Something went wrong';
   return (
     <p class="notice error" role="alert">
       {message}
@@ -26,7 +31,12 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 /** A labelled form control: the label names the control (axe: every control is labelled). */
-export function Field(props: { label: string; hint?: string; children: ComponentChildren; id: string }) {
+export function Field(props: {
+  label: string;
+  hint?: string;
+  children: ComponentChildren;
+  id: string;
+}) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
@@ -49,7 +59,10 @@ export interface AsyncState<T> {
 
 /** Loads data when its dependencies change; the last request wins. */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): AsyncState<T> {
-  const [state, setState] = useState<{ data?: T; error: unknown; loading: boolean }>({ error: null, loading: true });
+  const [state, setState] = useState<{ data?: T; error: unknown; loading: boolean }>({
+    error: null,
+    loading: true,
+  });
   const [tick, setTick] = useState(0);
   const serial = useRef(0);
   useEffect(() => {

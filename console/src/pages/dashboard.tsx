@@ -29,7 +29,13 @@ export function Dashboard() {
   const key = projectKey();
   const [settings, setSettings] = useState<Settings>(() => {
     const timeZone = browserTimeZone();
-    return { from: today(timeZone, 6), to: today(timeZone), timeZone, interval: 'day', filters: {} };
+    return {
+      from: today(timeZone, 6),
+      to: today(timeZone),
+      timeZone,
+      interval: 'day',
+      filters: {},
+    };
   });
   const scope: StatsScope = useMemo(
     () => ({
@@ -55,17 +61,48 @@ export function Dashboard() {
       <Totals scope={scope} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
-        <StatsTable title="Top channels" groupBy="channel" scope={scope} onFilter={(v) => setFilter('channel', v)} />
-        <StatsTable title="Top campaigns" groupBy="campaign" scope={scope} onFilter={(v) => setFilter('campaign', v)} />
-        <StatsTable title="Top tags" groupBy="tag" scope={scope} onFilter={(v) => setFilter('tag', v)} />
-        <StatsTable title="Top sharers" groupBy="sharer_id" scope={scope} onFilter={(v) => setFilter('sharer_id', v)} />
-        <StatsTable title="Top links" groupBy="svc_id" scope={scope} linkTo={(v) => href(`/links/${encodeURIComponent(v)}`)} />
+        <StatsTable
+          title="Top channels"
+          groupBy="channel"
+          scope={scope}
+          onFilter={(v) => setFilter('channel', v)}
+        />
+        <StatsTable
+          title="Top campaigns"
+          groupBy="campaign"
+          scope={scope}
+          onFilter={(v) => setFilter('campaign', v)}
+        />
+        <StatsTable
+          title="Top tags"
+          groupBy="tag"
+          scope={scope}
+          onFilter={(v) => setFilter('tag', v)}
+        />
+        <StatsTable
+          title="Top sharers"
+          groupBy="sharer_id"
+          scope={scope}
+          onFilter={(v) => setFilter('sharer_id', v)}
+        />
+        <StatsTable
+          title="Top links"
+          groupBy="svc_id"
+          scope={scope}
+          linkTo={(v) => href(`/links/${encodeURIComponent(v)}`)}
+        />
       </div>
     </section>
   );
 }
 
-function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: Settings) => void }) {
+function PeriodForm({
+  settings,
+  onChange,
+}: {
+  settings: Settings;
+  onChange: (s: Settings) => void;
+}) {
   const zones = useMemo(timeZones, []);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -87,7 +124,13 @@ function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: 
           const value = field(form, name);
           if (value) filters[name] = value;
         }
-        onChange({ from, to, timeZone: field(form, 'tz'), interval: field(form, 'interval') as Interval, filters });
+        onChange({
+          from,
+          to,
+          timeZone: field(form, 'tz'),
+          interval: field(form, 'interval') as Interval,
+          filters,
+        });
       }}
     >
       <div class="grid">
@@ -116,8 +159,16 @@ function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: 
           </select>
         </Field>
         {FILTERS.map(([field, label]) => (
-          <Field id={`filter-${field}`} label={`${label} filter`} key={`${field}-${settings.filters[field] ?? ''}`}>
-            <input id={`filter-${field}`} name={field} defaultValue={settings.filters[field] ?? ''} />
+          <Field
+            id={`filter-${field}`}
+            label={`${label} filter`}
+            key={`${field}-${settings.filters[field] ?? ''}`}
+          >
+            <input
+              id={`filter-${field}`}
+              name={field}
+              defaultValue={settings.filters[field] ?? ''}
+            />
           </Field>
         ))}
       </div>
@@ -127,7 +178,13 @@ function PeriodForm({ settings, onChange }: { settings: Settings; onChange: (s: 
   );
 }
 
-function ActiveFilters({ filters, onRemove }: { filters: Settings['filters']; onRemove: (f: GroupField) => void }) {
+function ActiveFilters({
+  filters,
+  onRemove,
+}: {
+  filters: Settings['filters'];
+  onRemove: (f: GroupField) => void;
+}) {
   const entries = Object.entries(filters) as [GroupField, string][];
   if (entries.length === 0) return null;
   return (
@@ -135,7 +192,11 @@ function ActiveFilters({ filters, onRemove }: { filters: Settings['filters']; on
       {entries.map(([field, value]) => (
         <li key={field}>
           {field}: <strong>{value}</strong>{' '}
-          <button type="button" onClick={() => onRemove(field)} aria-label={`Remove the ${field} filter`}>
+          <button
+            type="button"
+            onClick={() => onRemove(field)}
+            aria-label={`Remove the ${field} filter`}
+          >
             ×
           </button>
         </li>
@@ -151,7 +212,14 @@ function Totals({ scope }: { scope: StatsScope }) {
         await call(
           api.POST('/stats/range.json', {
             params: {
-              query: { v: '3', key: scope.key, start_date: scope.start_date, end_date: scope.end_date, with_conversions: 'true', ...scope.filters },
+              query: {
+                v: '3',
+                key: scope.key,
+                start_date: scope.start_date,
+                end_date: scope.end_date,
+                with_conversions: 'true',
+                ...scope.filters,
+              },
             },
           }),
         )
@@ -181,13 +249,29 @@ function Totals({ scope }: { scope: StatsScope }) {
   );
 }
 
-function Chart({ scope, interval, timeZone }: { scope: StatsScope; interval: Interval; timeZone: string }) {
+function Chart({
+  scope,
+  interval,
+  timeZone,
+}: {
+  scope: StatsScope;
+  interval: Interval;
+  timeZone: string;
+}) {
   const data = useAsync(
     async () =>
       call(
         api.POST('/stats/range/intervals.json', {
           params: {
-            query: { v: '3', key: scope.key, start_date: scope.start_date, end_date: scope.end_date, interval, with_zeros: 'true', ...scope.filters },
+            query: {
+              v: '3',
+              key: scope.key,
+              start_date: scope.start_date,
+              end_date: scope.end_date,
+              interval,
+              with_zeros: 'true',
+              ...scope.filters,
+            },
           },
         }),
       ),
@@ -211,7 +295,13 @@ function Chart({ scope, interval, timeZone }: { scope: StatsScope; interval: Int
       {!data.data ? (
         <Loading label="Loading the chart…" />
       ) : (
-        <TimeChart title="Clicks and shares over time" times={series.times} series={series.series} timeZone={timeZone} intervalLabel={shown} />
+        <TimeChart
+          title="Clicks and shares over time"
+          times={series.times}
+          series={series.series}
+          timeZone={timeZone}
+          intervalLabel={shown}
+        />
       )}
     </div>
   );

@@ -8,8 +8,14 @@ type UpdateObject = Schemas['DomainUpdateObjectDto'];
 
 /** Custom link domains of the subscription: connect, show, update redirects, destroy. */
 export function Domains() {
-  const list = useAsync(async () => (await call(api.POST('/domains/list', { body: adminKeys() }))).response.domains, []);
-  const projects = useAsync(async () => (await call(api.POST('/projects/list', { body: adminKeys() }))).response.projects, []);
+  const list = useAsync(
+    async () => (await call(api.POST('/domains/list', { body: adminKeys() }))).response.domains,
+    [],
+  );
+  const projects = useAsync(
+    async () => (await call(api.POST('/projects/list', { body: adminKeys() }))).response.projects,
+    [],
+  );
   const connect = useAction(async (json: Creation) => {
     await call(api.POST('/domains/new', { body: { ...adminKeys(), json: JSON.stringify(json) } }));
     list.reload();
@@ -39,19 +45,54 @@ export function Domains() {
         }}
       >
         <h2 id="connect-title">Connect a domain</h2>
-        <p class="muted">Point the domain’s DNS at this service first. Links on it look like hostname/path, or hostname/segment/path with a segment.</p>
+        <p class="muted">
+          Point the domain’s DNS at this service first. Links on it look like hostname/path, or
+          hostname/segment/path with a segment.
+        </p>
         <div class="grid">
           <Field id="domain-hostname" label="Hostname" hint="Without scheme, e.g. go.example.com">
-            <input id="domain-hostname" name="hostname" required aria-describedby="domain-hostname-hint" />
+            <input
+              id="domain-hostname"
+              name="hostname"
+              required
+              aria-describedby="domain-hostname-hint"
+            />
           </Field>
-          <Field id="domain-segment" label="Path segment (optional)" hint="Links become hostname/segment/path">
-            <input id="domain-segment" name="segment" pattern="[A-Za-z0-9_.~\-]*" aria-describedby="domain-segment-hint" />
+          <Field
+            id="domain-segment"
+            label="Path segment (optional)"
+            hint="Links become hostname/segment/path"
+          >
+            <input
+              id="domain-segment"
+              name="segment"
+              pattern="[A-Za-z0-9_.~\-]*"
+              aria-describedby="domain-segment-hint"
+            />
           </Field>
           <Field id="domain-root" label="Root redirect" hint="Where visits with no path go">
-            <input id="domain-root" name="root_redirect" type="url" required placeholder="https://www.example.com/" aria-describedby="domain-root-hint" />
+            <input
+              id="domain-root"
+              name="root_redirect"
+              type="url"
+              required
+              placeholder="https://www.example.com/"
+              aria-describedby="domain-root-hint"
+            />
           </Field>
-          <Field id="domain-notfound" label="Not-found redirect" hint="Where visits with an unknown path go">
-            <input id="domain-notfound" name="not_found_redirect" type="url" required placeholder="https://www.example.com/404" aria-describedby="domain-notfound-hint" />
+          <Field
+            id="domain-notfound"
+            label="Not-found redirect"
+            hint="Where visits with an unknown path go"
+          >
+            <input
+              id="domain-notfound"
+              name="not_found_redirect"
+              type="url"
+              required
+              placeholder="https://www.example.com/404"
+              aria-describedby="domain-notfound-hint"
+            />
           </Field>
         </div>
         {projects.data && projects.data.length > 0 && (
@@ -85,7 +126,12 @@ function DomainCard({ domain, onChange }: { domain: DomainRecord; onChange: () =
   const [confirming, setConfirming] = useState(false);
   const path = { params: { path: { hostname: domain.hostname } } };
   const update = useAction(async (json: UpdateObject) => {
-    await call(api.POST('/domains/{hostname}/update', { ...path, body: { ...adminKeys(), json: JSON.stringify(json) } }));
+    await call(
+      api.POST('/domains/{hostname}/update', {
+        ...path,
+        body: { ...adminKeys(), json: JSON.stringify(json) },
+      }),
+    );
     onChange();
   });
   const destroy = useAction(async () => {
@@ -119,10 +165,22 @@ function DomainCard({ domain, onChange }: { domain: DomainRecord; onChange: () =
         }}
       >
         <Field id={`${id}-root`} label="Root redirect">
-          <input id={`${id}-root`} name="root_redirect" type="url" required defaultValue={domain.root_redirect} />
+          <input
+            id={`${id}-root`}
+            name="root_redirect"
+            type="url"
+            required
+            defaultValue={domain.root_redirect}
+          />
         </Field>
         <Field id={`${id}-nf`} label="Not-found redirect">
-          <input id={`${id}-nf`} name="not_found_redirect" type="url" required defaultValue={domain.not_found_redirect} />
+          <input
+            id={`${id}-nf`}
+            name="not_found_redirect"
+            type="url"
+            required
+            defaultValue={domain.not_found_redirect}
+          />
         </Field>
         <div class="actions">
           <button type="submit" disabled={update.pending}>
@@ -134,9 +192,15 @@ function DomainCard({ domain, onChange }: { domain: DomainRecord; onChange: () =
       {confirming ? (
         <div class="confirm" role="group" aria-label={`Confirm destroying ${domain.hostname}`}>
           <p>
-            Destroy <strong>{domain.hostname}</strong>? The service refuses while a project uses it as its default domain.
+            Destroy <strong>{domain.hostname}</strong>? The service refuses while a project uses it
+            as its default domain.
           </p>
-          <button type="button" class="danger" onClick={() => void destroy.run()} disabled={destroy.pending}>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => void destroy.run()}
+            disabled={destroy.pending}
+          >
             Destroy {domain.hostname}
           </button>{' '}
           <button type="button" onClick={() => setConfirming(false)}>

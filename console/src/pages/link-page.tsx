@@ -15,11 +15,19 @@ export function LinkPage({ svcId }: { svcId: string }) {
   const timeZone = browserTimeZone();
   const [days, setDays] = useState(30);
   const details = useAsync(
-    () => call(api.POST('/stats/{svc_id}.json', { params: { path: { svc_id: svcId }, query: { v: '3', key, with_metadata: 'true' } } })),
+    () =>
+      call(
+        api.POST('/stats/{svc_id}.json', {
+          params: { path: { svc_id: svcId }, query: { v: '3', key, with_metadata: 'true' } },
+        }),
+      ),
     [svcId],
   );
   const period = useMemo(
-    () => ({ start_date: startOfDay(today(timeZone, days - 1), timeZone), end_date: startOfDay(nextDay(today(timeZone)), timeZone) }),
+    () => ({
+      start_date: startOfDay(today(timeZone, days - 1), timeZone),
+      end_date: startOfDay(nextDay(today(timeZone)), timeZone),
+    }),
     [days, timeZone],
   );
   const intervals = useAsync(
@@ -28,7 +36,14 @@ export function LinkPage({ svcId }: { svcId: string }) {
         api.POST('/stats/{svc_id}/intervals.json', {
           params: {
             path: { svc_id: svcId },
-            query: { v: '3', key, ...period, interval: 'day', with_zeros: 'true', with_conversions: 'true' },
+            query: {
+              v: '3',
+              key,
+              ...period,
+              interval: 'day',
+              with_zeros: 'true',
+              with_conversions: 'true',
+            },
           },
         }),
       ),
@@ -39,7 +54,16 @@ export function LinkPage({ svcId }: { svcId: string }) {
       (
         await call(
           api.POST('/stats/totals.json', {
-            params: { query: { v: '3', key, parent: svcId, group_by: 'svc_id', per_page: 100, sort_type: 'clicks' } },
+            params: {
+              query: {
+                v: '3',
+                key,
+                parent: svcId,
+                group_by: 'svc_id',
+                per_page: 100,
+                sort_type: 'clicks',
+              },
+            },
           }),
         )
       ).groups,
@@ -88,7 +112,8 @@ export function LinkPage({ svcId }: { svcId: string }) {
                 <dt>Post</dt>
                 <dd>
                   {link.service_postid ?? '—'}
-                  {link.service_postid_metadata.reach !== null && ` (reach ${link.service_postid_metadata.reach})`}
+                  {link.service_postid_metadata.reach !== null &&
+                    ` (reach ${link.service_postid_metadata.reach})`}
                 </dd>
               </dl>
             </>
@@ -102,7 +127,11 @@ export function LinkPage({ svcId }: { svcId: string }) {
             </div>
             <div>
               <dt>Latest click</dt>
-              <dd>{details.data.last_clicked_at ? new Date(details.data.last_clicked_at).toLocaleString() : 'none yet'}</dd>
+              <dd>
+                {details.data.last_clicked_at
+                  ? new Date(details.data.last_clicked_at).toLocaleString()
+                  : 'none yet'}
+              </dd>
             </div>
           </dl>
           {link && <QrCode text={link.svc_url} />}
@@ -110,7 +139,11 @@ export function LinkPage({ svcId }: { svcId: string }) {
       </div>
       <div class="card">
         <Field id="link-days" label="Period">
-          <select id="link-days" value={String(days)} onChange={(e) => setDays(Number(e.currentTarget.value))}>
+          <select
+            id="link-days"
+            value={String(days)}
+            onChange={(e) => setDays(Number(e.currentTarget.value))}
+          >
             <option value="7">Last 7 days</option>
             <option value="30">Last 30 days</option>
             <option value="90">Last 90 days</option>
@@ -121,9 +154,20 @@ export function LinkPage({ svcId }: { svcId: string }) {
           <Loading label="Loading the chart…" />
         ) : (
           <TimeChart
-            title="Clicks of this link over time"
+            title="Clicks and conversions of this link over time"
             times={intervals.data.intervals.map((r) => Date.parse(r.day ?? '') / 1000)}
-            series={[{ label: 'Clicks', values: intervals.data.intervals.map((r) => r.clicks), color: '#1f5fbf' }]}
+            series={[
+              {
+                label: 'Clicks',
+                values: intervals.data.intervals.map((r) => r.clicks),
+                color: '#1f5fbf',
+              },
+              {
+                label: 'Conversions',
+                values: intervals.data.intervals.map((r) => r.conversions?.goal_total.count ?? 0),
+                color: '#1d6b35',
+              },
+            ]}
             timeZone={timeZone}
             intervalLabel="day"
           />
@@ -171,7 +215,11 @@ export function LinkPage({ svcId }: { svcId: string }) {
           <h2>Share tree</h2>
           <p>
             Parent:{' '}
-            {link?.parent ? <a href={href(`/links/${encodeURIComponent(link.parent)}`)}>{link.parent}</a> : 'none (a first share)'}
+            {link?.parent ? (
+              <a href={href(`/links/${encodeURIComponent(link.parent)}`)}>{link.parent}</a>
+            ) : (
+              'none (a first share)'
+            )}
           </p>
           <h3>Shares driven by this link</h3>
           <ErrorNotice error={children.error} />
@@ -183,7 +231,10 @@ export function LinkPage({ svcId }: { svcId: string }) {
             <ul class="plain">
               {children.data.map((g) => (
                 <li key={String(g.svc_id)}>
-                  <a href={href(`/links/${encodeURIComponent(String(g.svc_id))}`)}>{String(g.svc_id)}</a> — {g.clicks} clicks
+                  <a href={href(`/links/${encodeURIComponent(String(g.svc_id))}`)}>
+                    {String(g.svc_id)}
+                  </a>{' '}
+                  — {g.clicks} clicks
                 </li>
               ))}
             </ul>

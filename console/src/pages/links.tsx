@@ -10,7 +10,18 @@ import { projectKey } from './project';
 export const TOOL = 'console';
 
 /** The link metadata fields of the create form, in the API's names. */
-const METADATA = ['campaign', 'campaign_name', 'campaign_description', 'tag', 'notes', 'sharer_id', 'user_id', 'parent', 'domain', 'path'] as const;
+const METADATA = [
+  'campaign',
+  'campaign_name',
+  'campaign_description',
+  'tag',
+  'notes',
+  'sharer_id',
+  'user_id',
+  'parent',
+  'domain',
+  'path',
+] as const;
 type Metadata = Partial<Record<(typeof METADATA)[number], string>>;
 
 function metadataOf(form: FormData): Metadata {
@@ -28,7 +39,10 @@ export function Links() {
   const create = useAction(async (url: string, channel: string, metadata: Metadata) => {
     const link = await call(
       api.POST('/url.{format}', {
-        params: { path: { format: 'json' }, query: { v: '3', key: projectKey(), tool: TOOL, channel, url, ...metadata } },
+        params: {
+          path: { format: 'json' },
+          query: { v: '3', key: projectKey(), tool: TOOL, channel, url, ...metadata },
+        },
       }),
     );
     setCreated(link);
@@ -48,7 +62,13 @@ export function Links() {
         >
           <h2 id="create-title">Create a tracked link</h2>
           <Field id="link-url" label="Page to share (URL)">
-            <input id="link-url" name="url" type="url" required placeholder="https://example.com/article" />
+            <input
+              id="link-url"
+              name="url"
+              type="url"
+              required
+              placeholder="https://example.com/article"
+            />
           </Field>
           <ChannelPicker id="link-channel" />
           <details>
@@ -62,7 +82,11 @@ export function Links() {
         </form>
         <div class="card" aria-live="polite">
           <h2>Short link</h2>
-          {created ? <CreatedLink link={created} /> : <p class="muted">The link you create appears here, with a QR code.</p>}
+          {created ? (
+            <CreatedLink link={created} />
+          ) : (
+            <p class="muted">The link you create appears here, with a QR code.</p>
+          )}
         </div>
       </div>
       <Batch />
@@ -91,7 +115,11 @@ export function ChannelPicker({ id, name = 'channel' }: { id: string; name?: str
 function MetadataFields({ prefix }: { prefix: string }) {
   const fields: [string, string, string?][] = [
     ['campaign', 'Campaign', 'Low-cardinality label, e.g. spring-sale'],
-    ['campaign_name', 'Campaign name', 'Needed with a new campaign; default: the campaign as typed'],
+    [
+      'campaign_name',
+      'Campaign name',
+      'Needed with a new campaign; default: the campaign as typed',
+    ],
     ['campaign_description', 'Campaign description', 'Needed when the campaign is new'],
     ['tag', 'Tag'],
     ['notes', 'Notes', 'At most 256 characters'],
@@ -188,14 +216,17 @@ function Batch() {
   const [links, setLinks] = useState<LinkRecord[]>([]);
   const batch = useAction(async (load: () => Promise<Row[]>, channel: string) => {
     const rows = await load();
-    if (rows.length === 0) throw new Error('Nothing to create: paste URLs (one a line) or choose a CSV file');
+    if (rows.length === 0)
+      throw new Error('Nothing to create: paste URLs (one a line) or choose a CSV file');
     if (rows.length > 1000) throw new Error('At most 1000 links at once');
     const key = projectKey();
     const fields = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((f) => f !== 'url');
     const uniform = fields.every((f) => rows.every((r) => r[f] === rows[0][f]));
     let made: LinkRecord[];
     if (uniform) {
-      const common = Object.fromEntries(fields.filter((f) => rows[0][f]).map((f) => [f, rows[0][f]]));
+      const common = Object.fromEntries(
+        fields.filter((f) => rows[0][f]).map((f) => [f, rows[0][f]]),
+      );
       const answer = await call(
         api.POST('/url/batch.{format}', {
           params: {
@@ -213,7 +244,10 @@ function Batch() {
         made.push(
           await call(
             api.POST('/url.{format}', {
-              params: { path: { format: 'json' }, query: { v: '3', key, tool: TOOL, channel: own || channel, url, ...metadata } },
+              params: {
+                path: { format: 'json' },
+                query: { v: '3', key, tool: TOOL, channel: own || channel, url, ...metadata },
+              },
             }),
           ),
         );
@@ -235,9 +269,14 @@ function Batch() {
             const [header = [], ...data] = parseCsv(await file.text());
             const names = header.map((h) => h.trim().toLowerCase());
             if (!names.includes('url')) throw new Error('The CSV file needs a url column');
-            return data.map((cells) => Object.fromEntries(names.map((n, i) => [n, (cells[i] ?? '').trim()])));
+            return data.map((cells) =>
+              Object.fromEntries(names.map((n, i) => [n, (cells[i] ?? '').trim()])),
+            );
           }
-          const lines = field(form, 'lines').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+          const lines = field(form, 'lines')
+            .split(/\r?\n/)
+            .map((l) => l.trim())
+            .filter(Boolean);
           return lines.map((url) => ({ url }));
         };
         void batch.run(load, channel);
@@ -246,10 +285,25 @@ function Batch() {
       <h2 id="batch-title">Create many links (batch)</h2>
       <div class="grid">
         <Field id="batch-lines" label="URLs, one a line">
-          <textarea id="batch-lines" name="lines" rows={4} placeholder={'https://example.com/a\nhttps://example.com/b'} />
+          <textarea
+            id="batch-lines"
+            name="lines"
+            rows={4}
+            placeholder={'https://example.com/a\nhttps://example.com/b'}
+          />
         </Field>
-        <Field id="batch-file" label="…or a CSV file" hint="Header row with url and optionally channel, campaign, tag, notes, sharer_id, user_id, parent, domain, path">
-          <input id="batch-file" type="file" accept=".csv,text/csv" aria-describedby="batch-file-hint" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        <Field
+          id="batch-file"
+          label="…or a CSV file"
+          hint="Header row with url and optionally channel, campaign, tag, notes, sharer_id, user_id, parent, domain, path"
+        >
+          <input
+            id="batch-file"
+            type="file"
+            accept=".csv,text/csv"
+            aria-describedby="batch-file-hint"
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
         </Field>
         <ChannelPicker id="batch-channel" />
       </div>
@@ -295,7 +349,10 @@ function UpdatePost({ initial }: { initial: string }) {
     setUpdated(
       await call(
         api.POST('/url/update/{svc_id}.{format}', {
-          params: { path: { svc_id: svcId, format: 'json' }, query: { v: '3', key: projectKey(), tool: TOOL, ...fields } },
+          params: {
+            path: { svc_id: svcId, format: 'json' },
+            query: { v: '3', key: projectKey(), tool: TOOL, ...fields },
+          },
         }),
       ),
     );

@@ -14,11 +14,20 @@ const GOALS = [1, 2, 3, 4, 5] as const;
 export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSession: () => void }) {
   const project = useAsync(
     async () =>
-      (await call(api.POST('/projects/{api_key}/show', { params: { path: { api_key: apiKey } }, body: adminKeys() })))
-        .response.project,
+      (
+        await call(
+          api.POST('/projects/{api_key}/show', {
+            params: { path: { api_key: apiKey } },
+            body: adminKeys(),
+          }),
+        )
+      ).response.project,
     [apiKey],
   );
-  const domains = useAsync(async () => (await call(api.POST('/domains/list', { body: adminKeys() }))).response.domains, []);
+  const domains = useAsync(
+    async () => (await call(api.POST('/domains/list', { body: adminKeys() }))).response.domains,
+    [],
+  );
   const update = async (json: UpdateObject) => {
     await call(
       api.POST('/projects/{api_key}/update', {
@@ -49,7 +58,11 @@ export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSessi
         <Rename project={p} update={update} />
         <Conversions project={p} update={update} />
       </div>
-      <ProjectDomains project={p} connected={domains.data?.map((d) => d.hostname) ?? []} update={update} />
+      <ProjectDomains
+        project={p}
+        connected={domains.data?.map((d) => d.hostname) ?? []}
+        update={update}
+      />
       <Users project={p} update={update} />
       <Destroy project={p} onSession={onSession} />
     </section>
@@ -71,7 +84,13 @@ function Rename({ project, update }: { project: ProjectRecord; update: Update })
     >
       <h2 id="rename-title">Name</h2>
       <Field id="rename" label="Project name">
-        <input id="rename" name="name" defaultValue={project.name} required pattern="[A-Za-z0-9_\-]+" />
+        <input
+          id="rename"
+          name="name"
+          defaultValue={project.name}
+          required
+          pattern="[A-Za-z0-9_\-]+"
+        />
       </Field>
       <ErrorNotice error={action.error} />
       <button type="submit" disabled={action.pending}>
@@ -95,7 +114,9 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
         const text = field(form, 'domains');
         const wanted = text === 'all' ? 'all' : text.split(/[\s,]+/).filter(Boolean);
         const current = c?.domains === 'all' ? ['all'] : (c?.domains ?? []);
-        const removed = current.filter((d) => d !== 'all' && (wanted === 'all' || !wanted.includes(d)));
+        const removed = current.filter(
+          (d) => d !== 'all' && (wanted === 'all' || !wanted.includes(d)),
+        );
         const conversions: UpdateObject['conversions'] = {
           enabled: form.get('enabled') === 'on',
           ...(wanted === 'all' || wanted.length > 0 ? { domains: wanted } : {}),
@@ -110,15 +131,34 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
     >
       <h2 id="conversions-title">Conversions</h2>
       <div class="field checkbox">
-        <input id="conv-enabled" name="enabled" type="checkbox" defaultChecked={c?.enabled ?? false} />
+        <input
+          id="conv-enabled"
+          name="enabled"
+          type="checkbox"
+          defaultChecked={c?.enabled ?? false}
+        />
         <label for="conv-enabled">Record conversions</label>
       </div>
-      <Field id="conv-domains" label="Conversion domains" hint="Hostnames separated by commas, or all for every redirection.">
-        <input id="conv-domains" name="domains" defaultValue={domains} aria-describedby="conv-domains-hint" />
+      <Field
+        id="conv-domains"
+        label="Conversion domains"
+        hint="Hostnames separated by commas, or all for every redirection."
+      >
+        <input
+          id="conv-domains"
+          name="domains"
+          defaultValue={domains}
+          aria-describedby="conv-domains-hint"
+        />
       </Field>
       {GOALS.map((n) => (
         <Field id={`goal-${n}`} label={`Goal ${n} label`} key={n}>
-          <input id={`goal-${n}`} name={`goal_${n}_label`} maxLength={256} defaultValue={c?.[`goal_${n}_label`] ?? ''} />
+          <input
+            id={`goal-${n}`}
+            name={`goal_${n}_label`}
+            maxLength={256}
+            defaultValue={c?.[`goal_${n}_label`] ?? ''}
+          />
         </Field>
       ))}
       <ErrorNotice error={action.error} />
@@ -129,7 +169,15 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
   );
 }
 
-function ProjectDomains({ project, connected, update }: { project: ProjectRecord; connected: string[]; update: Update }) {
+function ProjectDomains({
+  project,
+  connected,
+  update,
+}: {
+  project: ProjectRecord;
+  connected: string[];
+  update: Update;
+}) {
   const action = useAction(update);
   const addable = connected.filter((d) => !project.domains.includes(d));
   return (
@@ -144,7 +192,11 @@ function ProjectDomains({ project, connected, update }: { project: ProjectRecord
                 <button type="button" onClick={() => void action.run({ default_domain: d })}>
                   Make default
                 </button>{' '}
-                <button type="button" onClick={() => void action.run({ remove_domain: [d] })} aria-label={`Remove ${d}`}>
+                <button
+                  type="button"
+                  onClick={() => void action.run({ remove_domain: [d] })}
+                  aria-label={`Remove ${d}`}
+                >
                   Remove
                 </button>
               </>
@@ -183,7 +235,8 @@ function ProjectDomains({ project, connected, update }: { project: ProjectRecord
 
 function Users({ project, update }: { project: ProjectRecord; update: Update }) {
   const action = useAction(update);
-  const withRole = (list: Schemas['UserRecordDto'][], role: Role) => list.map((u) => ({ ...u, role }));
+  const withRole = (list: Schemas['UserRecordDto'][], role: Role) =>
+    list.map((u) => ({ ...u, role }));
   const users = [
     ...withRole(project.admins, 'admin'),
     ...withRole(project.sharers, 'sharer'),
@@ -217,7 +270,9 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
                       aria-label={`Role of ${u.username}`}
                       value={u.role}
                       onChange={(e) =>
-                        void action.run({ change_role: [{ user: u.sharer_id, role: e.currentTarget.value as Role }] })
+                        void action.run({
+                          change_role: [{ user: u.sharer_id, role: e.currentTarget.value as Role }],
+                        })
                       }
                     >
                       {projectRoleValues.map((r) => (
@@ -226,7 +281,11 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
                     </select>
                   </td>
                   <td>
-                    <button type="button" onClick={() => void action.run({ remove_user: [u.sharer_id] })} aria-label={`Remove ${u.username}`}>
+                    <button
+                      type="button"
+                      onClick={() => void action.run({ remove_user: [u.sharer_id] })}
+                      aria-label={`Remove ${u.username}`}
+                    >
                       Remove
                     </button>
                   </td>
@@ -243,7 +302,13 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
           const form = new FormData(e.currentTarget);
           const email = field(form, 'email');
           const role = field(form, 'role') as Role;
-          void action.run(role === 'admin' ? { admins: [email] } : role === 'sharer' ? { sharers: [email] } : { viewers: [email] });
+          void action.run(
+            role === 'admin'
+              ? { admins: [email] }
+              : role === 'sharer'
+                ? { sharers: [email] }
+                : { viewers: [email] },
+          );
         }}
       >
         <Field id="invite-email" label="Invite by e-mail">
@@ -270,7 +335,12 @@ function Users({ project, update }: { project: ProjectRecord; update: Update }) 
 function Destroy({ project, onSession }: { project: ProjectRecord; onSession: () => void }) {
   const [typed, setTyped] = useState('');
   const action = useAction(async () => {
-    await call(api.POST('/projects/{api_key}/destroy', { params: { path: { api_key: project.api_key } }, body: adminKeys() }));
+    await call(
+      api.POST('/projects/{api_key}/destroy', {
+        params: { path: { api_key: project.api_key } },
+        body: adminKeys(),
+      }),
+    );
     if (session.project()?.api_key === project.api_key) session.setProject(null);
     onSession();
     navigate('/projects');
@@ -286,11 +356,16 @@ function Destroy({ project, onSession }: { project: ProjectRecord; onSession: ()
     >
       <h2 id="destroy-title">Destroy project {project.name}</h2>
       <p>
-        This stops the project’s API key at once. A project with users cannot be destroyed:
-        remove them first. Type <strong>{project.name}</strong> to confirm.
+        This stops the project’s API key at once. A project with users cannot be destroyed: remove
+        them first. Type <strong>{project.name}</strong> to confirm.
       </p>
       <Field id="destroy-confirm" label={`Type ${project.name} to confirm`}>
-        <input id="destroy-confirm" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autoComplete="off" />
+        <input
+          id="destroy-confirm"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          autoComplete="off"
+        />
       </Field>
       <ErrorNotice error={action.error} />
       <button type="submit" class="danger" disabled={typed !== project.name || action.pending}>

@@ -1,5 +1,14 @@
 import { api, call, type ProjectRecord } from '../api/client';
-import { CopyButton, Empty, ErrorNotice, Field, Loading, useAction, field, useAsync } from '../components/ui';
+import {
+  CopyButton,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  useAction,
+  field,
+  useAsync,
+} from '../components/ui';
 import { href, navigate } from '../router';
 import { session } from '../session';
 import { adminKeys } from './admin';
@@ -11,7 +20,9 @@ export function Projects({ onSession }: { onSession: () => void }) {
     [],
   );
   const create = useAction(async (name: string) => {
-    const created = await call(api.POST('/projects/new', { body: { ...adminKeys(), json: JSON.stringify({ name }) } }));
+    const created = await call(
+      api.POST('/projects/new', { body: { ...adminKeys(), json: JSON.stringify({ name }) } }),
+    );
     list.reload();
     return created.response.project;
   });
@@ -33,8 +44,18 @@ export function Projects({ onSession }: { onSession: () => void }) {
         }}
       >
         <h2 id="new-project-title">New project</h2>
-        <Field id="project-name" label="Name" hint="Letters, digits, _ and -; unique across the service.">
-          <input id="project-name" name="name" required pattern="[A-Za-z0-9_\-]+" aria-describedby="project-name-hint" />
+        <Field
+          id="project-name"
+          label="Name"
+          hint="Letters, digits, _ and -; unique across the service."
+        >
+          <input
+            id="project-name"
+            name="name"
+            required
+            pattern="[A-Za-z0-9_\-]+"
+            aria-describedby="project-name-hint"
+          />
         </Field>
         <button type="submit" disabled={create.pending}>
           {create.pending ? 'Creating…' : 'Create project'}
@@ -67,19 +88,36 @@ export function Projects({ onSession }: { onSession: () => void }) {
                   <tr key={p.api_key} data-project={p.name}>
                     <th scope="row">{p.name}</th>
                     <td>
-                      <code>{p.api_key.slice(0, 10)}…</code> <CopyButton text={p.api_key} what={`the API key of ${p.name}`} />
+                      <code>{p.api_key.slice(0, 10)}…</code>{' '}
+                      <CopyButton text={p.api_key} what={`the API key of ${p.name}`} />
                     </td>
-                    <td>{[p.default_domain, ...p.domains.filter((d) => d !== p.default_domain)].join(', ')}</td>
+                    <td>
+                      {[p.default_domain, ...p.domains.filter((d) => d !== p.default_domain)].join(
+                        ', ',
+                      )}
+                    </td>
                     <td>{p.admins.length + p.sharers.length + p.viewers.length}</td>
                     <td>{p.created_at}</td>
                     <td class="actions">
-                      <button type="button" onClick={() => open(p, '/dashboard')} aria-label={`Dashboard of ${p.name}`}>
+                      <button
+                        type="button"
+                        onClick={() => open(p, '/dashboard')}
+                        aria-label={`Dashboard of ${p.name}`}
+                      >
                         Dashboard
                       </button>
-                      <button type="button" onClick={() => open(p, '/links')} aria-label={`Links of ${p.name}`}>
+                      <button
+                        type="button"
+                        onClick={() => open(p, '/links')}
+                        aria-label={`Links of ${p.name}`}
+                      >
                         Links
                       </button>
-                      <a class="button" href={href(`/projects/${p.api_key}`)} aria-label={`Settings of ${p.name}`}>
+                      <a
+                        class="button"
+                        href={href(`/projects/${p.api_key}`)}
+                        aria-label={`Settings of ${p.name}`}
+                      >
                         Settings
                       </a>
                     </td>

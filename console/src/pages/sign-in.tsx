@@ -21,8 +21,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <section class="sign-in">
       <h1>Sign in</h1>
       <p>
-        Keys stay in this browser tab only (session storage): they are never put in a URL or a cookie and are gone
-        when the tab closes.
+        Keys stay in this browser tab only (session storage): they are never put in a URL or a
+        cookie and are gone when the tab closes.
       </p>
       <div class="columns">
         <form
@@ -37,10 +37,22 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           <h2 id="admin-title">Administration</h2>
           <p class="muted">Projects, users, conversion settings and domains of a subscription.</p>
           <Field id="subscription_key" label="Subscription key">
-            <input id="subscription_key" name="subscription_key" required autoComplete="off" spellcheck={false} />
+            <input
+              id="subscription_key"
+              name="subscription_key"
+              required
+              autoComplete="off"
+              spellcheck={false}
+            />
           </Field>
           <Field id="application_key" label="Application key">
-            <input id="application_key" name="application_key" type="password" required autoComplete="off" />
+            <input
+              id="application_key"
+              name="application_key"
+              type="password"
+              required
+              autoComplete="off"
+            />
           </Field>
           <ErrorNotice error={admin.error} />
           <button type="submit" disabled={admin.pending}>

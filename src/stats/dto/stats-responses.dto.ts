@@ -64,6 +64,8 @@ export class LinkIntervalDto {
   week?: string;
   @ApiProperty({ type: 'integer' })
   clicks: number;
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true (link intervals only)' })
+  conversions?: ConversionsObjectDto;
 }
 
 /** stats/{svc_id}/intervals.json (SPEC.md 4.6). */
