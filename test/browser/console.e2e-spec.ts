@@ -112,7 +112,10 @@ describe('in a real browser: the web console at /console', () => {
   /** Screenshot, no console error so far, and no serious or critical axe-core violation. */
   async function check(name: string): Promise<void> {
     await page.waitForLoadState('networkidle');
-    await expect(page.locator('.loading').count()).resolves.toBe(0);
+    // Every loading state has given way to its data (or an empty state).
+    await page.waitForFunction("document.querySelectorAll('.loading').length === 0", undefined, {
+      timeout: 10_000,
+    });
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     expect(errors).toEqual([]);
     await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
@@ -381,6 +384,58 @@ describe('in a real browser: the web console at /console', () => {
     expect(mine.every((m) => /403/.test(m))).toBe(true);
     await fresh.close();
   });
+
+  it('with a project key: creates links in a batch, updates post information, finds a link', async () => {
+    const { api_key: key } = await createProject(t);
+    await page.goto(`${base}/console/sign-in`);
+    // Signed in for administration by the test before (when run alone, nothing to sign out of).
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if ((await signOut.count()) > 0) await signOut.click();
+    await expect(page.evaluate<number>('sessionStorage.length')).resolves.toBe(0);
+    await page.getByLabel('Project API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in to the project' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await expect(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
+    ).resolves.toEqual(['Links', 'Dashboard']);
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Links' })
+      .click();
+
+    await page
+      .getByLabel('URLs, one a line')
+      .fill(`${landingUrl}?a\n${landingUrl}?b\n\n${landingUrl}?c`);
+    await page.locator('#batch-channel').selectOption('email');
+    await page.getByRole('button', { name: 'Create links', exact: true }).click();
+    const created = page.getByRole('table', { name: 'Links created' });
+    await created.waitFor();
+    await expect(created.locator('tbody tr td.break').allTextContents()).resolves.toEqual([
+      `${landingUrl}?a`,
+      `${landingUrl}?b`,
+      `${landingUrl}?c`,
+    ]);
+    const links = await t.db.query<{ channel: string }>(
+      `SELECT channel FROM links ORDER BY created_at DESC LIMIT 3`,
+    );
+    expect(links.rows.map((r) => r.channel)).toEqual(['email', 'email', 'email']);
+    const first = (await created.locator('tbody tr th a').first().textContent())!;
+
+    await page
+      .getByLabel('Link (svc_id)', { exact: true })
+      .fill(`127.0.0.1:${new URL(base).port}_${new URL(first).pathname.slice(1)}`);
+    await page.getByLabel('Post (service:post_id)').fill('email:msg-42');
+    await page.getByLabel('Reach (followers at share time)').fill('1200');
+    await page.getByRole('button', { name: 'Update post information' }).click();
+    await page.getByText(/^Updated 127\.0\.0\.1:\d+_\w+ at /).waitFor();
+    await check('links-batch');
+
+    await page.getByLabel('Short link').fill(first);
+    await page.getByRole('button', { name: 'Open link' }).click();
+    await page.getByRole('heading', { name: /^Link / }).waitFor();
+    await expect(page.getByText('email:msg-42 (reach 1200)').count()).resolves.toBe(1);
+    await check('link-found');
+  }, 60_000);
 
   it('serves client routes with the index page, assets with a long cache, and a link path "console" is refused', async () => {
     const route = await t.http.get('/console/dashboard').expect(200);
