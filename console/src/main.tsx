@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { href, navigate, onLinkClick, usePath } from './router';
 import { session } from './session';
@@ -71,6 +71,12 @@ function NeedsProject() {
 function App() {
   const path = usePath();
   const [, setVersion] = useState(0);
+  // After a client-side navigation, focus moves to the new page's content (as a page load would).
+  const mainRef = useRef<HTMLElement>(null);
+  const firstPath = useRef(path);
+  useEffect(() => {
+    if (path !== firstPath.current) mainRef.current?.focus();
+  }, [path]);
   const refresh = () => setVersion((v) => v + 1);
   const admin = session.admin();
   const project = session.project();
@@ -120,7 +126,7 @@ function App() {
           </button>
         )}
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={mainRef}>
         <Page path={path} onSession={refresh} />
       </main>
     </div>
