@@ -6,8 +6,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/npm-ci.sh ./scripts/
 RUN bash scripts/npm-ci.sh
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json openapi.json ./
+COPY scripts/openapi.js scripts/console-size.js ./scripts/
 COPY src ./src
+COPY console ./console
+# The service, then the web console (checks openapi.json and the console's client are current).
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-slim
@@ -19,6 +22,7 @@ RUN mkdir -p /data && chown node:node /data
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/console/dist ./console/dist
 USER node
 VOLUME ["/data"]
 EXPOSE 3000

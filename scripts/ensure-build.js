@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds dist/ when it is missing or older than any source file, so `npm start` works right after
-// `npm install` on a bare machine and never runs stale code.
+// Builds dist/ and the console (console/dist) when either is missing or older than its sources, so
+// `npm start` works right after `npm install` on a bare machine and never runs stale code.
 const { execSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,9 +18,20 @@ function newestMtime(dir) {
   return newest;
 }
 
-const built = fs.existsSync(entry) ? fs.statSync(entry).mtimeMs : 0;
-const sources = Math.max(newestMtime(path.join(root, 'src')), fs.statSync(path.join(root, 'package.json')).mtimeMs);
-if (built < sources) {
-  process.stdout.write('svc: building (first start or sources changed)…\n');
-  execSync('npx nest build', { cwd: root, stdio: 'inherit' });
+const mtime = (file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0);
+const packageJson = mtime(path.join(root, 'package.json'));
+const serviceStale = mtime(entry) < Math.max(newestMtime(path.join(root, 'src')), packageJson);
+const consoleSources = Math.max(
+  newestMtime(path.join(root, 'console', 'src')),
+  mtime(path.join(root, 'console', 'index.html')),
+  mtime(path.join(root, 'console', 'vite.config.mts')),
+  packageJson,
+);
+const consoleStale = mtime(path.join(root, 'console', 'dist', 'index.html')) < consoleSources;
+if (serviceStale) {
+  process.stdout.write('svc: building the service and the console (first start or sources changed)…\n');
+  execSync('npm run build', { cwd: root, stdio: 'inherit' });
+} else if (consoleStale) {
+  process.stdout.write('svc: building the console (first start or sources changed)…\n');
+  execSync('npm run console:build', { cwd: root, stdio: 'inherit' });
 }

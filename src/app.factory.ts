@@ -8,6 +8,7 @@ import { RedirectHandler } from './redirects/redirect.handler';
 import { cleanInput, rawBodyVerifier } from './common/clean-input';
 import { setupSwagger } from './common/swagger';
 import { AppConfig } from './config/app-config';
+import { serveConsole } from './web-console/web-console';
 
 /**
  * Puts the redirect listener in front of Express on the HTTP server: link requests never enter
@@ -51,6 +52,9 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     });
   }
   setupSwagger(app, config);
-  if (config.servesApi) installRedirects(app);
+  if (config.servesApi) {
+    serveConsole(app);
+    installRedirects(app);
+  }
   return app;
 }

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     `svc listening on port ${config.port} (role ${config.role}, ` +
       `${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.pgliteDir}`}, ` +
       `${config.clickhouseUrl ? 'ClickHouse server' : `embedded chDB in ${config.chdbDir}`}, ` +
-      `${config.redisUrl ? 'Redis queues' : 'in-process jobs'}); console at http://localhost:${config.port}/docs\n`,
+      `${config.redisUrl ? 'Redis queues' : 'in-process jobs'}); console at http://localhost:${config.port}/console (API documents at /docs)\n`,
   );
 }
 

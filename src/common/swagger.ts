@@ -1,9 +1,13 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
+import { KNOWN_CHANNELS } from '../links/channels';
 
-/** The console users drive: Swagger UI at /docs, the OpenAPI document at /docs-json. */
-export function setupSwagger(app: INestApplication, config: AppConfig): void {
+/**
+ * The OpenAPI document of the API: served at /docs-json, committed as openapi.json (scripts/openapi.js)
+ * and the source of the web console's typed client.
+ */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -31,6 +35,27 @@ export function setupSwagger(app: INestApplication, config: AppConfig): void {
       .addTag('health', 'Liveness and readiness')
       .build(),
   );
+  // Channels are open (any value is accepted), but clients offer the known ones (DESIGN.md).
+  document.components ??= {};
+  document.components.schemas = {
+    ...document.components.schemas,
+    KnownChannel: {
+      type: 'string',
+      enum: KNOWN_CHANNELS,
+      description: 'Channels with a known service; any other channel is accepted too (its service is the part before the first -).',
+    },
+  };
+  // A group or pivot carries its field's value under the field's own name (channel, campaign, …).
+  for (const name of ['GroupDto', 'PivotDto']) {
+    const schema = document.components.schemas[name];
+    if (schema && !('$ref' in schema)) schema.additionalProperties = true;
+  }
+  return document;
+}
+
+/** Swagger UI at /docs, the OpenAPI document at /docs-json. */
+export function setupSwagger(app: INestApplication, config: AppConfig): void {
+  const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true, tryItOutEnabled: true },

@@ -40,6 +40,9 @@ const CHANNEL_SERVICES: Record<string, string> = {
   'static': 'static',
 };
 
+/** The known channels, in the order above: the channel picker of the console (OpenAPI KnownChannel). */
+export const KNOWN_CHANNELS = Object.keys(CHANNEL_SERVICES);
+
 export function serviceForChannel(channel: string): string {
   const known = CHANNEL_SERVICES[channel.toLowerCase()];
   if (known) return known;

@@ -19,6 +19,7 @@ const API_SEGMENTS = new Set([
   'health',
   'docs',
   'docs-json',
+  'console',
   'metrics',
   'svc.js',
   'favicon.ico',

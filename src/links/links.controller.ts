@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Post, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { LinkBatchResponseDto, LinkRecordDto, RetweetResponseDto } from './dto/link-record.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { AppError, Errors } from '../common/app-error';
 import { Params } from '../common/params.decorator';
@@ -27,7 +28,7 @@ export class LinksController {
   @ApiOperation({ summary: 'Create a tracked link (SPEC.md 4.2)' })
   @ApiFormatted()
   @ApiLinkParameters('create')
-  @ApiResponse({ status: 200, description: 'The link record (2.1); txt: the bare svc_url' })
+  @ApiOkResponse({ type: LinkRecordDto, description: 'The link record (2.1); txt: the bare svc_url' })
   @ApiResponse(LINK_ERRORS)
   createPost(@Params() params: RawParams) {
     return this.create(params);
@@ -38,6 +39,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('create')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   createGet(@Params() params: RawParams) {
     return this.create(params);
   }
@@ -50,7 +52,7 @@ export class LinksController {
   })
   @ApiFormatted()
   @ApiLinkParameters('batch')
-  @ApiResponse({ status: 200, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
+  @ApiOkResponse({ type: LinkBatchResponseDto, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
   @ApiResponse(LINK_ERRORS)
   batchPost(@Params() params: RawParams) {
     return this.batch(params);
@@ -61,6 +63,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('batch')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkBatchResponseDto })
   batchGet(@Params() params: RawParams) {
     return this.batch(params);
   }
@@ -73,6 +76,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   staticPost(@Params() params: RawParams) {
     return this.static(params);
   }
@@ -82,6 +86,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   staticGet(@Params() params: RawParams) {
     return this.static(params);
   }
@@ -96,6 +101,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   updatePost(@Param('svc_id') id: string, @Params() params: RawParams) {
     return this.update(id, params);
   }
@@ -106,6 +112,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: LinkRecordDto })
   updateGet(@Param('svc_id') id: string, @Params() params: RawParams) {
     return this.update(id, params);
   }
@@ -118,7 +125,7 @@ export class LinksController {
   })
   @ApiFormatted()
   @ApiRetweetParameters(false)
-  @ApiResponse({ status: 200, description: '{svc_text, svc_urls}; txt: svc_text' })
+  @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
   @ApiResponse(LINK_ERRORS)
   retweetPost(@Params() params: RawParams, @Req() req: Request) {
     if (params.destination !== undefined) {
@@ -133,6 +140,7 @@ export class LinksController {
   @ApiRetweetParameters(true)
   @ApiResponse({ status: 302, description: 'With destination: redirect to it, SVC_TEXT replaced by the new text' })
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: RetweetResponseDto })
   retweetGet(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }
@@ -142,6 +150,7 @@ export class LinksController {
   @ApiFormatted()
   @ApiRetweetParameters(true)
   @ApiResponse(LINK_ERRORS)
+  @ApiOkResponse({ type: RetweetResponseDto })
   retweetGetFormatted(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }

@@ -40,11 +40,17 @@ const PARAMETERS: ParameterDoc[] = [
   { name: 'service_postid_shared_at', description: 'When the post was shared (date, ISO 8601 timestamp or UNIX seconds)' },
 ];
 
+/** Batch parameters that may be arrays (name[]=… or the name repeated); only one of them per request. */
+const BATCH_ARRAYS = new Set(['campaign', 'channel', 'notes', 'parent', 'path', 'service_userid', 'sharer_id', 'tag', 'tool', 'url', 'user_id']);
+
 /** The link-creation parameters of SPEC.md 4.1 as Swagger query parameters for an endpoint kind. */
 export function ApiLinkParameters(kind: Kind): MethodDecorator {
   return applyDecorators(
     ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>
       ApiQuery({
+        ...(kind === 'batch' && BATCH_ARRAYS.has(p.name)
+          ? { schema: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } }
+          : { type: String }),
         name: p.name,
         required: p.required?.includes(kind) ?? false,
         description: p.description,
@@ -76,10 +82,10 @@ export function ApiRetweetParameters(get: boolean): MethodDecorator {
   }
   return applyDecorators(
     ...PARAMETERS.filter((p) => !p.only && p.name !== 'path').map((p) =>
-      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+      ApiQuery({ type: String, name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
     ),
     ...extra.map((p) =>
-      ApiQuery({ name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
+      ApiQuery({ type: String, name: p.name, required: p.required?.includes('create') ?? false, description: p.description, example: p.example }),
     ),
     ApiQuery({ name: 'domain', required: false, description: 'Custom domain of the new links' }),
   );

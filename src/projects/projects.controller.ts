@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Req, applyDecorators } from '@nestjs/common';
 import {
   ApiBody,
+  ApiExtraModels,
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
@@ -27,6 +28,7 @@ import {
   toProjectRecord,
 } from './dto/project-record.dto';
 import { ProjectsService } from './projects.service';
+import { ProjectCreationObjectDto, ProjectUpdateObjectDto } from './dto/project-objects.dto';
 
 type AdminBody<T> = { request: Record<string, unknown> | null; response: T };
 
@@ -135,6 +137,7 @@ function ApiKeyQuery() {
 
 /** Projects administration (SPEC.md 4.10). */
 @ApiTags('projects')
+@ApiExtraModels(ProjectCreationObjectDto, ProjectUpdateObjectDto)
 @Controller('projects')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}

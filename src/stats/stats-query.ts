@@ -62,6 +62,11 @@ export function filterNames(kind: StatsKind): string[] {
 
 /** Fields group_by and pivot accept: filters (not domain on totals), shared_at_*, and project on totals. */
 function groupNames(kind: StatsKind, multiProject: boolean): string[] {
+  return groupFields(kind, multiProject);
+}
+
+/** Every group_by/pivot value of an endpoint (project only with key[] on totals). */
+export function groupFields(kind: StatsKind, multiProject = true): string[] {
   const names = filterNames(kind);
   if (kind === 'range') return names;
   return [...names.filter((name) => name !== 'domain'), ...(multiProject ? ['project'] : [])];

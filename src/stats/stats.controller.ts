@@ -1,5 +1,13 @@
 import { Controller, Get, Param, Post, applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  AggregateResponseDto,
+  LinkBatchDetailsResponseDto,
+  LinkDetailsResponseDto,
+  LinkIntervalsResponseDto,
+  RangeIntervalsResponseDto,
+  SORT_TYPES,
+} from './dto/stats-responses.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Params } from '../common/params.decorator';
 import { requireKey, requireVersion } from '../links/link-input';
@@ -7,7 +15,7 @@ import { LinksService } from '../links/links.service';
 import { Errors } from '../common/app-error';
 import { ProjectEntity } from '../projects/project.entity';
 import { readInterval, readPeriod, readSwitches } from './stats-params';
-import { EARLIEST, INTERVALS_EARLIEST, StatsKind, filterNames, readStatsQuery } from './stats-query';
+import { EARLIEST, INTERVALS_EARLIEST, StatsKind, filterNames, groupFields, readStatsQuery } from './stats-query';
 import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service';
 
 type RawParams = Record<string, unknown>;
@@ -31,6 +39,7 @@ export class StatsController {
   @ApiOperation({ summary: "A project's clicks and shares per interval (range intervals)" })
   @ApiRangeIntervalParameters()
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: RangeIntervalsResponseDto })
   rangeIntervalsGet(@Params() params: RawParams) {
     return this.rangeIntervals(params);
   }
@@ -39,6 +48,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Range intervals (POST form)' })
   @ApiRangeIntervalParameters()
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: RangeIntervalsResponseDto })
   rangeIntervalsPost(@Params() params: RawParams) {
     return this.rangeIntervals(params);
   }
@@ -47,6 +57,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Clicks and latest click of several links (svc_id[]=…)' })
   @ApiDetailsParameters(true)
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkBatchDetailsResponseDto })
   batchGet(@Params() params: RawParams) {
     return this.batch(params);
   }
@@ -55,6 +66,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Link details in a batch (POST form)' })
   @ApiDetailsParameters(true)
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkBatchDetailsResponseDto })
   batchPost(@Params() params: RawParams) {
     return this.batch(params);
   }
@@ -63,6 +75,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Clicks of a link per hour, day or week (SPEC.md 4.6)' })
   @ApiIntervalParameters()
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkIntervalsResponseDto })
   intervalsGet(@Param('svc_id') svcId: string, @Params() params: RawParams) {
     return this.intervals(svcId, params);
   }
@@ -71,6 +84,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Clicks of a link per interval (POST form)' })
   @ApiIntervalParameters()
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkIntervalsResponseDto })
   intervalsPost(@Param('svc_id') svcId: string, @Params() params: RawParams) {
     return this.intervals(svcId, params);
   }
@@ -79,6 +93,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Activity in a period on all links of a project (SPEC.md 4.7)' })
   @ApiAggregateParameters('range')
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: AggregateResponseDto })
   rangeGet(@Params() params: RawParams) {
     return this.aggregate(params, 'range');
   }
@@ -87,6 +102,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Range (POST form)' })
   @ApiAggregateParameters('range')
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: AggregateResponseDto })
   rangePost(@Params() params: RawParams) {
     return this.aggregate(params, 'range');
   }
@@ -95,6 +111,7 @@ export class StatsController {
   @ApiOperation({ summary: 'All-time figures of the links shared in a period (SPEC.md 4.8)' })
   @ApiAggregateParameters('totals')
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: AggregateResponseDto })
   totalsGet(@Params() params: RawParams) {
     return this.aggregate(params, 'totals');
   }
@@ -103,6 +120,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Totals (POST form)' })
   @ApiAggregateParameters('totals')
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: AggregateResponseDto })
   totalsPost(@Params() params: RawParams) {
     return this.aggregate(params, 'totals');
   }
@@ -111,6 +129,7 @@ export class StatsController {
   @ApiOperation({ summary: "A link's details: its clicks and latest click" })
   @ApiDetailsParameters(false)
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkDetailsResponseDto })
   detailsGet(@Param('svc_id') svcId: string, @Params() params: RawParams) {
     return this.details(svcId, params);
   }
@@ -119,6 +138,7 @@ export class StatsController {
   @ApiOperation({ summary: 'Link details (POST form)' })
   @ApiDetailsParameters(false)
   @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: LinkDetailsResponseDto })
   detailsPost(@Param('svc_id') svcId: string, @Params() params: RawParams) {
     return this.details(svcId, params);
   }
@@ -214,15 +234,15 @@ function ApiIntervalParameters(): MethodDecorator {
   const decorators = [
     ApiFormatted({ txt: false, formatInPath: false }),
     ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x' }),
-    ApiQuery({ name: 'v', required: true, example: '3' }),
-    ApiQuery({ name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({ name: 'start_date', required: true, description: 'Rounded down to the hour; after 2010-06-04', example: '2026-11-01' }),
-    ApiQuery({ name: 'end_date', required: true, description: 'Rounded up to the hour', example: '2026-11-23' }),
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({ type: String, name: 'start_date', required: true, description: 'Rounded down to the hour; after 2010-06-04', example: '2026-11-01' }),
+    ApiQuery({ type: String, name: 'end_date', required: true, description: 'Rounded up to the hour', example: '2026-11-23' }),
     ApiQuery({ name: 'interval', required: false, enum: ['hour', 'day', 'week'], description: 'Default day; at most 500 intervals' }),
-    ApiQuery({ name: 'with_zeros', required: false, description: 'Include intervals without clicks' }),
-    ApiQuery({ name: 'with_metadata', required: false, description: 'Include the link record as metadata' }),
-    ApiQuery({ name: 'with_conversions', required: false, description: 'Include conversions per interval and in total' }),
-    ApiQuery({ name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false, description: 'Include intervals without clicks' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_metadata', required: false, description: 'Include the link record as metadata' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false, description: 'Include conversions per interval and in total' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
   ];
   return applyDecorators(...decorators);
 }
@@ -230,33 +250,35 @@ function ApiIntervalParameters(): MethodDecorator {
 function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
   const decorators = [
     ApiFormatted({ txt: false, formatInPath: false }),
-    ApiQuery({ name: 'v', required: true, example: '3' }),
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
     ApiQuery({
+      type: String,
       name: 'key',
       required: true,
       description: kind === 'totals' ? 'Project API key, or key[]=… for several projects of one subscription' : 'Project API key',
     }),
     ApiQuery({
+      type: String,
       name: 'start_date',
       required: false,
       description: kind === 'totals' ? 'Links shared from (rounded down to the hour; after 2011-09-01)' : 'Rounded down to the hour',
     }),
-    ApiQuery({ name: 'end_date', required: false, description: 'Rounded up to the hour' }),
-    ApiQuery({ name: 'group_by', required: false, description: `A filter field${kind === 'totals' ? ' (not domain) or project with key[]' : ''}` }),
-    ApiQuery({ name: 'pivot', required: false, description: 'Needs group_by; differs from it and from the filters' }),
-    ApiQuery({ name: 'sort_type', required: false, description: 'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions)' }),
+    ApiQuery({ type: String, name: 'end_date', required: false, description: 'Rounded up to the hour' }),
+    ApiQuery({ enum: groupFields(kind), enumName: kind === 'totals' ? 'TotalsGroupField' : 'RangeGroupField', name: 'group_by', required: false, description: `A filter field${kind === 'totals' ? ' (not domain) or project with key[]' : ''}` }),
+    ApiQuery({ enum: groupFields(kind), enumName: kind === 'totals' ? 'TotalsGroupField' : 'RangeGroupField', name: 'pivot', required: false, description: 'Needs group_by; differs from it and from the filters' }),
+    ApiQuery({ enum: SORT_TYPES, enumName: 'SortType', name: 'sort_type', required: false, description: 'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions)' }),
     ApiQuery({ name: 'sort_order', required: false, enum: ['asc', 'desc'] }),
-    ApiQuery({ name: 'pivot_sort_type', required: false }),
+    ApiQuery({ enum: SORT_TYPES, enumName: 'SortType', name: 'pivot_sort_type', required: false }),
     ApiQuery({ name: 'pivot_sort_order', required: false, enum: ['asc', 'desc'] }),
-    ApiQuery({ name: 'per_page', required: false, description: 'Default 10, at most 1000' }),
-    ApiQuery({ name: 'page', required: false, description: 'From 1 (default)' }),
-    ApiQuery({ name: 'offset', required: false, description: 'Overrides page: the previous last_offset' }),
-    ApiQuery({ name: 'with_conversions', required: false }),
-    ApiQuery({ name: 'with_metadata', required: false }),
-    ApiQuery({ name: 'with_zeros', required: false, description: 'Include pivots without activity' }),
-    ApiQuery({ name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
+    ApiQuery({ type: 'integer', name: 'per_page', required: false, description: 'Default 10, at most 1000' }),
+    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
+    ApiQuery({ type: 'integer', name: 'offset', required: false, description: 'Overrides page: the previous last_offset' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_metadata', required: false }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false, description: 'Include pivots without activity' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false, description: 'Count clicks by known crawlers too (default false)' }),
     ...filterNames(kind).map((name) =>
-      ApiQuery({ name, required: false, description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}` }),
+      ApiQuery({ type: String, name, required: false, description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}` }),
     ),
   ];
   return applyDecorators(...decorators);
@@ -265,13 +287,13 @@ function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
 function ApiDetailsParameters(batch: boolean): MethodDecorator {
   const decorators = [
     ApiFormatted({ txt: false, formatInPath: false }),
-    ...(batch ? [ApiQuery({ name: 'svc_id', required: true, description: 'svc_id[]=…, repeated (at most 1000)' })] : [ApiParam({ name: 'svc_id' })]),
-    ApiQuery({ name: 'v', required: true, example: '3' }),
-    ApiQuery({ name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({ name: 'start_date', required: false, description: 'Count clicks from (default: all time)' }),
-    ApiQuery({ name: 'end_date', required: false }),
-    ApiQuery({ name: 'with_metadata', required: false, description: 'Include the link record' }),
-    ApiQuery({ name: 'with_bots', required: false }),
+    ...(batch ? [ApiQuery({ type: String, name: 'svc_id', required: true, description: 'svc_id[]=…, repeated (at most 1000)' })] : [ApiParam({ name: 'svc_id' })]),
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({ type: String, name: 'start_date', required: false, description: 'Count clicks from (default: all time)' }),
+    ApiQuery({ type: String, name: 'end_date', required: false }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_metadata', required: false, description: 'Include the link record' }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
   ];
   return applyDecorators(...decorators);
 }
@@ -279,14 +301,14 @@ function ApiDetailsParameters(batch: boolean): MethodDecorator {
 function ApiRangeIntervalParameters(): MethodDecorator {
   const decorators = [
     ApiFormatted({ txt: false, formatInPath: false }),
-    ApiQuery({ name: 'v', required: true, example: '3' }),
-    ApiQuery({ name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({ name: 'start_date', required: true }),
-    ApiQuery({ name: 'end_date', required: true }),
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({ type: String, name: 'start_date', required: true }),
+    ApiQuery({ type: String, name: 'end_date', required: true }),
     ApiQuery({ name: 'interval', required: false, enum: ['hour', 'day', 'week'] }),
-    ApiQuery({ name: 'with_zeros', required: false }),
-    ApiQuery({ name: 'with_bots', required: false }),
-    ...filterNames('range').map((name) => ApiQuery({ name, required: false, description: 'Filter (one value)' })),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
+    ...filterNames('range').map((name) => ApiQuery({ type: String, name, required: false, description: 'Filter (one value)' })),
   ];
   return applyDecorators(...decorators);
 }

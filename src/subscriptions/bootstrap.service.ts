@@ -28,6 +28,7 @@ export class BootstrapService implements OnApplicationBootstrap {
       'Keep these keys: they are shown only now (stored hashed).',
       `  subscription_key: ${issued.subscriptionKey}`,
       `  application_key:  ${issued.applicationKey}`,
+      `Open: http://localhost:${this.config.port}/console and sign in with these keys (Administration)`,
       'Try:  curl -X POST localhost:' +
         String(this.config.port) +
         '/projects/list -d subscription_key=... -d application_key=...',

@@ -1,38 +1,10 @@
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Browser, chromium } from 'playwright-core';
+import { Browser } from 'playwright-core';
+import { freePort, launchChromium } from '../support/browser';
 import { TestApp, createTestApp } from '../support/app';
 import { storedClicks } from '../support/clicks';
 import { createProject } from '../factories/projects';
-
-/** Debian's Chromium (installed by .ci/run), headless, with the flags this closed network needs. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
-
-/** A free TCP port of this machine. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = http.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('in a real browser: the tracking script after a redirect', () => {
   let t: TestApp;
@@ -46,7 +18,11 @@ describe('in a real browser: the tracking script after a redirect', () => {
     apiPort = await freePort();
     t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${apiPort}` } });
     await t.app.listen(apiPort, '127.0.0.1');
-    key = (await createProject(t, { conversions: { enabled: true, domains: 'all', goal_1_label: 'Purchase' } })).api_key;
+    key = (
+      await createProject(t, {
+        conversions: { enabled: true, domains: 'all', goal_1_label: 'Purchase' },
+      })
+    ).api_key;
     // The customer's landing page, on another origin, with the snippet of the README.
     shop = http.createServer((req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -70,16 +46,27 @@ describe('in a real browser: the tracking script after a redirect', () => {
   it('lands with svc=, keeps _svcsession on the shop’s domain, and records the goal shown in totals', async () => {
     const link = await t.http
       .get('/url.json')
-      .query({ v: '3', key, tool: 'browser', channel: 'email', url: `http://localhost:${shopPort}/product?id=7` })
+      .query({
+        v: '3',
+        key,
+        tool: 'browser',
+        channel: 'email',
+        url: `http://localhost:${shopPort}/product?id=7`,
+      })
       .expect(200);
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${apiPort}/${link.body.path}`);
-    expect(page.url()).toBe(`http://localhost:${shopPort}/product?id=7&svc=${encodeURIComponent(link.body.svc_id)}`);
+    expect(page.url()).toBe(
+      `http://localhost:${shopPort}/product?id=7&svc=${encodeURIComponent(link.body.svc_id)}`,
+    );
     await page.waitForFunction('typeof window.svc === "object"');
     const cookies = await page.context().cookies(`http://localhost:${shopPort}/`);
     const session = cookies.find((c) => c.name === '_svcsession');
     expect(session?.domain).toBe('localhost');
-    const [sessionId, svcId] = [session!.value.split('%3A')[0], decodeURIComponent(session!.value).slice(37)];
+    const [sessionId, svcId] = [
+      session!.value.split('%3A')[0],
+      decodeURIComponent(session!.value).slice(37),
+    ];
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(svcId).toBe(link.body.svc_id);
     await page.click('#buy');
@@ -114,7 +101,9 @@ describe('in a real browser: the tracking script after a redirect', () => {
   it('runs projects/list in the /docs console through “Try it out”', async () => {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${apiPort}/docs`);
-    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path', { hasText: /^\/projects\/list$/ }) });
+    const operation = page.locator('.opblock-get', {
+      has: page.locator('.opblock-summary-path', { hasText: /^\/projects\/list$/ }),
+    });
     await operation.locator('.opblock-summary').click();
     // The console opens operations ready to try (tryItOutEnabled); otherwise press “Try it out”.
     const tryOut = operation.locator('button.try-out__btn');
@@ -124,7 +113,10 @@ describe('in a real browser: the tracking script after a redirect', () => {
     await operation.locator('button.execute').click();
     const status = operation.locator('.live-responses-table .response .response-col_status');
     await expect(status.first().textContent()).resolves.toContain('200');
-    const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent();
+    const body = await operation
+      .locator('.live-responses-table .response-col_description pre')
+      .first()
+      .textContent();
     expect(JSON.parse(body ?? '{}').response.projects.length).toBeGreaterThanOrEqual(1);
     await page.close();
   }, 30_000);

@@ -35,13 +35,13 @@ export const APPLICATION_KEY_DOC = {
 /** subscription_key and application_key, both required (show, list, destroy). */
 export class ProjectKeysParamsDto {
   /** Key of the subscription that owns the projects. */
-  @ApiProperty(SUBSCRIPTION_KEY_DOC)
+  @ApiProperty({ ...SUBSCRIPTION_KEY_DOC, required: true })
   @IsOptional()
   @IsString()
   subscription_key?: string;
 
   /** Key of an application authorised to administer the subscription. */
-  @ApiProperty(APPLICATION_KEY_DOC)
+  @ApiProperty({ ...APPLICATION_KEY_DOC, required: true })
   @IsOptional()
   @IsString()
   application_key?: string;
@@ -50,7 +50,7 @@ export class ProjectKeysParamsDto {
 /** subscription_key required; application_key optional but checked when given (new, update). */
 export class ProjectWriteKeysParamsDto {
   /** Key of the subscription that owns (or will own) the project. */
-  @ApiProperty(SUBSCRIPTION_KEY_DOC)
+  @ApiProperty({ ...SUBSCRIPTION_KEY_DOC, required: true })
   @IsOptional()
   @IsString()
   subscription_key?: string;
@@ -71,8 +71,10 @@ export class CreateProjectParamsDto extends ProjectWriteKeysParamsDto {
    * domains, goal_1_label … goal_5_label}.
    */
   @ApiProperty({
+    type: String,
+    required: true,
     description:
-      'Project creation object as a JSON string: name (required), domains, default_domain, admins, sharers, viewers, conversions.',
+      'Project creation object (schema ProjectCreationObjectDto) as a JSON string: name (required), domains, default_domain, admins, sharers, viewers, conversions.',
     example: JSON.stringify(CREATE_EXAMPLE),
   })
   @IsOptional()
@@ -88,8 +90,10 @@ export class UpdateProjectParamsDto extends ProjectWriteKeysParamsDto {
    * remove_domain, goal_1_label … goal_5_label (null clears)}.
    */
   @ApiProperty({
+    type: String,
+    required: true,
     description:
-      'Project update object as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.',
+      'Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.',
     example: JSON.stringify(UPDATE_EXAMPLE),
   })
   @IsOptional()

@@ -1,0 +1,231 @@
+import { useState } from 'preact/hooks';
+import { api, call, type AggregateResponse, type GroupObject, type Schemas } from '../api/client';
+import { Empty, ErrorNotice, Loading, useAction, useAsync } from './ui';
+
+type SortType = Schemas['SortType'];
+export type GroupField = Schemas['RangeGroupField'];
+
+export interface StatsScope {
+  key: string;
+  start_date: string;
+  end_date: string;
+  filters: Partial<Record<GroupField, string>>;
+}
+
+const COLUMNS: { sort: SortType; label: string; value: (g: GroupObject) => number }[] = [
+  { sort: 'clicks', label: 'Clicks', value: (g) => g.clicks },
+  { sort: 'shares', label: 'Shares', value: (g) => g.shares },
+  { sort: 'clicks_per_share', label: 'Clicks per share', value: (g) => g.clicks_per_share },
+  { sort: 'pageviews', label: 'Pageviews', value: (g) => g.conversions?.pageviews ?? 0 },
+  {
+    sort: 'goal_total_count',
+    label: 'Conversions',
+    value: (g) => g.conversions?.goal_total.count ?? 0,
+  },
+  { sort: 'goal_total_value', label: 'Value', value: (g) => g.conversions?.goal_total.value ?? 0 },
+];
+
+const PER_PAGE = 10;
+
+/** One page of stats/range.json grouped by a field, sorted and paginated by the API. */
+async function fetchPage(
+  scope: StatsScope,
+  groupBy: GroupField,
+  sort: SortType,
+  order: 'asc' | 'desc',
+  page: number,
+  perPage: number,
+): Promise<AggregateResponse> {
+  return call(
+    api.POST('/stats/range.json', {
+      params: {
+        query: {
+          v: '3',
+          key: scope.key,
+          start_date: scope.start_date,
+          end_date: scope.end_date,
+          group_by: groupBy,
+          sort_type: sort,
+          sort_order: order,
+          page,
+          per_page: perPage,
+          with_conversions: 'true',
+          ...scope.filters,
+        },
+      },
+    }),
+  );
+}
+
+function label(value: unknown): string {
+  if (value === null || value === undefined) return '(none)';
+  return typeof value === 'string' || typeof value === 'number'
+    ? String(value)
+    : JSON.stringify(value);
+}
+
+/** The CSV of every group (all pages), the columns as in the table. */
+export async function exportCsv(
+  scope: StatsScope,
+  groupBy: GroupField,
+  sort: SortType,
+  order: 'asc' | 'desc',
+): Promise<string> {
+  const groups: GroupObject[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await fetchPage(scope, groupBy, sort, order, page, 1000);
+    groups.push(...answer.groups);
+    if (groups.length >= answer.total_results || answer.groups.length === 0) break;
+  }
+  const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  const header = [groupBy, ...COLUMNS.map((c) => c.sort)];
+  const lines = groups.map((g) =>
+    [quote(label(g[groupBy])), ...COLUMNS.map((c) => String(c.value(g)))].join(','),
+  );
+  return [header.join(','), ...lines].join('\n') + '\n';
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+interface Props {
+  title: string;
+  groupBy: GroupField;
+  scope: StatsScope;
+  /** Makes a group value a filter of the whole dashboard. */
+  onFilter?: (value: string) => void;
+  /** A link to a group's own page (links). */
+  linkTo?: (value: string) => string;
+}
+
+/** Top groups with their clicks, conversions and values: sortable and paginated by the API, exportable as CSV. */
+export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
+  const [sort, setSort] = useState<SortType>('clicks');
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [page, setPage] = useState(1);
+  const scopeKey = JSON.stringify(scope);
+  const data = useAsync(
+    () => fetchPage(scope, groupBy, sort, order, page, PER_PAGE),
+    [scopeKey, groupBy, sort, order, page],
+  );
+  const csv = useAction(async () =>
+    download(
+      `svc-${groupBy}-${scope.start_date.slice(0, 10)}-${scope.end_date.slice(0, 10)}.csv`,
+      await exportCsv(scope, groupBy, sort, order),
+    ),
+  );
+  const id = `table-${groupBy}`;
+  const total = data.data?.total_results ?? 0;
+  const pages = Math.max(1, Math.ceil(total / PER_PAGE));
+  const sortBy = (s: SortType) => {
+    if (s === sort) setOrder(order === 'desc' ? 'asc' : 'desc');
+    else {
+      setSort(s);
+      setOrder('desc');
+    }
+    setPage(1);
+  };
+  return (
+    <section class="card stats-table" aria-labelledby={`${id}-title`} data-group-by={groupBy}>
+      <div class="card-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <button type="button" onClick={() => void csv.run()} disabled={csv.pending}>
+          {csv.pending ? 'Exporting…' : 'Export CSV'}
+          <span class="visually-hidden"> of {title}</span>
+        </button>
+      </div>
+      <ErrorNotice error={csv.error} />
+      <ErrorNotice error={data.error} />
+      {data.loading && !data.data ? (
+        <Loading />
+      ) : !data.data || data.data.groups.length === 0 ? (
+        <Empty>No activity in this period.</Empty>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table class="data" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
+              <thead>
+                <tr>
+                  <th
+                    scope="col"
+                    aria-sort={
+                      sort === 'alpha' ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                    }
+                  >
+                    <button type="button" class="sort" onClick={() => sortBy('alpha')}>
+                      {groupBy === 'svc_id' ? 'Link' : groupBy.replace('_id', '')}
+                    </button>
+                  </th>
+                  {COLUMNS.map((c) => (
+                    <th
+                      scope="col"
+                      key={c.sort}
+                      class="num"
+                      aria-sort={
+                        sort === c.sort ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                      }
+                    >
+                      <button type="button" class="sort" onClick={() => sortBy(c.sort)}>
+                        {c.label}
+                        {sort === c.sort ? (order === 'desc' ? ' ▼' : ' ▲') : ''}
+                      </button>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {data.data.groups.map((g) => {
+                  const value = label(g[groupBy]);
+                  return (
+                    <tr key={value}>
+                      <th scope="row" class="break">
+                        {linkTo && g[groupBy] !== null ? (
+                          <a href={linkTo(value)}>{value}</a>
+                        ) : onFilter && g[groupBy] !== null ? (
+                          <button
+                            type="button"
+                            class="link-button"
+                            onClick={() => onFilter(value)}
+                            title={`Filter by ${groupBy} ${value}`}
+                          >
+                            {value}
+                          </button>
+                        ) : (
+                          value
+                        )}
+                      </th>
+                      {COLUMNS.map((c) => (
+                        <td class="num" key={c.sort}>
+                          {c.value(g).toLocaleString()}
+                        </td>
+                      ))}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label={`${title} pages`}>
+            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>
+              Previous
+            </button>
+            <span>
+              Page {page} of {pages} ({total} in all)
+            </span>
+            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= pages}>
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,308 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api, call, type Schemas } from '../api/client';
+import { intervalValues } from '../api/schema';
+import { TimeChart } from '../components/chart';
+import { StatsTable, type GroupField, type StatsScope } from '../components/stats-table';
+import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
+import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
+import { href } from '../router';
+import { projectKey } from './project';
+
+type Interval = Schemas['Interval'];
+const FILTERS: [GroupField, string][] = [
+  ['channel', 'Channel'],
+  ['campaign', 'Campaign'],
+  ['tag', 'Tag'],
+  ['sharer_id', 'Sharer'],
+];
+
+interface Settings {
+  from: string;
+  to: string;
+  timeZone: string;
+  interval: Interval;
+  filters: Partial<Record<GroupField, string>>;
+}
+
+/** A project's activity in a period: totals, the chart over time, and the top groups. */
+export function Dashboard() {
+  const key = projectKey();
+  const [settings, setSettings] = useState<Settings>(() => {
+    const timeZone = browserTimeZone();
+    return {
+      from: today(timeZone, 6),
+      to: today(timeZone),
+      timeZone,
+      interval: 'day',
+      filters: {},
+    };
+  });
+  const scope: StatsScope = useMemo(
+    () => ({
+      key,
+      start_date: startOfDay(settings.from, settings.timeZone),
+      end_date: startOfDay(nextDay(settings.to), settings.timeZone),
+      filters: settings.filters,
+    }),
+    [key, settings],
+  );
+  const setFilter = (field: GroupField, value: string | null) =>
+    setSettings((s) => {
+      const filters = { ...s.filters };
+      if (value === null || value === '') delete filters[field];
+      else filters[field] = value;
+      return { ...s, filters };
+    });
+  return (
+    <section>
+      <h1>Dashboard</h1>
+      <PeriodForm settings={settings} onChange={setSettings} />
+      <ActiveFilters filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
+      <Totals scope={scope} />
+      <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
+      <div class="tables">
+        <StatsTable
+          title="Top channels"
+          groupBy="channel"
+          scope={scope}
+          onFilter={(v) => setFilter('channel', v)}
+        />
+        <StatsTable
+          title="Top campaigns"
+          groupBy="campaign"
+          scope={scope}
+          onFilter={(v) => setFilter('campaign', v)}
+        />
+        <StatsTable
+          title="Top tags"
+          groupBy="tag"
+          scope={scope}
+          onFilter={(v) => setFilter('tag', v)}
+        />
+        <StatsTable
+          title="Top sharers"
+          groupBy="sharer_id"
+          scope={scope}
+          onFilter={(v) => setFilter('sharer_id', v)}
+        />
+        <StatsTable
+          title="Top links"
+          groupBy="svc_id"
+          scope={scope}
+          linkTo={(v) => href(`/links/${encodeURIComponent(v)}`)}
+        />
+      </div>
+    </section>
+  );
+}
+
+function PeriodForm({
+  settings,
+  onChange,
+}: {
+  settings: Settings;
+  onChange: (s: Settings) => void;
+}) {
+  const zones = useMemo(timeZones, []);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      class="card period"
+      aria-label="Period and filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const form = new FormData(e.currentTarget);
+        const from = field(form, 'from');
+        const to = field(form, 'to');
+        if (!from || !to || from > to) {
+          setError('Choose a start date on or before the end date');
+          return;
+        }
+        setError(null);
+        const filters: Settings['filters'] = {};
+        for (const [name] of FILTERS) {
+          const value = field(form, name);
+          if (value) filters[name] = value;
+        }
+        onChange({
+          from,
+          to,
+          timeZone: field(form, 'tz'),
+          interval: field(form, 'interval') as Interval,
+          filters,
+        });
+      }}
+    >
+      <div class="grid">
+        <Field id="period-from" label="From">
+          <input id="period-from" name="from" type="date" defaultValue={settings.from} required />
+        </Field>
+        <Field id="period-to" label="To (inclusive)">
+          <input id="period-to" name="to" type="date" defaultValue={settings.to} required />
+        </Field>
+        <Field id="period-tz" label="Time zone">
+          <select id="period-tz" name="tz">
+            {zones.map((z) => (
+              <option key={z} selected={z === settings.timeZone}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="period-interval" label="Interval">
+          <select id="period-interval" name="interval">
+            {intervalValues.map((i) => (
+              <option key={i} selected={i === settings.interval}>
+                {i}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {FILTERS.map(([field, label]) => (
+          <Field
+            id={`filter-${field}`}
+            label={`${label} filter`}
+            key={`${field}-${settings.filters[field] ?? ''}`}
+          >
+            <input
+              id={`filter-${field}`}
+              name={field}
+              defaultValue={settings.filters[field] ?? ''}
+            />
+          </Field>
+        ))}
+      </div>
+      <ErrorNotice error={error} />
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+function ActiveFilters({
+  filters,
+  onRemove,
+}: {
+  filters: Settings['filters'];
+  onRemove: (f: GroupField) => void;
+}) {
+  const entries = Object.entries(filters) as [GroupField, string][];
+  if (entries.length === 0) return null;
+  return (
+    <ul class="chips" aria-label="Filters applied">
+      {entries.map(([field, value]) => (
+        <li key={field}>
+          {field}: <strong>{value}</strong>{' '}
+          <button
+            type="button"
+            onClick={() => onRemove(field)}
+            aria-label={`Remove the ${field} filter`}
+          >
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Totals({ scope }: { scope: StatsScope }) {
+  const totals = useAsync(
+    async () =>
+      (
+        await call(
+          api.POST('/stats/range.json', {
+            params: {
+              query: {
+                v: '3',
+                key: scope.key,
+                start_date: scope.start_date,
+                end_date: scope.end_date,
+                with_conversions: 'true',
+                ...scope.filters,
+              },
+            },
+          }),
+        )
+      ).totals,
+    [JSON.stringify(scope)],
+  );
+  if (totals.error) return <ErrorNotice error={totals.error} />;
+  if (!totals.data) return <Loading label="Loading totals…" />;
+  const t = totals.data;
+  const figures: [string, number][] = [
+    ['Clicks', t.clicks],
+    ['Shares', t.shares],
+    ['Clicks per share', t.clicks_per_share],
+    ['Pageviews', t.conversions?.pageviews ?? 0],
+    ['Conversions', t.conversions?.goal_total.count ?? 0],
+    ['Conversion value', t.conversions?.goal_total.value ?? 0],
+  ];
+  return (
+    <dl class="totals" aria-label="Totals of the period">
+      {figures.map(([name, value]) => (
+        <div key={name} data-total={name}>
+          <dt>{name}</dt>
+          <dd>{value.toLocaleString()}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Chart({
+  scope,
+  interval,
+  timeZone,
+}: {
+  scope: StatsScope;
+  interval: Interval;
+  timeZone: string;
+}) {
+  const data = useAsync(
+    async () =>
+      call(
+        api.POST('/stats/range/intervals.json', {
+          params: {
+            query: {
+              v: '3',
+              key: scope.key,
+              start_date: scope.start_date,
+              end_date: scope.end_date,
+              interval,
+              with_zeros: 'true',
+              ...scope.filters,
+            },
+          },
+        }),
+      ),
+    [JSON.stringify(scope), interval],
+  );
+  // Keyed by the answer's own interval: while a new one loads, the chart keeps showing the last.
+  const shown = data.data?.interval ?? interval;
+  const series = useMemo(() => {
+    const rows = data.data?.totals.intervals ?? [];
+    return {
+      times: rows.map((r) => Date.parse(r[shown] ?? '') / 1000),
+      series: [
+        { label: 'Clicks', values: rows.map((r) => r.clicks), color: '#1f5fbf' },
+        { label: 'Shares', values: rows.map((r) => r.shares), color: '#b8470b' },
+      ],
+    };
+  }, [data.data, shown]);
+  return (
+    <div class="card">
+      <ErrorNotice error={data.error} />
+      {!data.data ? (
+        <Loading label="Loading the chart…" />
+      ) : (
+        <TimeChart
+          title="Clicks and shares over time"
+          times={series.times}
+          series={series.series}
+          timeZone={timeZone}
+          intervalLabel={shown}
+        />
+      )}
+    </div>
+  );
+}

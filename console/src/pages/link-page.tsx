@@ -1,0 +1,246 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api, call } from '../api/client';
+import { QrCode } from '../components/qr';
+import { TimeChart } from '../components/chart';
+import { CopyButton, Empty, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
+import { browserTimeZone, nextDay, startOfDay, today } from '../period';
+import { href } from '../router';
+import { projectKey } from './project';
+
+const GOALS = [1, 2, 3, 4, 5] as const;
+
+/** One link: its record, clicks per day, latest click, conversions and share tree. */
+export function LinkPage({ svcId }: { svcId: string }) {
+  const key = projectKey();
+  const timeZone = browserTimeZone();
+  const [days, setDays] = useState(30);
+  const details = useAsync(
+    () =>
+      call(
+        api.POST('/stats/{svc_id}.json', {
+          params: { path: { svc_id: svcId }, query: { v: '3', key, with_metadata: 'true' } },
+        }),
+      ),
+    [svcId],
+  );
+  const period = useMemo(
+    () => ({
+      start_date: startOfDay(today(timeZone, days - 1), timeZone),
+      end_date: startOfDay(nextDay(today(timeZone)), timeZone),
+    }),
+    [days, timeZone],
+  );
+  const intervals = useAsync(
+    () =>
+      call(
+        api.POST('/stats/{svc_id}/intervals.json', {
+          params: {
+            path: { svc_id: svcId },
+            query: {
+              v: '3',
+              key,
+              ...period,
+              interval: 'day',
+              with_zeros: 'true',
+              with_conversions: 'true',
+            },
+          },
+        }),
+      ),
+    [svcId, period],
+  );
+  const children = useAsync(
+    async () =>
+      (
+        await call(
+          api.POST('/stats/totals.json', {
+            params: {
+              query: {
+                v: '3',
+                key,
+                parent: svcId,
+                group_by: 'svc_id',
+                per_page: 100,
+                sort_type: 'clicks',
+              },
+            },
+          }),
+        )
+      ).groups,
+    [svcId],
+  );
+  if (details.error) {
+    return (
+      <section>
+        <h1>Link {svcId}</h1>
+        <ErrorNotice error={details.error} />
+        <a href={href('/links')}>Back to links</a>
+      </section>
+    );
+  }
+  if (!details.data) return <Loading label="Loading the link…" />;
+  const link = details.data.metadata;
+  const conversions = intervals.data?.conversions;
+  return (
+    <section>
+      <h1>Link {svcId}</h1>
+      <div class="columns">
+        <div class="card">
+          {link && (
+            <>
+              <p class="short-url">
+                <a href={link.svc_url} target="_blank" rel="noopener noreferrer">
+                  {link.svc_url}
+                </a>{' '}
+                <CopyButton text={link.svc_url} what="the short link" />
+              </p>
+              <dl class="facts">
+                <dt>Goes to</dt>
+                <dd class="break">{link.redirect_url}</dd>
+                <dt>Channel</dt>
+                <dd>{link.channel ?? '—'}</dd>
+                <dt>Campaign</dt>
+                <dd>{link.campaign ?? '—'}</dd>
+                <dt>Tag</dt>
+                <dd>{link.tag ?? '—'}</dd>
+                <dt>Sharer</dt>
+                <dd>{link.username ?? link.sharer_id ?? '—'}</dd>
+                <dt>Notes</dt>
+                <dd>{link.notes ?? '—'}</dd>
+                <dt>Created</dt>
+                <dd>{link.created_at}</dd>
+                <dt>Post</dt>
+                <dd>
+                  {link.service_postid ?? '—'}
+                  {link.service_postid_metadata.reach !== null &&
+                    ` (reach ${link.service_postid_metadata.reach})`}
+                </dd>
+              </dl>
+            </>
+          )}
+        </div>
+        <div class="card">
+          <dl class="totals" aria-label="Clicks of the link">
+            <div data-total="All-time clicks">
+              <dt>All-time clicks</dt>
+              <dd>{details.data.clicks}</dd>
+            </div>
+            <div>
+              <dt>Latest click</dt>
+              <dd>
+                {details.data.last_clicked_at
+                  ? new Date(details.data.last_clicked_at).toLocaleString()
+                  : 'none yet'}
+              </dd>
+            </div>
+          </dl>
+          {link && <QrCode text={link.svc_url} />}
+        </div>
+      </div>
+      <div class="card">
+        <Field id="link-days" label="Period">
+          <select
+            id="link-days"
+            value={String(days)}
+            onChange={(e) => setDays(Number(e.currentTarget.value))}
+          >
+            <option value="7">Last 7 days</option>
+            <option value="30">Last 30 days</option>
+            <option value="90">Last 90 days</option>
+          </select>
+        </Field>
+        <ErrorNotice error={intervals.error} />
+        {!intervals.data ? (
+          <Loading label="Loading the chart…" />
+        ) : (
+          <TimeChart
+            title="Clicks and conversions of this link over time"
+            times={intervals.data.intervals.map((r) => Date.parse(r.day ?? '') / 1000)}
+            series={[
+              {
+                label: 'Clicks',
+                values: intervals.data.intervals.map((r) => r.clicks),
+                color: '#1f5fbf',
+              },
+              {
+                label: 'Conversions',
+                values: intervals.data.intervals.map((r) => r.conversions?.goal_total.count ?? 0),
+                color: '#1d6b35',
+              },
+            ]}
+            timeZone={timeZone}
+            intervalLabel="day"
+          />
+        )}
+      </div>
+      <div class="columns">
+        <div class="card">
+          <h2>Conversions in the period</h2>
+          {!conversions ? (
+            <Loading />
+          ) : (
+            <table class="data" aria-label="Conversions of the link">
+              <thead>
+                <tr>
+                  <th scope="col">Type</th>
+                  <th scope="col" class="num">
+                    Count
+                  </th>
+                  <th scope="col" class="num">
+                    Value
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                <tr>
+                  <th scope="row">Pageviews</th>
+                  <td class="num">{conversions.pageviews}</td>
+                  <td class="num">—</td>
+                </tr>
+                {GOALS.map((n) => {
+                  const goal = conversions[`goal_${n}`];
+                  return (
+                    <tr key={n}>
+                      <th scope="row">{goal.label ?? `Goal ${n}`}</th>
+                      <td class="num">{goal.count}</td>
+                      <td class="num">{goal.value}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </div>
+        <div class="card">
+          <h2>Share tree</h2>
+          <p>
+            Parent:{' '}
+            {link?.parent ? (
+              <a href={href(`/links/${encodeURIComponent(link.parent)}`)}>{link.parent}</a>
+            ) : (
+              'none (a first share)'
+            )}
+          </p>
+          <h3>Shares driven by this link</h3>
+          <ErrorNotice error={children.error} />
+          {!children.data ? (
+            <Loading />
+          ) : children.data.length === 0 ? (
+            <Empty>No link has this one as its parent yet.</Empty>
+          ) : (
+            <ul class="plain">
+              {children.data.map((g) => (
+                <li key={String(g.svc_id)}>
+                  <a href={href(`/links/${encodeURIComponent(String(g.svc_id))}`)}>
+                    {String(g.svc_id)}
+                  </a>{' '}
+                  — {g.clicks} clicks
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** The conversions object of project creation and update (SPEC.md 4.10). */
+export class ConversionsSettingsDto {
+  @ApiPropertyOptional()
+  enabled?: boolean;
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description:
+      'Hostnames where conversions are tracked, or "all" for every redirection; added on update',
+    example: ['shop.example.com'],
+  })
+  domains?: string | string[];
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description: 'Update only: hostnames to stop tracking',
+  })
+  remove_domain?: string | string[];
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Signup' })
+  goal_1_label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256, example: 'Purchase' })
+  goal_2_label?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_3_label?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_4_label?:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 256 }) goal_5_label?:
+    string | null;
+}
+
+export const ROLES = ['admin', 'sharer', 'viewer'] as const;
+
+export class ChangeRoleDto {
+  @ApiProperty({ description: 'E-mail, sharer_id or username', example: 'ann@example.com' })
+  user: string;
+  @ApiProperty({ enum: ROLES, enumName: 'ProjectRole' })
+  role: (typeof ROLES)[number];
+}
+
+/** The project creation object, sent as the JSON string `json` of projects/new. */
+export class ProjectCreationObjectDto {
+  @ApiProperty({
+    description: 'Unique; a-z, A-Z, 0-9, _ and -',
+    example: 'acme-blog',
+    pattern: '^[A-Za-z0-9_-]+$',
+  })
+  name: string;
+  @ApiPropertyOptional({ type: ConversionsSettingsDto })
+  conversions?: ConversionsSettingsDto;
+  @ApiPropertyOptional({ type: [String], description: 'Domains connected to the subscription' })
+  domains?: string[];
+  @ApiPropertyOptional({ description: 'One of the authorised domains' })
+  default_domain?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'E-mail, sharer_id or username; new users by e-mail',
+  })
+  admins?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  sharers?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  viewers?: string[];
+}
+
+/** The project update object (only what changes), sent as the JSON string `json` of projects/{api_key}/update. */
+export class ProjectUpdateObjectDto {
+  @ApiPropertyOptional({ pattern: '^[A-Za-z0-9_-]+$' })
+  name?: string;
+  @ApiPropertyOptional({ type: ConversionsSettingsDto })
+  conversions?: ConversionsSettingsDto;
+  @ApiPropertyOptional({ type: [String], description: 'Domains to add' })
+  domains?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  remove_domain?: string[];
+  @ApiPropertyOptional()
+  default_domain?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Users to add (or whose role becomes admin)',
+  })
+  admins?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  sharers?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  viewers?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Users to remove from the project' })
+  remove_user?: string[];
+  @ApiPropertyOptional({ type: [ChangeRoleDto] })
+  change_role?: ChangeRoleDto[];
+}

@@ -1,0 +1,462 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { CONSOLE_DIST } from '../../src/web-console/web-console';
+import { TestApp, createTestApp } from '../support/app';
+import { createProject } from '../factories/projects';
+import { freePort, launchChromium } from '../support/browser';
+
+/** Reads until the assertion holds (5 s at most). */
+async function until<T>(
+  read: () => Promise<T>,
+  assert: (value: T) => void,
+  ms = 5000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    try {
+      assert(value);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Screenshots of every page, written by each run (gitignored). */
+const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'console');
+
+interface RangeGroup {
+  channel: string;
+  clicks: number;
+  shares: number;
+  clicks_per_share: number;
+  conversions: { pageviews: number; goal_total: { count: number; value: number } };
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * The web console in Debian's Chromium against the real service (PostgreSQL, Redis): the steps a
+ * new user takes, each page screenshotted, checked with axe-core, and free of console errors.
+ */
+describe('in a real browser: the web console at /console', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let landing: http.Server;
+  let base: string;
+  let landingUrl: string;
+  /** Console errors and uncaught exceptions of the console's pages. */
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
+      throw new Error(
+        `The console is not built (${CONSOLE_DIST}): run \`npm run build\` first (npm test does)`,
+      );
+    }
+    mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${port}` } });
+    await t.app.listen(port, '127.0.0.1');
+    base = `http://127.0.0.1:${port}`;
+    landing = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(
+        '<!doctype html><html lang="en"><head><title>Landing</title><link rel="icon" href="data:,"></head><body><h1>Landing</h1></body></html>',
+      );
+    });
+    const landingPort = await new Promise<number>((resolve) =>
+      landing.listen(0, '127.0.0.1', () => resolve((landing.address() as AddressInfo).port)),
+    );
+    landingUrl = `http://localhost:${landingPort}/article`;
+    browser = await launchChromium();
+    // bypassCSP: axe-core is injected as an inline script, which the console's policy refuses.
+    context = await browser.newContext({
+      timezoneId: 'UTC',
+      bypassCSP: true,
+      acceptDownloads: true,
+      viewport: { width: 1280, height: 900 },
+    });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
+    });
+    // Names the resource a "Failed to load resource" message is about.
+    page.on('response', (response) => {
+      if (response.status() >= 400)
+        errors.push(
+          `${response.status()} ${response.request().method()} ${response.url().split('?')[0]}`,
+        );
+    });
+    page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => landing?.close(resolve));
+    await t?.close();
+  });
+
+  /** Screenshot, no console error so far, and no serious or critical axe-core violation. */
+  async function check(name: string): Promise<void> {
+    await page.waitForLoadState('networkidle');
+    // Every loading state has given way to its data (or an empty state).
+    await page.waitForFunction("document.querySelectorAll('.loading').length === 0", undefined, {
+      timeout: 10_000,
+    });
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await page.evaluate<AxeViolation[]>(
+      'axe.run(document).then((result) => result.violations)',
+    );
+    const serious = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
+    expect(serious).toEqual([]);
+  }
+
+  /** The period the dashboard opens with in UTC: the last 7 days, today included. */
+  function defaultPeriod(): { start_date: string; end_date: string } {
+    const day = 86_400_000;
+    const today = Math.floor(Date.now() / day) * day;
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return { start_date: iso(today - 6 * day), end_date: iso(today + day) };
+  }
+
+  it('signs in, creates a project and a domain, makes a link, shows its click and exports the table, destroys the project', async () => {
+    // Sign in: a wrong key says so where it was typed.
+    await page.goto(`${base}/console/`);
+    await expect(page.title()).resolves.toBe('svc console');
+    await page.getByLabel('Subscription key').fill(t.subscriptionKey);
+    await page.getByLabel('Application key').fill('wrong-application-key');
+    await page.getByRole('button', { name: 'Sign in for administration' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /Invalid API key specified.*check the key/,
+    );
+    // The browser reports the 403 answer as a console error: expected here, and only here.
+    expect(errors).toEqual([
+      `403 POST ${base}/projects/list`,
+      expect.stringMatching(/status of 403/),
+    ]);
+    errors.length = 0;
+    await check('sign-in');
+    await page.getByLabel('Application key').fill(t.applicationKey);
+    await page.getByRole('button', { name: 'Sign in for administration' }).click();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    // The keys are in sessionStorage only: not in the URL, not in a cookie.
+    expect(page.url()).toBe(`${base}/console/projects`);
+    await expect(context.cookies()).resolves.toEqual([]);
+    await expect(
+      page.evaluate<string | null>("sessionStorage.getItem('svc.console.admin')"),
+    ).resolves.toContain(t.subscriptionKey);
+
+    // Projects: create one.
+    await page.getByText('No project yet').waitFor();
+    await page.getByLabel('Name').fill('console-e2e');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const row = page.locator('tr[data-project="console-e2e"]');
+    await row.waitFor();
+    await check('projects');
+    const [{ api_key: apiKey }] = (
+      await t.db.query<{ api_key: string }>(`SELECT api_key FROM projects`)
+    ).rows;
+
+    // Domains: connect one for the project.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Domains' })
+      .click();
+    await page.getByText('No custom domain yet').waitFor();
+    await page.getByLabel('Hostname').fill('go.console.test');
+    await page.getByLabel('Root redirect').fill('https://www.console.test/');
+    await page.getByLabel('Not-found redirect').fill('https://www.console.test/404');
+    await page.getByLabel('console-e2e').check();
+    await page.getByRole('button', { name: 'Connect domain' }).click();
+    await page.locator('article[data-domain="go.console.test"]').waitFor();
+    await check('domains');
+    const domains = await t.http
+      .post('/domains/list')
+      .type('form')
+      .send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey })
+      .expect(200);
+    expect(
+      (domains.body.response.domains as { hostname: string; projects: string[] }[]).map((d) => [
+        d.hostname,
+        d.projects,
+      ]),
+    ).toEqual([['go.console.test', ['console-e2e']]]);
+
+    // Project settings: conversions with a goal label.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
+    await row.getByRole('link', { name: 'Settings of console-e2e' }).click();
+    await page.getByRole('heading', { name: 'Project console-e2e', level: 1 }).waitFor();
+    await page.getByLabel('Record conversions').check();
+    await page.getByLabel('Conversion domains').fill('all');
+    await page.getByLabel('Goal 1 label').fill('Signup');
+    await page.getByRole('button', { name: 'Save conversion settings' }).click();
+    const admin = { subscription_key: t.subscriptionKey, application_key: t.applicationKey };
+    await until(
+      async (): Promise<unknown> =>
+        (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response
+          .project.conversions,
+      (c) =>
+        expect(c).toEqual(
+          expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' }),
+        ),
+    );
+    await check('project-settings');
+
+    // Links: create one, copy it, see its QR code.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
+    await row.getByRole('button', { name: 'Links of console-e2e' }).click();
+    await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+    await page.getByLabel('Page to share (URL)').fill(landingUrl);
+    await page.getByLabel('Channel', { exact: true }).first().selectOption('twitter');
+    await page.getByText('More: campaign').click();
+    await page.getByLabel('Campaign', { exact: true }).fill('launch');
+    await page.getByLabel('Campaign description').fill('The launch posts');
+    await page.getByRole('button', { name: 'Create link', exact: true }).click();
+    await page.locator('#short-url, [role="alert"]').first().waitFor();
+    await expect(page.getByRole('alert').allTextContents()).resolves.toEqual([]);
+    const shortUrl = (await page.locator('#short-url').textContent())!;
+    expect(shortUrl).toMatch(new RegExp(`^${base}/[0-9A-Za-z]{7}$`));
+    await page.getByRole('img', { name: `QR code of ${shortUrl}` }).waitFor();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.getByRole('button', { name: 'Copy the short link' }).click();
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(shortUrl);
+    await check('links');
+
+    // A visitor follows the short link, in a browser that does not call itself headless (stats leave
+    // known bots out, and HeadlessChrome is one).
+    const visitorContext = await browser.newContext({
+      userAgent:
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    });
+    const visitor = await visitorContext.newPage();
+    await visitor.goto(shortUrl);
+    expect(visitor.url()).toMatch(/^http:\/\/localhost:\d+\/article\?svc=/);
+    const svcId = new URL(visitor.url()).searchParams.get('svc')!;
+    await visitorContext.close();
+    // The landing site reports a signup worth 1999 for that visit.
+    await t.http
+      .get('/conversions/new')
+      .query({ key: apiKey, svc_url: svcId, conversion_type: 'goal_1', conversion_value: '1999' })
+      .expect(200);
+    await t.settle();
+
+    // Dashboard: the click on the chart and in the channel table.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Dashboard' })
+      .click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const chart = page.locator('figure.chart');
+    await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares');
+    await expect(page.locator('[data-total="Conversions"] dd').textContent()).resolves.toBe('1');
+    await expect(page.locator('[data-total="Conversion value"] dd').textContent()).resolves.toBe(
+      '1,999',
+    );
+    await expect(chart.locator('canvas').count()).resolves.toBeGreaterThan(0);
+    const channels = page.locator('section[data-group-by="channel"]');
+    await expect(channels.locator('tbody tr').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^twitter1111?/),
+    ]);
+    await expect(channels.locator('tbody tr td').first().textContent()).resolves.toBe('1');
+    await check('dashboard');
+
+    // The channel table as CSV equals the API's answer for the same period.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      channels.getByRole('button', { name: 'Export CSV of Top channels' }).click(),
+    ]);
+    const csv = readFileSync(await download.path(), 'utf8');
+    const api = await t.http
+      .get('/stats/range.json')
+      .query({
+        v: '3',
+        key: apiKey,
+        ...defaultPeriod(),
+        group_by: 'channel',
+        with_conversions: 'true',
+        per_page: '1000',
+      })
+      .expect(200);
+    const expected = [
+      'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value',
+      ...(api.body.groups as RangeGroup[]).map((g) =>
+        [
+          g.channel,
+          g.clicks,
+          g.shares,
+          g.clicks_per_share,
+          g.conversions.pageviews,
+          g.conversions.goal_total.count,
+          g.conversions.goal_total.value,
+        ].join(','),
+      ),
+    ].join('\n');
+    expect(csv).toBe(`${expected}\n`);
+    expect(csv).toBe(
+      'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,1,1999\n',
+    );
+
+    // A filter carries into the chart and every table.
+    await page.getByLabel('Campaign filter').fill('other-campaign');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await until(
+      () => chart.getAttribute('data-totals'),
+      (v) => expect(v).toBe('0 clicks, 0 shares'),
+    );
+    await channels.getByText('No activity in this period.').waitFor();
+    await page.getByRole('button', { name: 'Remove the campaign filter' }).click();
+    await until(
+      () => chart.getAttribute('data-totals'),
+      (v) => expect(v).toBe('1 clicks, 1 shares'),
+    );
+
+    // At phone width nothing overflows the page sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-phone.png'), fullPage: true });
+    await expect(
+      page.evaluate<number>('document.documentElement.scrollWidth'),
+    ).resolves.toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The link page: its clicks, latest click and chart.
+    await page.locator('section[data-group-by="svc_id"] tbody a').first().click();
+    await page.getByRole('heading', { name: /^Link / }).waitFor();
+    await expect(page.locator('[data-total="All-time clicks"] dd').textContent()).resolves.toBe(
+      '1',
+    );
+    await expect(page.locator('figure.chart').getAttribute('data-totals')).resolves.toBe(
+      '1 clicks, 1 conversions',
+    );
+    await expect(page.getByRole('row', { name: /^Signup 1 1999$/ }).count()).resolves.toBe(1);
+    await check('link');
+
+    // Destroy the project, confirmed by its name.
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Projects' })
+      .click();
+    await row.getByRole('link', { name: 'Settings of console-e2e' }).click();
+    const destroy = page.getByRole('button', { name: 'Destroy console-e2e' });
+    await expect(destroy.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Type console-e2e to confirm').fill('console-e2e');
+    await destroy.click();
+    await page.getByText('No project yet').waitFor();
+    await check('projects-after-destroy');
+    await t.http.get('/stats/range.json').query({ v: '3', key: apiKey }).expect(403);
+  }, 120_000);
+
+  it('signs in with a project key, and refuses a wrong one with a clear message', async () => {
+    const fresh = await context.newPage();
+    const mine: string[] = [];
+    fresh.on('console', (m) => m.type() === 'error' && mine.push(m.text()));
+    await fresh.goto(`${base}/console/sign-in`);
+    await fresh.getByLabel('Project API key').fill('0'.repeat(64));
+    await fresh.getByRole('button', { name: 'Sign in to the project' }).click();
+    await expect(fresh.getByRole('alert').textContent()).resolves.toMatch(
+      /Invalid API key specified/,
+    );
+    expect(mine.every((m) => /403/.test(m))).toBe(true);
+    await fresh.close();
+  });
+
+  it('with a project key: creates links in a batch, updates post information, finds a link', async () => {
+    const { api_key: key } = await createProject(t);
+    await page.goto(`${base}/console/sign-in`);
+    // Signed in for administration by the test before (when run alone, nothing to sign out of).
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if ((await signOut.count()) > 0) await signOut.click();
+    await expect(page.evaluate<number>('sessionStorage.length')).resolves.toBe(0);
+    await page.getByLabel('Project API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in to the project' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await expect(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
+    ).resolves.toEqual(['Links', 'Dashboard']);
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Links' })
+      .click();
+
+    await page
+      .getByLabel('URLs, one a line')
+      .fill(`${landingUrl}?a\n${landingUrl}?b\n\n${landingUrl}?c`);
+    await page.locator('#batch-channel').selectOption('email');
+    await page.getByRole('button', { name: 'Create links', exact: true }).click();
+    const created = page.getByRole('table', { name: 'Links created' });
+    await created.waitFor();
+    await expect(created.locator('tbody tr td.break').allTextContents()).resolves.toEqual([
+      `${landingUrl}?a`,
+      `${landingUrl}?b`,
+      `${landingUrl}?c`,
+    ]);
+    const links = await t.db.query<{ channel: string }>(
+      `SELECT channel FROM links ORDER BY created_at DESC LIMIT 3`,
+    );
+    expect(links.rows.map((r) => r.channel)).toEqual(['email', 'email', 'email']);
+    const first = (await created.locator('tbody tr th a').first().textContent())!;
+
+    await page
+      .getByLabel('Link (svc_id)', { exact: true })
+      .fill(`127.0.0.1:${new URL(base).port}_${new URL(first).pathname.slice(1)}`);
+    await page.getByLabel('Post (service:post_id)').fill('email:msg-42');
+    await page.getByLabel('Reach (followers at share time)').fill('1200');
+    await page.getByRole('button', { name: 'Update post information' }).click();
+    await page.getByText(/^Updated 127\.0\.0\.1:\d+_\w+ at /).waitFor();
+    await check('links-batch');
+
+    await page.getByLabel('Short link').fill(first);
+    await page.getByRole('button', { name: 'Open link' }).click();
+    await page.getByRole('heading', { name: /^Link / }).waitFor();
+    await expect(page.getByText('email:msg-42 (reach 1200)').count()).resolves.toBe(1);
+    await check('link-found');
+  }, 60_000);
+
+  it('serves client routes with the index page, assets with a long cache, and a link path "console" is refused', async () => {
+    const route = await t.http.get('/console/dashboard').expect(200);
+    expect(route.headers['cache-control']).toBe('no-cache');
+    expect(route.headers['content-security-policy']).toContain("default-src 'self'");
+    const asset = /\/console\/(assets\/[^"]+\.js)/.exec(route.text)![1];
+    const js = await t.http.get(`/console/${asset}`).expect(200);
+    expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    await t.http.get('/console/assets/missing.js').expect(404);
+    const { api_key: key } = await createProject(t);
+    const refused = await t.http
+      .get('/url.json')
+      .query({
+        v: '3',
+        key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/',
+        path: 'console',
+      })
+      .expect(400);
+    expect(refused.body.error_message).toMatch(/path/);
+  });
+});
