@@ -539,7 +539,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness (database and, when configured, Redis) */
+        /** Readiness (database, analytics store and, when configured, Redis) */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -2049,8 +2049,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2063,6 +2069,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2123,8 +2135,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2137,6 +2155,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2198,8 +2222,14 @@ export interface operations {
                 sharer_id?: string | string[];
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string | string[];
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string | string[];
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2212,6 +2242,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string | string[];
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2272,8 +2308,14 @@ export interface operations {
                 sharer_id?: string | string[];
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string | string[];
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string | string[];
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2286,6 +2328,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string | string[];
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2347,8 +2395,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2361,6 +2415,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2421,8 +2481,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2435,6 +2501,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2493,8 +2565,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2568,8 +2646,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2644,8 +2728,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2654,6 +2744,12 @@ export interface operations {
                 user_id_icon_url?: string;
                 /** @description Needs user_id; absolute URL */
                 user_id_profile_url?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description The text whose links beginning http:// are replaced by new links (https:// ones stay) */
                 text: string;
                 /** @description Default true: links of this service in text become parents of the new links */
@@ -2724,8 +2820,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2734,6 +2836,12 @@ export interface operations {
                 user_id_icon_url?: string;
                 /** @description Needs user_id; absolute URL */
                 user_id_profile_url?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description The text whose links beginning http:// are replaced by new links (https:// ones stay) */
                 text: string;
                 /** @description Default true: links of this service in text become parents of the new links */
@@ -2801,8 +2909,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2811,6 +2925,12 @@ export interface operations {
                 user_id_icon_url?: string;
                 /** @description Needs user_id; absolute URL */
                 user_id_profile_url?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description The text whose links beginning http:// are replaced by new links (https:// ones stay) */
                 text: string;
                 /** @description Default true: links of this service in text become parents of the new links */
@@ -2890,8 +3010,14 @@ export interface operations {
                 sharer_id?: string;
                 /** @description Case-sensitive high-cardinality label */
                 tag?: string;
-                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters; also tag_3, tag_4, tag_5 */
+                /** @description Multi-value tag field (tag_2[]=a&tag_2[]=b), values up to 255 characters */
                 tag_2?: string;
+                /** @description Multi-value tag field (tag_3[]=a&tag_3[]=b), values up to 255 characters */
+                tag_3?: string;
+                /** @description Multi-value tag field (tag_4[]=a&tag_4[]=b), values up to 255 characters */
+                tag_4?: string;
+                /** @description Multi-value tag field (tag_5[]=a&tag_5[]=b), values up to 255 characters */
+                tag_5?: string;
                 /** @description Your user id, case-sensitive */
                 user_id?: string;
                 /** @description Needs user_id; kept for the project’s user identity */
@@ -2904,6 +3030,12 @@ export interface operations {
                 domain?: string;
                 /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
                 path?: string;
+                /** @description service:post_id of the share */
+                service_postid?: string;
+                /** @description Followers or fans of the sharer at share time (integer) */
+                service_postid_reach?: string;
+                /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
+                service_postid_shared_at?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -3776,6 +3908,14 @@ export interface operations {
                 href?: unknown;
                 /** @description true: ip (X-Forwarded-For first), user agent, language and referrer from this request */
                 read_headers?: unknown;
+                /** @description Same as account_conversion_id */
+                account_conversionid?: unknown;
+                /** @description Same as account_user */
+                account_userid?: unknown;
+                /** @description Same as created_at */
+                converted_at?: unknown;
+                /** @description Same as ip */
+                ip_address?: unknown;
             };
             header?: never;
             path?: never;
@@ -3832,6 +3972,14 @@ export interface operations {
                 href?: unknown;
                 /** @description true: ip (X-Forwarded-For first), user agent, language and referrer from this request */
                 read_headers?: unknown;
+                /** @description Same as account_conversion_id */
+                account_conversionid?: unknown;
+                /** @description Same as account_user */
+                account_userid?: unknown;
+                /** @description Same as created_at */
+                converted_at?: unknown;
+                /** @description Same as ip */
+                ip_address?: unknown;
             };
             header?: never;
             path?: never;
