@@ -280,6 +280,8 @@ describe('in a real browser: the web console at /console', () => {
     );
     await expect(chart.locator('canvas').count()).resolves.toBeGreaterThan(0);
     const channels = page.locator('section[data-group-by="channel"]');
+    // Each table loads on its own: wait for its rows.
+    await channels.locator('tbody tr').first().waitFor();
     await expect(channels.locator('tbody tr').allTextContents()).resolves.toEqual([
       expect.stringMatching(/^twitter1111?/),
     ]);
