@@ -306,6 +306,7 @@ function ApiRangeIntervalParameters(): MethodDecorator {
     ApiQuery({ type: String, name: 'start_date', required: true }),
     ApiQuery({ type: String, name: 'end_date', required: true }),
     ApiQuery({ name: 'interval', required: false, enum: ['hour', 'day', 'week'] }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false, description: 'Conversions per interval and in all (default false)' }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
     ...filterNames('range').map((name) => ApiQuery({ type: String, name, required: false, description: 'Filter (one value)' })),

@@ -208,6 +208,32 @@ export class StatsRepository {
     return rows.map((r) => ({ bucket: fromChTime(r.bucket), clicks: Number(r.clicks), shares: Number(r.shares) }));
   }
 
+  /** A project's conversions per interval and type in [start, end) (range intervals); filters as on range. */
+  async projectIntervalConversions(
+    projectIds: string[],
+    start: Date,
+    end: Date,
+    interval: Interval,
+    filters: StatsQuery['filters'],
+  ): Promise<IntervalConversionRow[]> {
+    const binder = new Binder();
+    const projects = binder.bind(projectIds, 'Array(UUID)');
+    const conditions = filterConditions(filters, binder.bind, await this.toolKeys(projectIds, filters));
+    const filtered =
+      conditions.length > 0
+        ? `AND link_id IN (SELECT link_id FROM ${this.db}.links FINAL WHERE project_id IN ${projects}${conditions.map((c) => ` AND ${c}`).join('')})`
+        : '';
+    const rows = await this.analytics.query<{ bucket: string; type: string; count: string | number; value: string | number }>(
+      `SELECT ${bucketOf(interval, 'converted_at')} AS bucket, type, count() AS count, sum(value) AS value
+       FROM ${this.db}.conversions
+       WHERE project_id IN ${projects} AND converted_at >= ${binder.bind(chTime(start), "DateTime64(3, 'UTC')")}
+         AND converted_at < ${binder.bind(chTime(end), "DateTime64(3, 'UTC')")} ${filtered}
+       GROUP BY bucket, type`,
+      binder.params,
+    );
+    return rows.map((r) => ({ bucket: fromChTime(r.bucket), type: r.type, count: Number(r.count), value: Number(r.value) }));
+  }
+
   /**
    * Range and totals: the totals, one page of groups and their pivots. The rows are the links'
    * figures joined to their attributes: range sums the period's activity of every link of the

@@ -160,18 +160,39 @@ export class StatsService {
       throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
     }
     const activity = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
-    const rows = query.withZeros ? withZeros(activity, query.start, query.end, query.interval, { shares: 0 }) : activity;
+    // With conversions, an interval with conversions and no click or share is activity too.
+    const byBucket = new Map<number, ConversionCounts>();
+    const total = emptyCounts();
+    if (query.withConversions) {
+      for (const row of await this.repository.projectIntervalConversions([project.id], query.start, query.end, query.interval, query.filters)) {
+        const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
+        addConversion(counts, row.type, row.count, row.value);
+        addConversion(total, row.type, row.count, row.value);
+        byBucket.set(row.bucket.getTime(), counts);
+      }
+    }
+    const zero = { shares: 0 };
+    const rows = query.withZeros
+      ? withZeros(activity, query.start, query.end, query.interval, zero)
+      : mergeBuckets(activity, byBucket.keys(), zero);
+    const totals: Record<string, unknown> = {
+      clicks: rows.reduce((sum, r) => sum + r.clicks, 0),
+      shares: rows.reduce((sum, r) => sum + r.shares, 0),
+      intervals: rows.map((r) => {
+        const item: Record<string, unknown> = { [query.interval]: isoTimestamp(r.bucket), clicks: r.clicks, shares: r.shares };
+        if (query.withConversions) item.conversions = conversionsObject(byBucket.get(r.bucket.getTime()) ?? emptyCounts(), project.goalLabels);
+        return item;
+      }),
+    };
+    if (query.withConversions) totals.conversions = conversionsObject(total, project.goalLabels);
     return {
       start_date: isoTimestamp(query.start),
       end_date: isoTimestamp(query.end),
       interval: query.interval,
       with_zeros: query.withZeros,
+      with_conversions: query.withConversions,
       filters: await this.filtersEcho([project], query),
-      totals: {
-        clicks: rows.reduce((sum, r) => sum + r.clicks, 0),
-        shares: rows.reduce((sum, r) => sum + r.shares, 0),
-        intervals: rows.map((r) => ({ [query.interval]: isoTimestamp(r.bucket), clicks: r.clicks, shares: r.shares })),
-      },
+      totals,
     };
   }
 
@@ -278,10 +299,10 @@ function withZeros<T extends { bucket: Date; clicks: number }>(rows: T[], start:
   return out;
 }
 
-/** The click rows plus a zero row for every other bucket given, in time order. */
-function mergeBuckets(rows: IntervalRow[], buckets: Iterable<number>): IntervalRow[] {
+/** The activity rows plus a zero row for every other bucket given, in time order. */
+function mergeBuckets<T extends IntervalRow>(rows: T[], buckets: Iterable<number>, zero: Omit<T, 'bucket' | 'clicks'> = {} as Omit<T, 'bucket' | 'clicks'>): T[] {
   const seen = new Set(rows.map((row) => row.bucket.getTime()));
-  const extra = [...buckets].filter((time) => !seen.has(time)).map((time) => ({ bucket: new Date(time), clicks: 0 }));
+  const extra = [...buckets].filter((time) => !seen.has(time)).map((time) => ({ ...zero, bucket: new Date(time), clicks: 0 }) as T);
   if (extra.length === 0) return rows;
   return [...rows, ...extra].sort((a, b) => a.bucket.getTime() - b.bucket.getTime());
 }

@@ -273,7 +273,7 @@ describe('in a real browser: the web console at /console', () => {
       .click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const chart = page.locator('figure.chart');
-    await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares');
+    await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares, 1 conversions');
     await expect(page.locator('[data-total="Conversions"] dd').textContent()).resolves.toBe('1');
     await expect(page.locator('[data-total="Conversion value"] dd').textContent()).resolves.toBe(
       '1,999',
@@ -329,13 +329,13 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await until(
       () => chart.getAttribute('data-totals'),
-      (v) => expect(v).toBe('0 clicks, 0 shares'),
+      (v) => expect(v).toBe('0 clicks, 0 shares, 0 conversions'),
     );
     await channels.getByText('No activity in this period.').waitFor();
     await page.getByRole('button', { name: 'Remove the campaign filter' }).click();
     await until(
       () => chart.getAttribute('data-totals'),
-      (v) => expect(v).toBe('1 clicks, 1 shares'),
+      (v) => expect(v).toBe('1 clicks, 1 shares, 1 conversions'),
     );
 
     // At phone width nothing overflows the page sideways.

@@ -1,4 +1,4 @@
-import { clickRollup, setCreatedAt } from '../factories/stats';
+import { clickRollup, conversionRollup, setCreatedAt } from '../factories/stats';
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 
@@ -66,6 +66,7 @@ describe('stats/{svc_id}.json, stats/svc_ids/batch.json and stats/range/interval
       end_date: '2026-11-05T00:00:00Z',
       interval: 'day',
       with_zeros: true,
+      with_conversions: false,
       filters: [],
       totals: {
         clicks: 13,
@@ -86,5 +87,31 @@ describe('stats/{svc_id}.json, stats/svc_ids/batch.json and stats/range/interval
     expect(email.body.filters).toEqual({ channel: 'email', channel_metadata: null });
     const noDates = await t.http.get('/stats/range/intervals.json').query({ v: '3', key }).expect(400);
     expect(noDates.body).toEqual({ error: 400, error_message: 'Missing required parameter: start_date' });
+  });
+
+  it('range intervals with conversions: per interval and in all, an interval with conversions only listed, filters applied', async () => {
+    await conversionRollup(t, ids[0], '2026-11-02T12:00:00Z', 'goal_1', 2, 300);
+    await conversionRollup(t, ids[1], '2026-11-01T09:00:00Z', 'pageview', 3, 0);
+    const res = await t.http
+      .get('/stats/range/intervals.json')
+      .query({ v: '3', key, start_date: '2026-11-01', end_date: '2026-11-05', with_conversions: 'true' })
+      .expect(200);
+    expect(res.body.with_conversions).toBe(true);
+    type Day = { day: string; clicks: number; shares: number; conversions: { pageviews: number; goal_1: { count: number; value: number }; goal_total: unknown } };
+    expect((res.body.totals.intervals as Day[]).map((i) => [i.day, i.clicks, i.shares, i.conversions.pageviews, i.conversions.goal_1.count, i.conversions.goal_1.value])).toEqual([
+      ['2026-11-01T00:00:00Z', 0, 0, 3, 0, 0],
+      ['2026-11-02T00:00:00Z', 4, 1, 0, 2, 300],
+      ['2026-11-03T00:00:00Z', 7, 1, 0, 0, 0],
+      ['2026-11-04T00:00:00Z', 2, 0, 0, 0, 0],
+    ]);
+    expect(res.body.totals.conversions.pageviews).toBe(3);
+    expect(res.body.totals.conversions.goal_total).toEqual({ count: 2, value: 300 });
+    const twitter = await t.http
+      .get('/stats/range/intervals.json')
+      .query({ v: '3', key, start_date: '2026-11-01', end_date: '2026-11-05', with_conversions: 'true', channel: 'twitter' })
+      .expect(200);
+    expect(twitter.body.totals.conversions.pageviews).toBe(0);
+    expect(twitter.body.totals.conversions.goal_total).toEqual({ count: 2, value: 300 });
+    await t.analytics.command(`TRUNCATE TABLE ${t.analytics.database}.conversions`);
   });
 });

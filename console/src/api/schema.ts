@@ -1155,7 +1155,7 @@ export interface components {
             /** @example 2026-11-17T00:00:00Z */
             week?: string;
             clicks: number;
-            /** @description with_conversions=true (link intervals only) */
+            /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
             shares: number;
         };
@@ -1163,6 +1163,8 @@ export interface components {
             clicks: number;
             shares: number;
             intervals: components["schemas"]["RangeIntervalDto"][];
+            /** @description with_conversions=true */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
         };
         RangeIntervalsResponseDto: {
             /** @example 2026-11-01T00:00:00Z */
@@ -1171,6 +1173,7 @@ export interface components {
             end_date: string;
             interval: components["schemas"]["Interval"];
             with_zeros: boolean;
+            with_conversions: boolean;
             filters: {
                 [key: string]: unknown;
             } | unknown[];
@@ -1196,7 +1199,7 @@ export interface components {
             /** @example 2026-11-17T00:00:00Z */
             week?: string;
             clicks: number;
-            /** @description with_conversions=true (link intervals only) */
+            /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
         };
         LinkIntervalsResponseDto: {
@@ -3074,6 +3077,8 @@ export interface operations {
                 start_date: string;
                 end_date: string;
                 interval?: "hour" | "day" | "week";
+                /** @description Conversions per interval and in all (default false) */
+                with_conversions?: "true" | "false";
                 with_zeros?: "true" | "false";
                 with_bots?: "true" | "false";
                 /** @description Filter (one value) */
@@ -3149,6 +3154,8 @@ export interface operations {
                 start_date: string;
                 end_date: string;
                 interval?: "hour" | "day" | "week";
+                /** @description Conversions per interval and in all (default false) */
+                with_conversions?: "true" | "false";
                 with_zeros?: "true" | "false";
                 with_bots?: "true" | "false";
                 /** @description Filter (one value) */
@@ -4197,10 +4204,12 @@ export const pathsUrlRetweetFormatGetParametersPathFormatValues: ReadonlyArray<F
 export const pathsUrlRetweetFormatPostParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/retweet.{format}"]["post"]["parameters"]["path"]["format"]> = ["json", "txt"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
+export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
+export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const pathsStatsSvc_idsBatchJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/svc_ids/batch.json"]["get"]["parameters"]["query"]["v"]> = ["3"];

@@ -270,6 +270,7 @@ function Chart({
               end_date: scope.end_date,
               interval,
               with_zeros: 'true',
+              with_conversions: 'true',
               ...scope.filters,
             },
           },
@@ -286,6 +287,11 @@ function Chart({
       series: [
         { label: 'Clicks', values: rows.map((r) => r.clicks), color: '#1f5fbf' },
         { label: 'Shares', values: rows.map((r) => r.shares), color: '#b8470b' },
+        {
+          label: 'Conversions',
+          values: rows.map((r) => r.conversions?.goal_total.count ?? 0),
+          color: '#2e7d32',
+        },
       ],
     };
   }, [data.data, shown]);
@@ -296,7 +302,7 @@ function Chart({
         <Loading label="Loading the chart…" />
       ) : (
         <TimeChart
-          title="Clicks and shares over time"
+          title="Clicks, shares and conversions over time"
           times={series.times}
           series={series.series}
           timeZone={timeZone}

@@ -64,7 +64,7 @@ export class LinkIntervalDto {
   week?: string;
   @ApiProperty({ type: 'integer' })
   clicks: number;
-  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true (link intervals only)' })
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
   conversions?: ConversionsObjectDto;
 }
 
@@ -218,6 +218,8 @@ export class RangeIntervalsTotalsDto {
   shares: number;
   @ApiProperty({ type: [RangeIntervalDto] })
   intervals: RangeIntervalDto[];
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
+  conversions?: ConversionsObjectDto;
 }
 
 /** stats/range/intervals.json. */
@@ -230,6 +232,8 @@ export class RangeIntervalsResponseDto {
   interval: (typeof INTERVALS)[number];
   @ApiProperty()
   with_zeros: boolean;
+  @ApiProperty()
+  with_conversions: boolean;
   @ApiProperty({
     oneOf: [
       { type: 'object', additionalProperties: true },
