@@ -7,7 +7,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { ConversionCounts, ConversionsObject, addConversion, conversionsObject, emptyCounts } from './conversions-object';
 import { Interval, countIntervals, intervalStart, nextInterval } from './stats-params';
 import { StatsQuery } from './stats-query';
-import { Figures, GroupRow, IntervalRow, PivotRow } from './stats.repository';
+import { Figures, GroupRow, IntervalConversionRow, IntervalRow, PivotRow } from './stats.repository';
 import { StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
@@ -74,19 +74,10 @@ export class StatsService {
       last_clicked_at: last ? isoTimestamp(last) : null,
       intervals: [],
     };
-    let byBucket = new Map<number, ConversionCounts>();
-    if (query.withConversions) {
-      const total = emptyCounts();
-      for (const row of await this.repository.linkIntervalConversions(project.id, linkId, query.start, query.end, query.interval)) {
-        const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
-        addConversion(counts, row.type, row.count, row.value);
-        addConversion(total, row.type, row.count, row.value);
-        byBucket.set(row.bucket.getTime(), counts);
-      }
-      response.conversions = conversionsObject(total, project.goalLabels);
-    } else {
-      byBucket = new Map();
-    }
+    const { byBucket, total } = countByBucket(
+      query.withConversions ? await this.repository.linkIntervalConversions(project.id, linkId, query.start, query.end, query.interval) : [],
+    );
+    if (query.withConversions) response.conversions = conversionsObject(total, project.goalLabels);
     // An interval with conversions and no click is activity too: listed without with_zeros.
     const intervalRows = query.withConversions && !query.withZeros ? mergeBuckets(rows, byBucket.keys()) : rows;
     response.intervals = intervalRows.map((row) => {
@@ -161,16 +152,11 @@ export class StatsService {
     }
     const activity = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
     // With conversions, an interval with conversions and no click or share is activity too.
-    const byBucket = new Map<number, ConversionCounts>();
-    const total = emptyCounts();
-    if (query.withConversions) {
-      for (const row of await this.repository.projectIntervalConversions([project.id], query.start, query.end, query.interval, query.filters)) {
-        const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
-        addConversion(counts, row.type, row.count, row.value);
-        addConversion(total, row.type, row.count, row.value);
-        byBucket.set(row.bucket.getTime(), counts);
-      }
-    }
+    const { byBucket, total } = countByBucket(
+      query.withConversions
+        ? await this.repository.projectIntervalConversions([project.id], query.start, query.end, query.interval, query.filters)
+        : [],
+    );
     const zero = { shares: 0 };
     const rows = query.withZeros
       ? withZeros(activity, query.start, query.end, query.interval, zero)
@@ -297,6 +283,19 @@ function withZeros<T extends { bucket: Date; clicks: number }>(rows: T[], start:
     out.push(byTime.get(bucket.getTime()) ?? ({ ...zero, bucket, clicks: 0 } as T));
   }
   return out;
+}
+
+/** Conversion rows summed per interval (by its start time) and in all. */
+function countByBucket(rows: IntervalConversionRow[]): { byBucket: Map<number, ConversionCounts>; total: ConversionCounts } {
+  const byBucket = new Map<number, ConversionCounts>();
+  const total = emptyCounts();
+  for (const row of rows) {
+    const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
+    addConversion(counts, row.type, row.count, row.value);
+    addConversion(total, row.type, row.count, row.value);
+    byBucket.set(row.bucket.getTime(), counts);
+  }
+  return { byBucket, total };
 }
 
 /** The activity rows plus a zero row for every other bucket given, in time order. */
