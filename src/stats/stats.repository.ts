@@ -100,8 +100,10 @@ export class StatsRepository {
   }
 
   /**
-   * A link's clicks per interval in [start, end) and its latest click (bots left out unless asked):
-   * reads of the link's key range of `clicks` (project, link, time).
+   * A link's clicks per interval in [start, end) and its latest click (bots left out unless asked),
+   * in one read of the link's key range of `clicks` (project, link, time): every bucket of the
+   * link's life with its clicks in the period and its latest click; the buckets with clicks in
+   * the period are the intervals, the latest of all is the latest click.
    */
   async linkIntervals(
     projectId: string,
@@ -112,25 +114,20 @@ export class StatsRepository {
     options: { withBots: boolean },
   ): Promise<{ rows: IntervalRow[]; last: Date | null }> {
     const humans = options.withBots ? '1' : 'is_bot = 0';
-    const params = { project: projectId, link: linkId, start: chTime(start), end: chTime(end) };
-    const [rows, [latest]] = await Promise.all([
-      this.analytics.query<{ bucket: string; clicks: string | number }>(
-        `SELECT ${bucketOf(interval, 'clicked_at')} AS bucket, count() AS clicks
-         FROM ${this.db}.clicks
-         WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
-           AND clicked_at >= {start:DateTime64(3, 'UTC')} AND clicked_at < {end:DateTime64(3, 'UTC')} AND ${humans}
-         GROUP BY bucket ORDER BY bucket`,
-        params,
-      ),
-      this.analytics.query<{ last: string | null }>(
-        `SELECT maxOrNull(clicked_at) AS last FROM ${this.db}.clicks
-         WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}`,
-        params,
-      ),
-    ]);
+    const buckets = await this.analytics.query<{ bucket: string; clicks: string | number; last: string }>(
+      `SELECT ${bucketOf(interval, 'clicked_at')} AS bucket,
+              countIf(clicked_at >= {start:DateTime64(3, 'UTC')} AND clicked_at < {end:DateTime64(3, 'UTC')}) AS clicks,
+              max(clicked_at) AS last
+       FROM ${this.db}.clicks
+       WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}
+       GROUP BY bucket ORDER BY bucket`,
+      { project: projectId, link: linkId, start: chTime(start), end: chTime(end) },
+    );
+    let last: string | null = null;
+    for (const bucket of buckets) if (last === null || bucket.last > last) last = bucket.last;
     return {
-      rows: rows.map((r) => ({ bucket: fromChTime(r.bucket), clicks: Number(r.clicks) })),
-      last: latest?.last ? fromChTime(latest.last) : null,
+      rows: buckets.filter((r) => Number(r.clicks) > 0).map((r) => ({ bucket: fromChTime(r.bucket), clicks: Number(r.clicks) })),
+      last: last === null ? null : fromChTime(last),
     };
   }
 
