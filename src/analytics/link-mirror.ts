@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
 
@@ -41,22 +39,10 @@ export function mirrorRow(link: LinkEntity, version?: number): Record<string, un
  */
 @Injectable()
 export class LinkMirror {
-  constructor(
-    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
 
+  /** Inserts each link's attributes as a new version (`version`: above every earlier one, for a repair). */
   async mirror(links: LinkEntity[], version?: number): Promise<void> {
     await this.analytics.insert('links', links.map((link) => mirrorRow(link, version)));
-  }
-
-  /**
-   * Mirrors links as PostgreSQL holds them now, by id (backfill, and a repair after a change made
-   * outside the API), with a version above every earlier one.
-   */
-  async mirrorIds(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    const links = await this.dataSource.getRepository(LinkEntity).createQueryBuilder('l').where('l.id IN (:...ids)', { ids }).getMany();
-    await this.mirror(links, Date.now() * 1000);
   }
 }

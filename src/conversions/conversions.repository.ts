@@ -24,9 +24,7 @@ export interface ConversionRow {
   user_agent: string | null;
 }
 
-export type NewConversion = ConversionRow;
-
-const COLUMNS: (keyof NewConversion)[] = [
+const COLUMNS: (keyof ConversionRow)[] = [
   'id',
   'project_id',
   'link_id',
@@ -57,7 +55,7 @@ export class ConversionsRepository {
    * Inserts the conversion, or returns null when the project already has one with the same
    * account_conversion_id (uq_conversions_account_id).
    */
-  async insert(row: NewConversion, manager: EntityManager): Promise<ConversionRow | null> {
+  async insert(row: ConversionRow, manager: EntityManager): Promise<ConversionRow | null> {
     const rows = await manager.query<ConversionRow[]>(
       `INSERT INTO conversions (${COLUMNS.join(', ')})
        VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})

@@ -9,7 +9,9 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AnalyticsClient, openAnalyticsClient } from '../../src/analytics/analytics-client';
+import { DataSource, In } from 'typeorm';
 import { LinkMirror } from '../../src/analytics/link-mirror';
+import { LinkEntity } from '../../src/links/link.entity';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, Role, loadConfig } from '../../src/config/app-config';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
@@ -144,8 +146,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     db,
     analytics,
     remirror: async (svcIds) => {
-      const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM links WHERE svc_id = ANY($1::text[])', [svcIds]);
-      await app.get(LinkMirror).mirrorIds(rows.map((r) => r.id));
+      const links = await app.get(DataSource).getRepository(LinkEntity).findBy({ svcId: In(svcIds) });
+      await app.get(LinkMirror).mirror(links, Date.now() * 1000);
     },
     settle: async () => {
       await app.get(ClickBuffer, { strict: false }).flush();

@@ -12,6 +12,17 @@ export interface StatsScope {
   filters: Partial<Record<GroupField, string>>;
 }
 
+/** The query every range request of a scope starts with: the key, the period and the filters. */
+export function scopeQuery(scope: StatsScope) {
+  return {
+    v: '3' as const,
+    key: scope.key,
+    start_date: scope.start_date,
+    end_date: scope.end_date,
+    ...scope.filters,
+  };
+}
+
 const COLUMNS: { sort: SortType; label: string; value: (g: GroupObject) => number }[] = [
   { sort: 'clicks', label: 'Clicks', value: (g) => g.clicks },
   { sort: 'shares', label: 'Shares', value: (g) => g.shares },
@@ -40,17 +51,13 @@ async function fetchPage(
     api.POST('/stats/range.json', {
       params: {
         query: {
-          v: '3',
-          key: scope.key,
-          start_date: scope.start_date,
-          end_date: scope.end_date,
+          ...scopeQuery(scope),
           group_by: groupBy,
           sort_type: sort,
           sort_order: order,
           page,
           per_page: perPage,
           with_conversions: 'true',
-          ...scope.filters,
         },
       },
     }),

@@ -2,13 +2,19 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, call, type Schemas } from '../api/client';
 import { intervalValues } from '../api/schema';
 import { TimeChart } from '../components/chart';
-import { StatsTable, type GroupField, type StatsScope } from '../components/stats-table';
+import {
+  StatsTable,
+  scopeQuery,
+  type GroupField,
+  type StatsScope,
+} from '../components/stats-table';
 import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
 import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
 
 type Interval = Schemas['Interval'];
+/** The fields the dashboard filters by, each with a table of its top values. */
 const FILTERS: [GroupField, string][] = [
   ['channel', 'Channel'],
   ['campaign', 'Campaign'],
@@ -61,30 +67,15 @@ export function Dashboard() {
       <Totals scope={scope} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
-        <StatsTable
-          title="Top channels"
-          groupBy="channel"
-          scope={scope}
-          onFilter={(v) => setFilter('channel', v)}
-        />
-        <StatsTable
-          title="Top campaigns"
-          groupBy="campaign"
-          scope={scope}
-          onFilter={(v) => setFilter('campaign', v)}
-        />
-        <StatsTable
-          title="Top tags"
-          groupBy="tag"
-          scope={scope}
-          onFilter={(v) => setFilter('tag', v)}
-        />
-        <StatsTable
-          title="Top sharers"
-          groupBy="sharer_id"
-          scope={scope}
-          onFilter={(v) => setFilter('sharer_id', v)}
-        />
+        {FILTERS.map(([field, name]) => (
+          <StatsTable
+            key={field}
+            title={`Top ${name.toLowerCase()}s`}
+            groupBy={field}
+            scope={scope}
+            onFilter={(v) => setFilter(field, v)}
+          />
+        ))}
         <StatsTable
           title="Top links"
           groupBy="svc_id"
@@ -212,14 +203,7 @@ function Totals({ scope }: { scope: StatsScope }) {
         await call(
           api.POST('/stats/range.json', {
             params: {
-              query: {
-                v: '3',
-                key: scope.key,
-                start_date: scope.start_date,
-                end_date: scope.end_date,
-                with_conversions: 'true',
-                ...scope.filters,
-              },
+              query: { ...scopeQuery(scope), with_conversions: 'true' },
             },
           }),
         )
@@ -263,16 +247,7 @@ function Chart({
       call(
         api.POST('/stats/range/intervals.json', {
           params: {
-            query: {
-              v: '3',
-              key: scope.key,
-              start_date: scope.start_date,
-              end_date: scope.end_date,
-              interval,
-              with_zeros: 'true',
-              with_conversions: 'true',
-              ...scope.filters,
-            },
+            query: { ...scopeQuery(scope), interval, with_zeros: 'true', with_conversions: 'true' },
           },
         }),
       ),
