@@ -323,27 +323,18 @@ export class StatsRepository {
     );
     if (found.length === 0) return null;
     const groups: GroupRow[] = [];
-    let pivots: (PivotRow & { lastShared: Date | null })[] = [];
     let last: unknown = Symbol('none');
     for (const row of found) {
       if (row.rank !== last) {
         groups.push({ value: readValue(row.g), ...readFigures(row, 'G_') });
         last = row.rank;
       }
-      pivots.push({
-        group: readValue(row.g),
-        value: readValue(row.p),
-        ...readFigures(row),
-        lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
-      });
     }
-    if (query.withZeros) pivots = [...pivots, ...(await this.zeroPivots(query, scope, toolKeys, groups, pivots))];
-    pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
     return {
       totals: readFigures(found[0], 'T_'),
       totalResults: Number(found[0].total_results),
       groups,
-      pivots: pivots.map(({ lastShared: _lastShared, ...row }) => row),
+      pivots: await this.completePivots(query, scope, toolKeys, groups, found.map(pivotOf)),
     };
   }
 
@@ -366,14 +357,19 @@ export class StatsRepository {
        GROUP BY g, p`,
       binder.params,
     );
-    let pivots: (PivotRow & { lastShared: Date | null })[] = found.map((row) => ({
-      group: readValue(row.g),
-      value: readValue(row.p),
-      ...readFigures(row),
-      lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
-    }));
-    if (query.withZeros) pivots = [...pivots, ...(await this.zeroPivots(query, scope, toolKeys, groups, pivots))];
-    pivots = pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
+    return this.completePivots(query, scope, toolKeys, groups, found.map(pivotOf));
+  }
+
+  /** The pivots found, with the zero pivots of with_zeros, in each group sorted by pivot_sort_type. */
+  private async completePivots(
+    query: StatsQuery,
+    scope: ProjectScope,
+    toolKeys: string[],
+    groups: GroupRow[],
+    found: SortablePivot[],
+  ): Promise<PivotRow[]> {
+    const pivots = query.withZeros ? [...found, ...(await this.zeroPivots(query, scope, toolKeys, groups, found))] : found;
+    pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
     return pivots.map(({ lastShared: _lastShared, ...row }) => row);
   }
 
@@ -384,14 +380,14 @@ export class StatsRepository {
     toolKeys: string[],
     groups: GroupRow[],
     pivots: PivotRow[],
-  ): Promise<(PivotRow & { lastShared: null })[]> {
+  ): Promise<SortablePivot[]> {
     const binder = new Binder();
     const values = await this.analytics.query<{ p: unknown }>(
       `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, toolKeys, binder, { group: null, pivot: query.pivot })})`,
       binder.params,
     );
     const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
-    const zeros: (PivotRow & { lastShared: null })[] = [];
+    const zeros: SortablePivot[] = [];
     for (const group of groups) {
       for (const { p } of values) {
         const value = readValue(p);
@@ -529,6 +525,18 @@ function readFigures(row: Record<string, unknown> | undefined, prefix = '', with
   return figures;
 }
 
+/** A pivot row with the latest shared time of its links (for sort type shared_at). */
+type SortablePivot = PivotRow & { lastShared: Date | null };
+
+function pivotOf(row: Record<string, unknown>): SortablePivot {
+  return {
+    group: readValue(row.g),
+    value: readValue(row.p),
+    ...readFigures(row),
+    lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
+  };
+}
+
 function readValue(value: unknown): string | number | null {
   if (typeof value === 'number' || typeof value === 'string') return value;
   return value === null || value === undefined ? null : JSON.stringify(value);
@@ -565,7 +573,7 @@ function sortExpression(sortType: string, column: 'g' | 'p', prefix = ''): strin
 }
 
 /** The value a sort type orders a pivot by. */
-function sortValue(sortType: string, row: PivotRow & { lastShared: Date | null }): number | string | null {
+function sortValue(sortType: string, row: SortablePivot): number | string | null {
   const goalSum = (field: 'count' | 'value'): number => GOALS.reduce((sum, n) => sum + (row.goals[n]?.[field] ?? 0), 0);
   switch (sortType) {
     case 'clicks':
@@ -599,7 +607,7 @@ function compareValues(a: string | number | null, b: string | number | null): nu
 }
 
 /** Pivots within a group: by pivot_sort_type in pivot_sort_order (nulls last), then by value ascending. */
-function comparePivots(query: StatsQuery, a: PivotRow & { lastShared: Date | null }, b: PivotRow & { lastShared: Date | null }): number {
+function comparePivots(query: StatsQuery, a: SortablePivot, b: SortablePivot): number {
   const x = sortValue(query.pivotSortType, a);
   const y = sortValue(query.pivotSortType, b);
   let order = 0;
