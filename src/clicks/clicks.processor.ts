@@ -5,13 +5,16 @@ import { QUEUES } from '../queue/queue-names';
 import { ClickBatch } from './click-event';
 import { ClicksService } from './clicks.service';
 
-@JobProcessor(QUEUES.clicks, 2)
+// Up to 32 batches at once: the live ones wait together for their block (InsertCoalescer).
+@JobProcessor(QUEUES.clicks, 32)
 export class ClicksProcessor extends WorkerHost {
   constructor(private readonly clicks: ClicksService) {
     super();
   }
 
   async process(job: Job<ClickBatch>): Promise<number> {
-    return this.clicks.ingest(job.data, { resent: job.attemptsMade > 0 });
+    // A job run before (failed, or taken up again after its worker died, when attemptsStarted counts
+    // that run too) may have stored its clicks, in a block with other jobs' clicks.
+    return this.clicks.ingest(job.data, { resent: job.attemptsMade > 0 || (job.attemptsStarted ?? 0) > 1 });
   }
 }

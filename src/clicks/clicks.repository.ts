@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime } from '../analytics/analytics-client';
 import { ClickColumns } from './click-event';
+import { ClickRow } from './insert-coalescer';
 
 /**
  * The deduplication token of a batch: a digest of its click ids, in any order. A job retried, run
@@ -19,22 +20,23 @@ export function batchToken(ids: readonly string[]): string {
 export class ClicksRepository {
   constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
 
-  /** Inserts the batch's clicks (one row each) as one block, skipped when its token was seen. */
-  async insert(batch: ClickColumns, indexes: readonly number[], token: string): Promise<void> {
-    await this.analytics.insert(
-      'clicks',
-      indexes.map((i) => ({
-        project_id: batch.projects[batch.project[i]],
-        link_id: batch.links[i],
-        clicked_at: chTime(batch.at[i]),
-        click_id: batch.ids[i],
-        referrer: batch.referrer[i] < 0 ? null : batch.referrers[batch.referrer[i]],
-        user_agent: batch.agent[i] < 0 ? null : batch.agents[batch.agent[i]],
-        ip: batch.ip[i] < 0 ? null : batch.ips[batch.ip[i]],
-        is_bot: batch.bots[i],
-      })),
-      { token },
-    );
+  /** The rows of the batch's clicks at `indexes`, as the `clicks` table takes them. */
+  rows(batch: ClickColumns, indexes: readonly number[]): ClickRow[] {
+    return indexes.map((i) => ({
+      project_id: batch.projects[batch.project[i]],
+      link_id: batch.links[i],
+      clicked_at: chTime(batch.at[i]),
+      click_id: batch.ids[i],
+      referrer: batch.referrer[i] < 0 ? null : batch.referrers[batch.referrer[i]],
+      user_agent: batch.agent[i] < 0 ? null : batch.agents[batch.agent[i]],
+      ip: batch.ip[i] < 0 ? null : batch.ips[batch.ip[i]],
+      is_bot: batch.bots[i],
+    }));
+  }
+
+  /** Inserts clicks (one row each) as one block, skipped when the token of their ids was seen. */
+  async insert(rows: readonly ClickRow[], ids: readonly string[]): Promise<void> {
+    await this.analytics.insert('clicks', rows, { token: batchToken(ids) });
   }
 
   /**

@@ -1,21 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
-import { ClicksRepository, batchToken } from './clicks.repository';
+import { ClicksRepository } from './clicks.repository';
+import { InsertCoalescer } from './insert-coalescer';
 
 @Injectable()
 export class ClicksService {
   /** Seconds between the newest click ingested and its ingestion (the ingest lag metric). */
   lastIngestLagSeconds = 0;
 
-  constructor(private readonly repository: ClicksRepository) {}
+  /** Live batches, inserted together under load (one block a few times a second). */
+  private readonly live: InsertCoalescer;
+
+  constructor(private readonly repository: ClicksRepository) {
+    this.live = new InsertCoalescer((rows, ids) => this.repository.insert(rows, ids));
+  }
 
   /**
-   * Writes a job's clicks into the analytics store, each click once. A batch goes in as one block
-   * with a token of its click ids, so the same batch again (a job run twice at once, or retried
-   * after an insert that did land) is skipped by the store. A batch that may overlap clicks stored
-   * by another batch (`resent`: a retried job; or clicks carrying full ids: from the spool, another
-   * process or a list) first leaves out the clicks the store holds already. Returns how many clicks
-   * went to the store (a batch the store skipped by its token counts here too).
+   * Writes a job's clicks into the analytics store, each click once. Every insert is one block with
+   * a token of its click ids, and the store skips a block whose token it has seen. A live batch
+   * (its job's first run, with its process's sequence numbers) goes in with the live batches of the
+   * same moment (InsertCoalescer): the same batch twice at once is one block, each click once. A
+   * batch that may overlap clicks stored by another block (`resent`: a job retried, or taken up
+   * again after its worker died; or clicks carrying full ids: from the spool, the journal, another
+   * process or a list) first leaves out the clicks the store holds already, and goes in as a block
+   * of its own. Returns how many clicks went to the store (a block the store skipped by its token
+   * counts here too).
    */
   async ingest(clicks: ClickEvent[] | ClickBatch, options: { resent?: boolean } = {}): Promise<number> {
     const packed = Array.isArray(clicks) ? packClicks(clicks) : clicks;
@@ -28,8 +37,10 @@ export class ClicksService {
     if (options.resent || !sequenced) {
       const stored = await this.repository.storedIds(batch);
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
+      if (indexes.length > 0) await this.repository.insert(this.repository.rows(batch, indexes), indexes.map((i) => batch.ids[i]));
+    } else {
+      await this.live.add(this.repository.rows(batch, indexes));
     }
-    if (indexes.length > 0) await this.repository.insert(batch, indexes, batchToken(indexes.map((i) => batch.ids[i])));
     let newest = -Infinity;
     for (const at of batch.at) if (at > newest) newest = at;
     this.lastIngestLagSeconds = Math.max(0, (Date.now() - newest) / 1000);

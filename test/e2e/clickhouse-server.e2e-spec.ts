@@ -507,9 +507,14 @@ describe('ClickHouse server transport', () => {
         return;
       }
       expect(outcome).toBeInstanceOf(Error);
-      expect((outcome as Error).message).toBe(
-        `ClickHouse server at ${new URL(SERVER_URL).origin} refused the analytics schema: ` +
-          'Code: 62, e.displayText() = DB::Exception: Syntax error: failed at position 356 (line 11, col 42): (clicked_at), link_id, countIf(is_bot = 0), countIf(is_bot = 1)',
+      // The clicks statement's syntax error (its projections). Where 18.16 says the parse failed
+      // varies with what the server ran before: at the projection (line 11), or at the column
+      // list it could not finish (line 1).
+      expect((outcome as Error).message).toMatch(
+        new RegExp(
+          `^ClickHouse server at ${new URL(SERVER_URL).origin.replace(/[.]/g, '\\.')} refused the analytics schema: ` +
+            'Code: 62, e\\.displayText\\(\\) = DB::Exception: Syntax error: failed at position \\d+ \\((line 11, col 42\\): \\(clicked_at\\), link_id, countIf|line 1, col \\d+\\): \\($)',
+        ),
       );
       expect((outcome as Error).cause).not.toBeInstanceOf(AnalyticsUnavailableError);
       expect(warnings).toEqual([]);

@@ -1,0 +1,92 @@
+/** A click as the analytics store's `clicks` table takes it. */
+export interface ClickRow {
+  project_id: string;
+  link_id: string;
+  clicked_at: string;
+  click_id: string;
+  referrer: string | null;
+  user_agent: string | null;
+  ip: string | null;
+  is_bot: number;
+}
+
+/** Inserts into the store start at least this far apart while clicks keep coming. */
+export const COALESCE_INTERVAL_MS = 250;
+/** A waiting block this large starts as soon as no insert is in flight, whatever the interval. */
+export const COALESCE_MAX_ROWS = 50_000;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Live click batches go into the store together. At most one insert is in flight, and inserts
+ * start at least `intervalMs` apart: the batches that arrive meanwhile wait and then go in as one
+ * block, each click once (by id), with the token of all their ids (`token`). A store that is idle
+ * takes a batch at once, so a lone click waits for nothing; under load the store gets a few large
+ * inserts a second instead of one per batch, and makes and merges that many fewer parts (the work
+ * that shares the cores with the redirects when the store is embedded).
+ *
+ * Each batch's promise settles with its block: resolved once the block is stored, rejected with the
+ * block's error (every batch of the block is then retried by its job, as a resent batch).
+ */
+export class InsertCoalescer {
+  private waiting: { rows: ClickRow[]; ids: Set<string>; waiters: Waiter[] } | null = null;
+  private inFlight = false;
+  private lastStart = -Infinity;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly write: (rows: ClickRow[], ids: string[]) => Promise<void>,
+    private readonly intervalMs = COALESCE_INTERVAL_MS,
+    private readonly maxRows = COALESCE_MAX_ROWS,
+  ) {}
+
+  /** Adds a batch's rows to the next block; settles when that block is stored or has failed. */
+  add(rows: readonly ClickRow[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const block = (this.waiting ??= { rows: [], ids: new Set(), waiters: [] });
+      for (const row of rows) {
+        if (block.ids.has(row.click_id)) continue;
+        block.ids.add(row.click_id);
+        block.rows.push(row);
+      }
+      block.waiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts the waiting block now, or sets the timer for when it may start. */
+  private schedule(): void {
+    if (!this.waiting || this.inFlight) return;
+    const wait = this.waiting.rows.length >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
+    if (wait <= 0) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.start();
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = null;
+        this.schedule();
+      }, wait);
+    }
+  }
+
+  private start(): void {
+    const block = this.waiting!;
+    this.waiting = null;
+    this.inFlight = true;
+    this.lastStart = Date.now();
+    this.write(block.rows, [...block.ids]).then(
+      () => this.finish(block.waiters, (waiter) => waiter.resolve()),
+      (error: unknown) => this.finish(block.waiters, (waiter) => waiter.reject(error)),
+    );
+  }
+
+  private finish(waiters: Waiter[], settle: (waiter: Waiter) => void): void {
+    this.inFlight = false;
+    for (const waiter of waiters) settle(waiter);
+    this.schedule();
+  }
+}
