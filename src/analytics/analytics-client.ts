@@ -55,7 +55,7 @@ export class AnalyticsClient {
     try {
       await this.client.insert({
         table: `${this.database}.${table}`,
-        values: rows as object[],
+        values: rows,
         format: 'JSONEachRow',
         clickhouse_settings: options.token ? { insert_deduplication_token: options.token } : {},
       });
