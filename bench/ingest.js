@@ -131,7 +131,7 @@ async function main() {
       return { rate: count / elapsed, elapsed, enqueued, inserts, insertMs: (1000 * (after.insertSeconds - before.insertSeconds)) / Math.max(1, inserts) };
     };
 
-    console.log(`bench:ingest — ${ROUNDS} rounds of ${CLICKS} clicks in jobs of ${BATCH} through BullMQ into the embedded store (worker concurrency 2)`);
+    console.log(`bench:ingest — ${ROUNDS} rounds of ${CLICKS} clicks in jobs of ${BATCH} through BullMQ into the embedded store (worker concurrency 32, live batches inserted together)`);
     await round(20 * BATCH); // warm-up
     const results = [];
     for (let r = 0; r < ROUNDS; r++) {
