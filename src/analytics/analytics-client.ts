@@ -1,4 +1,5 @@
-import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { Readable } from 'node:stream';
+import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, InsertParams, createClient } from '@clickhouse/client';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
@@ -50,20 +51,37 @@ export class AnalyticsClient {
   /** Inserts rows (objects keyed by column) as one block. */
   async insert(table: string, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
+    await this.send(table, rows.length, { values: rows, format: 'JSONEachRow' }, options);
+  }
+
+  /**
+   * Inserts `rows` rows encoded by the caller as TabSeparated text (a line per row, `columns` in
+   * their order; escape values with `tsvValue`) as one block: no objects and no JSON on the way.
+   */
+  async insertTabSeparated(table: string, columns: readonly string[], body: string, rows: number, options: InsertOptions = {}): Promise<void> {
+    if (rows === 0) return;
+    await this.send(table, rows, { values: Readable.from([body], { objectMode: false }), format: 'TabSeparated', columns: [...columns] as [string, ...string[]] }, options);
+  }
+
+  private async send(
+    table: string,
+    rows: number,
+    data: Pick<InsertParams<Readable, object>, 'values' | 'format' | 'columns'>,
+    options: InsertOptions,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     let ok = false;
     try {
       await this.client.insert({
         table: `${this.database}.${table}`,
-        values: rows,
-        format: 'JSONEachRow',
+        ...data,
         clickhouse_settings: options.token ? { insert_deduplication_token: options.token } : {},
       });
       ok = true;
     } catch (error) {
       throw unavailableOr(error);
     } finally {
-      this.observer?.inserted(table, ok ? rows.length : 0, seconds(started), ok);
+      this.observer?.inserted(table, ok ? rows : 0, seconds(started), ok);
     }
   }
 
@@ -152,6 +170,19 @@ export function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0].slice(0, 300);
 }
+
+/**
+ * A value as a TabSeparated field: NULL as \N; a backslash, tab, line feed, carriage return or NUL
+ * escaped with a backslash (ClickHouse reads them back as they were); everything else as it is.
+ */
+export function tsvValue(value: string | null): string {
+  if (value === null) return '\\N';
+  return TSV_SPECIAL.test(value) ? value.replace(TSV_ESCAPES, (c) => TSV_ESCAPED[c]) : value;
+}
+
+const TSV_SPECIAL = /[\\\t\n\r\0]/;
+const TSV_ESCAPES = /[\\\t\n\r\0]/g;
+const TSV_ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
 
 /** The second chTime formatted last ('YYYY-MM-DD hh:mm:ss'): a batch's clicks mostly share their second. */
 let formattedSecond = NaN;

@@ -12,7 +12,7 @@ export class ClicksService {
   private readonly live: InsertCoalescer;
 
   constructor(private readonly repository: ClicksRepository) {
-    this.live = new InsertCoalescer((rows, ids) => this.repository.insert(rows, ids));
+    this.live = new InsertCoalescer((clicks) => this.repository.insert(clicks));
   }
 
   /**
@@ -37,9 +37,9 @@ export class ClicksService {
     if (options.resent || !sequenced) {
       const stored = await this.repository.storedIds(batch);
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
-      if (indexes.length > 0) await this.repository.insert(this.repository.rows(batch, indexes), indexes.map((i) => batch.ids[i]));
+      if (indexes.length > 0) await this.repository.insert(this.repository.encode(batch, indexes));
     } else {
-      await this.live.add(this.repository.rows(batch, indexes));
+      await this.live.add(this.repository.encode(batch, indexes));
     }
     let newest = -Infinity;
     for (const at of batch.at) if (at > newest) newest = at;

@@ -1,29 +1,20 @@
 import { Job } from 'bullmq';
 import { ClicksProcessor } from './clicks.processor';
 import { ClicksService } from './clicks.service';
-import { ClickRow, InsertCoalescer } from './insert-coalescer';
+import { EncodedClick, InsertCoalescer } from './insert-coalescer';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function rows(...ids: string[]): ClickRow[] {
-  return ids.map((id) => ({
-    project_id: 'p',
-    link_id: '1',
-    clicked_at: '2026-11-25 00:00:00.000',
-    click_id: id,
-    referrer: null,
-    user_agent: null,
-    ip: null,
-    is_bot: 0,
-  }));
+function clicks(...ids: string[]): EncodedClick[] {
+  return ids.map((id) => ({ id, line: `${id}\n` }));
 }
 
 /** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */
 function store(latencyMs: number) {
-  const blocks: { ids: string[]; tokenIds: string[]; at: number }[] = [];
+  const blocks: { ids: string[]; lines: string; at: number }[] = [];
   const state = { fail: false };
-  const write = async (block: ClickRow[], ids: string[]) => {
-    blocks.push({ ids: block.map((r) => r.click_id), tokenIds: ids, at: Date.now() });
+  const write = async (block: EncodedClick[]) => {
+    blocks.push({ ids: block.map((c) => c.id), lines: block.map((c) => c.line).join(''), at: Date.now() });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);
@@ -37,8 +28,8 @@ describe('InsertCoalescer', () => {
     const { write, blocks } = store(10);
     const coalescer = new InsertCoalescer(write, 250);
     const started = Date.now();
-    await coalescer.add(rows('a', 'b'));
-    expect(blocks).toEqual([{ ids: ['a', 'b'], tokenIds: ['a', 'b'], at: expect.any(Number) }]);
+    await coalescer.add(clicks('a', 'b'));
+    expect(blocks).toEqual([{ ids: ['a', 'b'], lines: 'a\nb\n', at: expect.any(Number) }]);
     expect(blocks[0].at - started).toBeLessThan(50);
   });
 
@@ -46,15 +37,15 @@ describe('InsertCoalescer', () => {
     const { write, blocks } = store(30);
     const coalescer = new InsertCoalescer(write, 200);
     const settled: string[] = [];
-    const first = coalescer.add(rows('a')).then(() => settled.push('first'));
-    const second = coalescer.add(rows('b', 'c')).then(() => settled.push('second'));
-    const third = coalescer.add(rows('c', 'd')).then(() => settled.push('third'));
+    const first = coalescer.add(clicks('a')).then(() => settled.push('first'));
+    const second = coalescer.add(clicks('b', 'c')).then(() => settled.push('second'));
+    const third = coalescer.add(clicks('c', 'd')).then(() => settled.push('third'));
     await first;
     // The first block is stored; the others wait for their block.
     expect(settled).toEqual(['first']);
     await Promise.all([second, third]);
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c', 'd']]);
-    expect(blocks[1].tokenIds).toEqual(['b', 'c', 'd']);
+    expect(blocks[1].lines).toBe('b\nc\nd\n');
     expect(blocks[1].at - blocks[0].at).toBeGreaterThanOrEqual(195);
     expect(settled).toEqual(['first', 'second', 'third']);
   });
@@ -62,8 +53,8 @@ describe('InsertCoalescer', () => {
   it('starts a waiting block of maxRows clicks as soon as the insert in flight ends', async () => {
     const { write, blocks } = store(20);
     const coalescer = new InsertCoalescer(write, 10_000, 3);
-    const first = coalescer.add(rows('a'));
-    const full = coalescer.add(rows('b', 'c', 'd'));
+    const first = coalescer.add(clicks('a'));
+    const full = coalescer.add(clicks('b', 'c', 'd'));
     await Promise.all([first, full]);
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c', 'd']]);
     expect(blocks[1].at - blocks[0].at).toBeLessThan(1000);
@@ -72,13 +63,13 @@ describe('InsertCoalescer', () => {
   it('rejects every batch of a failed block with its error and goes on with the next', async () => {
     const { write, blocks, state } = store(20);
     const coalescer = new InsertCoalescer(write, 50);
-    await coalescer.add(rows('a'));
+    await coalescer.add(clicks('a'));
     state.fail = true;
     // 'a' started less than 50 ms before: 'b' and 'c' wait, go in as one block and fail together.
-    const failed = [coalescer.add(rows('b')), coalescer.add(rows('c'))];
+    const failed = [coalescer.add(clicks('b')), coalescer.add(clicks('c'))];
     await expect(failed[0]).rejects.toThrow('store down');
     await expect(failed[1]).rejects.toThrow('store down');
-    await coalescer.add(rows('d'));
+    await coalescer.add(clicks('d'));
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c'], ['d']]);
   });
 });

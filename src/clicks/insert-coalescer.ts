@@ -1,13 +1,7 @@
-/** A click as the analytics store's `clicks` table takes it. */
-export interface ClickRow {
-  project_id: string;
-  link_id: string;
-  clicked_at: string;
-  click_id: string;
-  referrer: string | null;
-  user_agent: string | null;
-  ip: string | null;
-  is_bot: number;
+/** A click on its way into the store: its id and its row, encoded (a TabSeparated line). */
+export interface EncodedClick {
+  id: string;
+  line: string;
 }
 
 /** Inserts into the store start at least this far apart while clicks keep coming. */
@@ -23,34 +17,34 @@ interface Waiter {
 /**
  * Live click batches go into the store together. At most one insert is in flight, and inserts
  * start at least `intervalMs` apart: the batches that arrive meanwhile wait and then go in as one
- * block, each click once (by id), with the token of all their ids (`token`). A store that is idle
- * takes a batch at once, so a lone click waits for nothing; under load the store gets a few large
- * inserts a second instead of one per batch, and makes and merges that many fewer parts (the work
- * that shares the cores with the redirects when the store is embedded).
+ * block, each click once (by id). A store that is idle takes a batch at once, so a lone click
+ * waits for nothing; under load the store gets a few large inserts a second instead of one per
+ * batch, and makes and merges that many fewer parts (the work that shares the cores with the
+ * redirects when the store is embedded).
  *
  * Each batch's promise settles with its block: resolved once the block is stored, rejected with the
  * block's error (every batch of the block is then retried by its job, as a resent batch).
  */
 export class InsertCoalescer {
-  private waiting: { rows: ClickRow[]; ids: Set<string>; waiters: Waiter[] } | null = null;
+  private waiting: { clicks: EncodedClick[]; ids: Set<string>; waiters: Waiter[] } | null = null;
   private inFlight = false;
   private lastStart = -Infinity;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly write: (rows: ClickRow[], ids: string[]) => Promise<void>,
+    private readonly write: (clicks: EncodedClick[]) => Promise<void>,
     private readonly intervalMs = COALESCE_INTERVAL_MS,
     private readonly maxRows = COALESCE_MAX_ROWS,
   ) {}
 
-  /** Adds a batch's rows to the next block; settles when that block is stored or has failed. */
-  add(rows: readonly ClickRow[]): Promise<void> {
+  /** Adds a batch's clicks to the next block; settles when that block is stored or has failed. */
+  add(clicks: readonly EncodedClick[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const block = (this.waiting ??= { rows: [], ids: new Set(), waiters: [] });
-      for (const row of rows) {
-        if (block.ids.has(row.click_id)) continue;
-        block.ids.add(row.click_id);
-        block.rows.push(row);
+      const block = (this.waiting ??= { clicks: [], ids: new Set(), waiters: [] });
+      for (const click of clicks) {
+        if (block.ids.has(click.id)) continue;
+        block.ids.add(click.id);
+        block.clicks.push(click);
       }
       block.waiters.push({ resolve, reject });
       this.schedule();
@@ -60,7 +54,7 @@ export class InsertCoalescer {
   /** Starts the waiting block now, or sets the timer for when it may start. */
   private schedule(): void {
     if (!this.waiting || this.inFlight) return;
-    const wait = this.waiting.rows.length >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
+    const wait = this.waiting.clicks.length >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
     if (wait <= 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
@@ -78,7 +72,7 @@ export class InsertCoalescer {
     this.waiting = null;
     this.inFlight = true;
     this.lastStart = Date.now();
-    this.write(block.rows, [...block.ids]).then(
+    this.write(block.clicks).then(
       () => this.finish(block.waiters, (waiter) => waiter.resolve()),
       (error: unknown) => this.finish(block.waiters, (waiter) => waiter.reject(error)),
     );

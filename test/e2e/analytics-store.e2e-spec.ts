@@ -59,6 +59,28 @@ describe('analytics store', () => {
     expect((await storedClicks(t, row.linkId)).length).toBe(5);
   });
 
+  it('stores referrers, user agents and IPs exactly as given, whatever their bytes (TabSeparated rows), live and resent', async () => {
+    const link = await createLink(t, key);
+    const row = await linkRow(t, link.svc_id);
+    const service = t.app.get(ClicksService, { strict: false });
+    const values = ['tab\there', 'line\nfeed\r\nand CR', 'back\\slash \\t \\N', '\\N', 'nul\u0000byte', 'ünïcødé ✓ 🔗', '', "quote ' and \""];
+    const at = Date.now();
+    const clicks: ClickEvent[] = values.map((value, i) => ({
+      ...clicksOf(row, 1, 0, at - i)[0],
+      referrer: value,
+      userAgent: values[(i + 1) % values.length],
+      ip: i % 2 === 0 ? null : value,
+    }));
+    const [live, resent] = [clicks.slice(0, 4), clicks.slice(4)];
+    // Live: as the redirect records them (sequence numbers: the shared blocks); resent: ids in full.
+    expect(await service.ingest(JSON.parse(JSON.stringify(packClicks(live.map((c) => ({ ...c, id: nextClickSequence() }))))))).toBe(4);
+    expect(await service.ingest(resent, { resent: true })).toBe(4);
+    const found = await storedClicks(t, row.linkId);
+    const sorted = (rows: { referrer: string | null; user_agent: string | null; ip: string | null }[]) =>
+      rows.map((r) => JSON.stringify([r.referrer, r.user_agent, r.ip])).sort();
+    expect(sorted(found)).toEqual(sorted(clicks.map((c) => ({ referrer: c.referrer, user_agent: c.userAgent, ip: c.ip }))));
+  });
+
   it('stores each click of a batch that overlaps stored ones once (spool, another process)', async () => {
     const link = await createLink(t, key);
     const row = await linkRow(t, link.svc_id);
@@ -114,7 +136,7 @@ describe.each([
   it('keeps redirecting, answers statistics 503 naming the store, retries the click jobs and counts each click once', async () => {
     const link = await createLink(t, key);
     const down = () => Promise.reject(new AnalyticsUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:8123')));
-    const insert = jest.spyOn(t.analytics, 'insert').mockImplementation(down);
+    const inserts = [jest.spyOn(t.analytics, 'insert').mockImplementation(down), jest.spyOn(t.analytics, 'insertTabSeparated').mockImplementation(down)];
     const query = jest.spyOn(t.analytics, 'query').mockImplementation(down);
     const ingest = jest.spyOn(t.app.get(ClicksService, { strict: false }), 'ingest');
     const visits = [];
@@ -125,7 +147,7 @@ describe.each([
     expect(stats.body).toEqual({ error: 503, error_message: expect.stringMatching(/^Statistics are temporarily unavailable: the analytics store does not answer \(connect ECONNREFUSED/) });
     await eventually('a click job retried', () => ingest.mock.calls.length >= 2, 15_000);
     await expect(ingest.mock.results[0].value).rejects.toThrow(AnalyticsUnavailableError);
-    insert.mockRestore();
+    for (const insert of inserts) insert.mockRestore();
     query.mockRestore();
     expect(await waitForClicks(t, { [link.svc_id]: { clicks: 3, bots: 0 } }, 20_000)).toEqual(stored({ [link.svc_id]: { clicks: 3, bots: 0 } }));
     await t.settle();

@@ -5,6 +5,7 @@ import {
   AnalyticsClient,
   AnalyticsUnavailableError,
   openAnalyticsClient,
+  tsvValue,
 } from '../../src/analytics/analytics-client';
 import { AnalyticsModule } from '../../src/analytics/analytics.module';
 import { analyticsSchema } from '../../src/analytics/analytics-schema';
@@ -184,6 +185,15 @@ describe('ClickHouse server transport', () => {
       `SELECT count() AS rows, countIf(lengthUTF8(name) > 20) AS long_names FROM ${database}.samples`,
     );
     expect(sums).toEqual({ rows: '6', long_names: '2' });
+  });
+
+  it('inserts TabSeparated text (the click rows) with NULLs, tabs, newlines, backslashes, NUL and unicode, and selects it back exactly', async () => {
+    await store.command(`CREATE TABLE ${database}.tsv (id UInt32, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id`);
+    const values = [...ROWS.map((r) => r.name), ...ROWS.map((r) => r.note ?? ''), 'nul\u0000byte', '\\N', 'a\\tb', 'tab\tand\\\ttwo'];
+    const rows = values.map((name, i) => ({ id: i + 1, name, note: i % 3 === 0 ? null : values[values.length - 1 - i] }));
+    const body = rows.map((r) => `${r.id}\t${tsvValue(r.name)}\t${tsvValue(r.note)}\n`).join('');
+    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], body, rows.length);
+    expect(await store.query(`SELECT id, name, note FROM ${database}.tsv ORDER BY id`)).toEqual(rows);
   });
 
   it('inserts a batch the size of a click job and more (5,000 rows) as one block, every row once', async () => {
