@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
 import { ClickColumns } from './click-event';
-import { EncodedClick } from './insert-coalescer';
+import { EncodedBatch } from './insert-coalescer';
 
 /**
  * The deduplication token of a batch: a digest of its click ids, in any order. A job retried, run
@@ -27,30 +27,28 @@ export class ClicksRepository {
    * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each;
    * the batch's projects, referrers, user agents and IPs are each escaped once.
    */
-  encode(batch: ClickColumns, indexes: readonly number[]): EncodedClick[] {
+  encode(batch: ClickColumns, indexes: readonly number[]): EncodedBatch {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
     const agents = escaped(batch.agents);
     const ips = escaped(batch.ips);
     const at = (i: number, values: string[]) => (i < 0 ? '\\N' : values[i]);
-    return indexes.map((i) => ({
-      id: batch.ids[i],
-      line:
+    const ids: string[] = [];
+    let text = '';
+    for (const i of indexes) {
+      ids.push(batch.ids[i]);
+      text +=
         `${projects[batch.project[i]]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
-        `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\n`,
-    }));
+        `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\n`;
+    }
+    return { ids, text };
   }
 
-  /** Inserts clicks (one row each) as one block, skipped when the token of their ids was seen. */
-  async insert(clicks: readonly EncodedClick[]): Promise<void> {
-    await this.analytics.insertTabSeparated(
-      'clicks',
-      CLICK_COLUMNS,
-      clicks.map((c) => c.line).join(''),
-      clicks.length,
-      { token: batchToken(clicks.map((c) => c.id)) },
-    );
+  /** Inserts batches as one block, skipped when the token of their click ids was seen. */
+  async insert(batches: readonly EncodedBatch[]): Promise<void> {
+    const ids = batches.flatMap((b) => b.ids);
+    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, batches.map((b) => b.text).join(''), ids.length, { token: batchToken(ids) });
   }
 
   /**

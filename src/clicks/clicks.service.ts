@@ -12,14 +12,14 @@ export class ClicksService {
   private readonly live: InsertCoalescer;
 
   constructor(private readonly repository: ClicksRepository) {
-    this.live = new InsertCoalescer((clicks) => this.repository.insert(clicks));
+    this.live = new InsertCoalescer((batches) => this.repository.insert(batches));
   }
 
   /**
    * Writes a job's clicks into the analytics store, each click once. Every insert is one block with
    * a token of its click ids, and the store skips a block whose token it has seen. A live batch
    * (its job's first run, with its process's sequence numbers) goes in with the live batches of the
-   * same moment (InsertCoalescer): the same batch twice at once is one block, each click once. A
+   * same moment (InsertCoalescer): the same batch twice at once goes in once. A
    * batch that may overlap clicks stored by another block (`resent`: a job retried, or taken up
    * again after its worker died; or clicks carrying full ids: from the spool, the journal, another
    * process or a list) first leaves out the clicks the store holds already, and goes in as a block
@@ -37,7 +37,7 @@ export class ClicksService {
     if (options.resent || !sequenced) {
       const stored = await this.repository.storedIds(batch);
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
-      if (indexes.length > 0) await this.repository.insert(this.repository.encode(batch, indexes));
+      if (indexes.length > 0) await this.repository.insert([this.repository.encode(batch, indexes)]);
     } else {
       await this.live.add(this.repository.encode(batch, indexes));
     }

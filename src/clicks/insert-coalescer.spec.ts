@@ -1,20 +1,20 @@
 import { Job } from 'bullmq';
 import { ClicksProcessor } from './clicks.processor';
 import { ClicksService } from './clicks.service';
-import { EncodedClick, InsertCoalescer } from './insert-coalescer';
+import { EncodedBatch, InsertCoalescer } from './insert-coalescer';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function clicks(...ids: string[]): EncodedClick[] {
-  return ids.map((id) => ({ id, line: `${id}\n` }));
+function clicks(...ids: string[]): EncodedBatch {
+  return { ids, text: ids.map((id) => `${id}\n`).join('') };
 }
 
 /** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */
 function store(latencyMs: number) {
   const blocks: { ids: string[]; lines: string; at: number }[] = [];
   const state = { fail: false };
-  const write = async (block: EncodedClick[]) => {
-    blocks.push({ ids: block.map((c) => c.id), lines: block.map((c) => c.line).join(''), at: Date.now() });
+  const write = async (block: EncodedBatch[]) => {
+    blocks.push({ ids: block.flatMap((b) => b.ids), lines: block.map((b) => b.text).join(''), at: Date.now() });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);
@@ -33,21 +33,22 @@ describe('InsertCoalescer', () => {
     expect(blocks[0].at - started).toBeLessThan(50);
   });
 
-  it('puts the batches that arrive during an insert into one block, each click once, started the interval after the last', async () => {
+  it('puts the batches that arrive during an insert into one block, the same batch once, started the interval after the last', async () => {
     const { write, blocks } = store(30);
     const coalescer = new InsertCoalescer(write, 200);
     const settled: string[] = [];
     const first = coalescer.add(clicks('a')).then(() => settled.push('first'));
     const second = coalescer.add(clicks('b', 'c')).then(() => settled.push('second'));
-    const third = coalescer.add(clicks('c', 'd')).then(() => settled.push('third'));
+    const again = coalescer.add(clicks('b', 'c')).then(() => settled.push('again'));
+    const third = coalescer.add(clicks('d')).then(() => settled.push('third'));
     await first;
     // The first block is stored; the others wait for their block.
     expect(settled).toEqual(['first']);
-    await Promise.all([second, third]);
+    await Promise.all([second, again, third]);
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c', 'd']]);
     expect(blocks[1].lines).toBe('b\nc\nd\n');
     expect(blocks[1].at - blocks[0].at).toBeGreaterThanOrEqual(195);
-    expect(settled).toEqual(['first', 'second', 'third']);
+    expect(settled).toEqual(['first', 'second', 'again', 'third']);
   });
 
   it('starts a waiting block of maxRows clicks as soon as the insert in flight ends', async () => {

@@ -1,7 +1,7 @@
-/** A click on its way into the store: its id and its row, encoded (a TabSeparated line). */
-export interface EncodedClick {
-  id: string;
-  line: string;
+/** A batch of clicks on its way into the store: its click ids and its rows, encoded (TabSeparated lines). */
+export interface EncodedBatch {
+  ids: string[];
+  text: string;
 }
 
 /** Inserts into the store start at least this far apart while clicks keep coming. */
@@ -17,7 +17,7 @@ interface Waiter {
 /**
  * Live click batches go into the store together. At most one insert is in flight, and inserts
  * start at least `intervalMs` apart: the batches that arrive meanwhile wait and then go in as one
- * block, each click once (by id). A store that is idle takes a batch at once, so a lone click
+ * block, one text (no object per click). A store that is idle takes a batch at once, so a lone click
  * waits for nothing; under load the store gets a few large inserts a second instead of one per
  * batch, and makes and merges that many fewer parts (the work that shares the cores with the
  * redirects when the store is embedded).
@@ -26,25 +26,30 @@ interface Waiter {
  * block's error (every batch of the block is then retried by its job, as a resent batch).
  */
 export class InsertCoalescer {
-  private waiting: { clicks: EncodedClick[]; ids: Set<string>; waiters: Waiter[] } | null = null;
+  private waiting: { batches: EncodedBatch[]; rows: number; keys: Set<string>; waiters: Waiter[] } | null = null;
   private inFlight = false;
   private lastStart = -Infinity;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly write: (clicks: EncodedClick[]) => Promise<void>,
+    private readonly write: (batches: EncodedBatch[]) => Promise<void>,
     private readonly intervalMs = COALESCE_INTERVAL_MS,
     private readonly maxRows = COALESCE_MAX_ROWS,
   ) {}
 
-  /** Adds a batch's clicks to the next block; settles when that block is stored or has failed. */
-  add(clicks: readonly EncodedClick[]): Promise<void> {
+  /**
+   * Adds a batch to the next block; settles when that block is stored or has failed. A live
+   * batch's click ids are its process's sequence numbers, so two live batches share an id only when
+   * they are the same batch: the same batch twice in a block goes in once.
+   */
+  add(batch: EncodedBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const block = (this.waiting ??= { clicks: [], ids: new Set(), waiters: [] });
-      for (const click of clicks) {
-        if (block.ids.has(click.id)) continue;
-        block.ids.add(click.id);
-        block.clicks.push(click);
+      const block = (this.waiting ??= { batches: [], rows: 0, keys: new Set(), waiters: [] });
+      const key = `${batch.ids.length}:${batch.ids[0]}:${batch.ids[batch.ids.length - 1]}`;
+      if (!block.keys.has(key)) {
+        block.keys.add(key);
+        block.batches.push(batch);
+        block.rows += batch.ids.length;
       }
       block.waiters.push({ resolve, reject });
       this.schedule();
@@ -54,7 +59,7 @@ export class InsertCoalescer {
   /** Starts the waiting block now, or sets the timer for when it may start. */
   private schedule(): void {
     if (!this.waiting || this.inFlight) return;
-    const wait = this.waiting.clicks.length >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
+    const wait = this.waiting.rows >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
     if (wait <= 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
@@ -72,7 +77,7 @@ export class InsertCoalescer {
     this.waiting = null;
     this.inFlight = true;
     this.lastStart = Date.now();
-    this.write(block.clicks).then(
+    this.write(block.batches).then(
       () => this.finish(block.waiters, (waiter) => waiter.resolve()),
       (error: unknown) => this.finish(block.waiters, (waiter) => waiter.reject(error)),
     );
