@@ -18,7 +18,7 @@ export function batchToken(ids: readonly string[]): string {
 /** The columns of `clicks` that a click's line holds, in its order. */
 const CLICK_COLUMNS = ['project_id', 'link_id', 'clicked_at', 'click_id', 'referrer', 'user_agent', 'ip', 'is_bot'];
 
-/** Raw clicks in the analytics store (its `clicks` table and, through their views, the rollups). */
+/** Raw clicks in the analytics store (its `clicks` table, whose projections hold the rollups). */
 @Injectable()
 export class ClicksRepository {
   constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
