@@ -14,6 +14,14 @@
  * - `links`: a mirror of each link's statistics attributes, one row per version
  *   (ReplacingMergeTree by `version`); queries read its latest version (FINAL) and join it to the
  *   figures by link id, so an update of a link shows in every statistic.
+ * - Since the second statement set: the attributes with few distinct values (domain, channel,
+ *   service, tool, application, campaign, tag and the multi-value tags) are LowCardinality, a
+ *   dictionary per part: range and totals join and group by their dictionary positions rather
+ *   than by strings. (ALTER … MODIFY COLUMN: a no-op once done; on a filled table a mutation that
+ *   rewrites those columns once, in the background, while reads convert on the fly.) A minmax
+ *   index of `shared_at` per granule lets totals and the share counts skip the granules of links
+ *   shared outside the period (links are sorted by id, which grows with their creation); parts
+ *   written before the index was added gain it when they are merged.
  *
  * Inserts into clicks and conversions carry a deduplication token (their job's clicks, the
  * conversion's id): within the last 10,000 inserts, the same token is skipped.
@@ -81,5 +89,12 @@ export function analyticsSchema(db: string): string[] {
        shared_at DateTime64(3, 'UTC')
      ) ENGINE = ReplacingMergeTree(version)
      ORDER BY (project_id, link_id)`,
+    `ALTER TABLE ${db}.links
+       ${[
+         ...['domain', 'tool', 'application'].map((c) => `MODIFY COLUMN ${c} LowCardinality(String)`),
+         ...['channel', 'service', 'campaign', 'tag'].map((c) => `MODIFY COLUMN ${c} LowCardinality(Nullable(String))`),
+         ...['tag_2', 'tag_3', 'tag_4', 'tag_5'].map((c) => `MODIFY COLUMN ${c} Array(LowCardinality(String))`),
+       ].join(',\n       ')}`,
+    `ALTER TABLE ${db}.links ADD INDEX IF NOT EXISTS shared_at_minmax shared_at TYPE minmax GRANULARITY 1`,
   ];
 }

@@ -521,23 +521,51 @@ function figureSums(withConversions: boolean): string {
 }
 
 function readFigures(row: Record<string, unknown> | undefined, prefix = '', withConversions?: boolean): Figures {
-  const read = (name: string): number => Number(row?.[`${prefix}${name}`] ?? 0);
-  const figures: Figures = { clicks: read('clicks'), shares: read('shares'), pageviews: read('pageviews'), goals: {} };
-  for (const n of GOALS) {
-    if ((row && `${prefix}g${n}c` in row) || withConversions) figures.goals[n] = { count: read(`g${n}c`), value: read(`g${n}v`) };
+  const names = figureNames(prefix);
+  const read = (name: string): number => Number(row?.[name] ?? 0);
+  const figures: Figures = { clicks: read(names.clicks), shares: read(names.shares), pageviews: read(names.pageviews), goals: {} };
+  for (const goal of names.goals) {
+    if ((row && goal.count in row) || withConversions) figures.goals[goal.n] = { count: read(goal.count), value: read(goal.value) };
   }
   return figures;
 }
 
-/** A pivot row with the latest shared time of its links (for sort type shared_at). */
-type SortablePivot = PivotRow & { lastShared: Date | null };
+/** The column names of the figures under a prefix, made once per prefix (readFigures runs per row). */
+const figureNamesByPrefix = new Map<string, FigureNames>();
+
+interface FigureNames {
+  clicks: string;
+  shares: string;
+  pageviews: string;
+  goals: { n: number; count: string; value: string }[];
+}
+
+function figureNames(prefix: string): FigureNames {
+  let names = figureNamesByPrefix.get(prefix);
+  if (!names) {
+    names = {
+      clicks: `${prefix}clicks`,
+      shares: `${prefix}shares`,
+      pageviews: `${prefix}pageviews`,
+      goals: GOALS.map((n) => ({ n, count: `${prefix}g${n}c`, value: `${prefix}g${n}v` })),
+    };
+    figureNamesByPrefix.set(prefix, names);
+  }
+  return names;
+}
+
+/**
+ * A pivot row with the latest shared time of its links (for sort type shared_at), as ClickHouse
+ * writes it ('YYYY-MM-DD hh:mm:ss.sss', UTC): its text order is its time order.
+ */
+type SortablePivot = PivotRow & { lastShared: string | null };
 
 function pivotOf(row: Record<string, unknown>): SortablePivot {
   return {
     group: readValue(row.g),
     value: readValue(row.p),
     ...readFigures(row),
-    lastShared: typeof row.last_shared === 'string' ? fromChTime(row.last_shared) : null,
+    lastShared: typeof row.last_shared === 'string' ? row.last_shared : null,
   };
 }
 
@@ -589,7 +617,7 @@ function sortValue(sortType: string, row: SortablePivot): number | string | null
     case 'alpha':
       return row.value;
     case 'shared_at':
-      return row.lastShared ? row.lastShared.getTime() : null;
+      return row.lastShared;
     case 'goal_total_count':
       return goalSum('count');
     case 'goal_total_value':

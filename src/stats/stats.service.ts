@@ -203,7 +203,9 @@ export class StatsService {
     const pivotsOf = new Map<string, PivotRow[]>();
     for (const row of pivots) {
       const key = String(row.group);
-      pivotsOf.set(key, [...(pivotsOf.get(key) ?? []), row]);
+      const rows = pivotsOf.get(key);
+      if (rows) rows.push(row);
+      else pivotsOf.set(key, [row]);
     }
     const groupObjects = await Promise.all(
       groups.map(async (group: GroupRow) => {
