@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, InsertParams, createClient } from '@clickhouse/client';
+import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
@@ -33,6 +33,11 @@ export class AnalyticsClient {
     readonly database: string,
     /** Where the data lives, for logs and health. */
     readonly description: string,
+    /**
+     * The embedded engine's own insert of a text payload (chDB's raw insert: the bytes go to the
+     * engine's parser as they are), or null for a server, where the client streams them over HTTP.
+     */
+    private readonly rawInsert: RawInsert | null = null,
   ) {}
 
   /** Runs a statement that returns no rows (DDL, INSERT … SELECT). */
@@ -51,7 +56,9 @@ export class AnalyticsClient {
   /** Inserts rows (objects keyed by column) as one block. */
   async insert(table: string, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
-    await this.send(table, rows.length, { values: rows, format: 'JSONEachRow' }, options);
+    await this.send(table, rows.length, options, (settings) =>
+      this.client.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow', clickhouse_settings: settings }),
+    );
   }
 
   /**
@@ -60,23 +67,31 @@ export class AnalyticsClient {
    */
   async insertTabSeparated(table: string, columns: readonly string[], body: string, rows: number, options: InsertOptions = {}): Promise<void> {
     if (rows === 0) return;
-    await this.send(table, rows, { values: Readable.from([body], { objectMode: false }), format: 'TabSeparated', columns: [...columns] as [string, ...string[]] }, options);
+    const rawInsert = this.rawInsert;
+    if (rawInsert) {
+      // Encoded once, to UTF-8, and handed to the engine as bytes.
+      const values = Buffer.from(body, 'utf8');
+      await this.send(table, rows, options, (settings) =>
+        rawInsert({ table: `${this.database}.${table}`, values, format: 'TabSeparated', columns, settings }),
+      );
+      return;
+    }
+    await this.send(table, rows, options, (settings) =>
+      this.client.insert({
+        table: `${this.database}.${table}`,
+        values: Readable.from([body], { objectMode: false }),
+        format: 'TabSeparated',
+        columns: [...columns] as [string, ...string[]],
+        clickhouse_settings: settings,
+      }),
+    );
   }
 
-  private async send(
-    table: string,
-    rows: number,
-    data: Pick<InsertParams<Readable, object>, 'values' | 'format' | 'columns'>,
-    options: InsertOptions,
-  ): Promise<void> {
+  private async send(table: string, rows: number, options: InsertOptions, run: (settings: Record<string, string>) => Promise<unknown>): Promise<void> {
     const started = process.hrtime.bigint();
     let ok = false;
     try {
-      await this.client.insert({
-        table: `${this.database}.${table}`,
-        ...data,
-        clickhouse_settings: options.token ? { insert_deduplication_token: options.token } : {},
-      });
+      await run(options.token ? { insert_deduplication_token: options.token } : {});
       ok = true;
     } catch (error) {
       throw unavailableOr(error);
@@ -113,9 +128,18 @@ function seconds(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/** chDB's raw insert (`Session.insert` with bytes): a payload in a text format, parsed by the engine. */
+type RawInsert = (params: {
+  table: string;
+  values: Buffer;
+  format: 'TabSeparated';
+  columns: readonly string[];
+  settings: Record<string, string>;
+}) => Promise<unknown>;
+
 /** chdb/connection (its typings need a module resolution newer than this project's). */
 interface ChdbConnectionModule {
-  createChdbConnection(options: { path: string }): NonNullable<ClickHouseClientConfigOptions['connection']>;
+  createChdbConnection(options: { path: string }): NonNullable<ClickHouseClientConfigOptions['connection']> & { chdb: { rawInsert: RawInsert } };
 }
 
 /** Opens the store: a ClickHouse server when `url` is given, else the embedded engine in `embeddedDir`. */
@@ -138,8 +162,9 @@ export async function openAnalyticsClient(options: { url: string | null; embedde
   // Loaded only here: the embedded engine (a 500 MB library) is not mapped by processes that use a server.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const chdb = require('chdb/connection') as ChdbConnectionModule;
-  const client = createClient({ connection: chdb.createChdbConnection({ path: options.embeddedDir }), log: { level: ClickHouseLogLevel.OFF } });
-  return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`);
+  const connection = chdb.createChdbConnection({ path: options.embeddedDir });
+  const client = createClient({ connection, log: { level: ClickHouseLogLevel.OFF } });
+  return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`, (params) => connection.chdb.rawInsert(params));
 }
 
 /** The analytics store did not answer: statistics answer 503, click jobs retry. */

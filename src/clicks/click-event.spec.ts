@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, nextClickSequence, packClicks } from './click-event';
 import { batchToken } from './clicks.repository';
 
@@ -94,5 +95,10 @@ describe('batchToken', () => {
     expect(batchToken(['a', 'b', 'c'])).toBe(batchToken(['c', 'a', 'b']));
     expect(batchToken(['a', 'b'])).not.toBe(batchToken(['a', 'b', 'c']));
     expect(batchToken(['a', 'b'])).not.toBe(batchToken(['a', 'c']));
+  });
+
+  it('is the SHA-256 of the sorted ids, each followed by a comma (stable across versions: a job retried after an upgrade keeps its token)', () => {
+    expect(batchToken(['b', 'a'])).toBe(`clicks:2:${createHash('sha256').update('a,b,').digest('hex')}`);
+    expect(batchToken(['x'])).toBe('clicks:1:' + createHash('sha256').update('x').update(',').digest('hex'));
   });
 });

@@ -10,9 +10,9 @@ import { EncodedBatch } from './insert-coalescer';
  * analytics store skips it (clicks and their views alike).
  */
 export function batchToken(ids: readonly string[]): string {
-  const hash = createHash('sha256');
-  for (const id of [...ids].sort()) hash.update(id).update(',');
-  return `clicks:${ids.length}:${hash.digest('hex')}`;
+  // The digest of every id followed by a comma, hashed in one piece.
+  const digest = createHash('sha256').update(`${[...ids].sort().join(',')},`).digest('hex');
+  return `clicks:${ids.length}:${digest}`;
 }
 
 /** The columns of `clicks` that a click's line holds, in its order. */
