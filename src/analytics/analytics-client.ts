@@ -64,12 +64,12 @@ export class AnalyticsClient {
   /**
    * Inserts `rows` rows encoded by the caller as TabSeparated text (a line per row, `columns` in
    * their order; escape values with `tsvValue`) as one block: no objects and no JSON on the way.
+   * The embedded engine takes the text as UTF-8 bytes (raw insert); a server, streamed over HTTP.
    */
   async insertTabSeparated(table: string, columns: readonly string[], body: string, rows: number, options: InsertOptions = {}): Promise<void> {
     if (rows === 0) return;
     const rawInsert = this.rawInsert;
     if (rawInsert) {
-      // Encoded once, to UTF-8, and handed to the engine as bytes.
       const values = Buffer.from(body, 'utf8');
       await this.send(table, rows, options, (settings) =>
         rawInsert({ table: `${this.database}.${table}`, values, format: 'TabSeparated', columns, settings }),

@@ -14,8 +14,8 @@
  * - `links`: a mirror of each link's statistics attributes, one row per version
  *   (ReplacingMergeTree by `version`); queries read its latest version (FINAL) and join it to the
  *   figures by link id, so an update of a link shows in every statistic.
- * - Since the second statement set: the attributes with few distinct values (domain, channel,
- *   service, tool, application, campaign, tag and the multi-value tags) are LowCardinality, a
+ * - Appended later, on `links`: the attributes with few distinct values (domain, channel,
+ *   service, tool, application, campaign, tag and the multi-value tags) become LowCardinality, a
  *   dictionary per part: range and totals join and group by their dictionary positions rather
  *   than by strings. (ALTER … MODIFY COLUMN: a no-op once done; on a filled table a mutation that
  *   rewrites those columns once, in the background, while reads convert on the fly.) A minmax

@@ -99,6 +99,6 @@ describe('batchToken', () => {
 
   it('is the SHA-256 of the sorted ids, each followed by a comma (stable across versions: a job retried after an upgrade keeps its token)', () => {
     expect(batchToken(['b', 'a'])).toBe(`clicks:2:${createHash('sha256').update('a,b,').digest('hex')}`);
-    expect(batchToken(['x'])).toBe('clicks:1:' + createHash('sha256').update('x').update(',').digest('hex'));
+    expect(batchToken(['x'])).toBe(`clicks:1:${createHash('sha256').update('x').update(',').digest('hex')}`);
   });
 });
