@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+// Types only: the engine itself is loaded by openAnalyticsClient, and only when embedded.
+import type { RawInsertParams, RawInsertSummary } from 'chdb';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
@@ -129,13 +131,7 @@ function seconds(started: bigint): number {
 }
 
 /** chDB's raw insert (`Session.insert` with bytes): a payload in a text format, parsed by the engine. */
-type RawInsert = (params: {
-  table: string;
-  values: Buffer;
-  format: 'TabSeparated';
-  columns: readonly string[];
-  settings: Record<string, string>;
-}) => Promise<unknown>;
+type RawInsert = (params: RawInsertParams) => Promise<RawInsertSummary>;
 
 /** chdb/connection (its typings need a module resolution newer than this project's). */
 interface ChdbConnectionModule {
