@@ -3,12 +3,17 @@
 // the service starts on that folder. Every figure is generated inside the engine (numbers() and
 // cityHash64 with fixed seeds: the same data on every run), and the links are copied from the
 // PostgreSQL bench database through ClickHouse's postgresql() table function, so the mirror holds
-// exactly the links PostgreSQL holds. With BENCH_BASELINE the previous PostgreSQL design's rollup
+// exactly the links PostgreSQL holds, and every click and conversion carries its link's stamp. With BENCH_BASELINE the previous PostgreSQL design's rollup
 // tables are filled from the same click and conversion events (INSERT INTO FUNCTION postgresql()).
 //
 // Usage (from bench/stats.js): node bench/stats-seed.js '<json config>'
 const { openAnalyticsClient } = require('../dist/analytics/analytics-client');
-const { analyticsSchema } = require('../dist/analytics/analytics-schema');
+const { analyticsSchema, LINK_STAMP_COLUMNS } = require('../dist/analytics/analytics-schema');
+
+// Clicks and conversions carry their link's stamp, as ingestion writes them (LinkStamps): the
+// mirror's version and attributes.
+const STAMP_COLUMNS = LINK_STAMP_COLUMNS.map(([name]) => name).join(', ');
+const STAMP_OF = (alias) => LINK_STAMP_COLUMNS.map(([name]) => `${alias}.${name === 'link_version' ? 'version' : name}`).join(', ');
 
 // A uniform double in [0, 1) from a deterministic hash of the arguments.
 const U = (...args) => `(cityHash64(${args.join(', ')}) / 18446744073709551616.0)`;
@@ -83,7 +88,7 @@ async function main() {
       ) AS e`;
     await step(
       `clicks (${clicks} human clicks in ${events} bursts, and bots)`,
-      `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, referrer, user_agent, ip, is_bot)
+      `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, referrer, user_agent, ip, is_bot, ${STAMP_COLUMNS})
        SELECT toUUID({project:String}), b.link_id,
               greatest(l.created_at, toDateTime64(
                 toStartOfHour(l.created_at) + toIntervalHour(
@@ -94,9 +99,10 @@ async function main() {
               if(cityHash64(b.k, j, 8) % 3 = 0, NULL, ${list(REFERRERS)}[1 + cityHash64(b.k, j, 9) % ${REFERRERS.length}]) AS referrer,
               if(j >= b.c, ${list(BOTS)}[1 + cityHash64(b.k, j, 10) % ${BOTS.length}], ${list(BROWSERS)}[1 + cityHash64(b.k, j, 10) % ${BROWSERS.length}]) AS user_agent,
               IPv4NumToString(toUInt32(cityHash64(b.k, intDiv(j, 4), 11) % 4294967296)) AS ip,
-              toUInt8(j >= b.c) AS is_bot
+              toUInt8(j >= b.c) AS is_bot,
+              ${STAMP_OF('l')}
        FROM (${burstSql}) AS b
-       INNER JOIN (SELECT link_id, created_at FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = b.link_id
+       INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = b.link_id
        ARRAY JOIN range(toUInt64(b.c + if(b.bot AND b.c > 0, 1 + intDiv(b.c, 5), 0))) AS j
        ${settings}`,
       { project: projectId, end: endHour },
@@ -109,19 +115,21 @@ async function main() {
     // events at random milliseconds of that hour.
     await step(
       'conversions',
-      `INSERT INTO ${db}.conversions (project_id, link_id, converted_at, conversion_id, type, value)
-       SELECT project_id, link_id, toDateTime64(hour, 3, 'UTC') + toIntervalMillisecond(cityHash64(link_id, hour, v.1, j, 12) % 3600000),
-              generateUUIDv4(cityHash64(link_id, hour, v.1, j)), v.1, v.3
+      `INSERT INTO ${db}.conversions (project_id, link_id, converted_at, conversion_id, type, value, ${STAMP_COLUMNS})
+       SELECT c.project_id, c.link_id, toDateTime64(hour, 3, 'UTC') + toIntervalMillisecond(cityHash64(c.link_id, hour, v.1, j, 12) % 3600000),
+              generateUUIDv4(cityHash64(c.link_id, hour, v.1, j)), v.1, v.3, ${STAMP_OF('l')}
        FROM (
          SELECT project_id, link_id, toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS n, ${U('link_id', 'toUnixTimestamp(hour)', 13)} AS r
          FROM ${db}.clicks GROUP BY project_id, link_id, hour HAVING n > 0
-       )
+       ) AS c
+       INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = c.link_id
        ARRAY JOIN [('pageview', greatest(1, intDiv(n, 2)), 0, r < 0.10),
                    ('goal_1', 1, 500 + toUInt64(floor(r * 100000)) % 4500, r < 0.03),
                    ('goal_2', 1, 0, r < 0.01)] AS v
        ARRAY JOIN range(toUInt64(v.2)) AS j
        WHERE v.4
        ${settings}`,
+      { project: projectId },
     );
 
     if (optimize) {

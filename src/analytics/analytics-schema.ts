@@ -96,5 +96,69 @@ export function analyticsSchema(db: string): string[] {
          ...['tag_2', 'tag_3', 'tag_4', 'tag_5'].map((c) => `MODIFY COLUMN ${c} Array(LowCardinality(String))`),
        ].join(',\n       ')}`,
     `ALTER TABLE ${db}.links ADD INDEX IF NOT EXISTS shared_at_minmax shared_at TYPE minmax GRANULARITY 1`,
+    // Stamped events: each click and conversion carries its link's attributes as they were when it
+    // was stored (LINK_STAMP_COLUMNS), so range and totals group and filter events without a join.
+    ...['clicks', 'conversions'].map(
+      (table) => `ALTER TABLE ${db}.${table}
+       ${LINK_STAMP_COLUMNS.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${name} ${type}`).join(',\n       ')}`,
+    ),
+    `ALTER TABLE ${db}.clicks ADD PROJECTION IF NOT EXISTS stamped_hourly (
+       SELECT ${STAMPED_HOURLY_KEYS}, countIf(is_bot = 0), countIf(is_bot = 1), max(shared_at)
+       GROUP BY ${STAMPED_HOURLY_KEYS}
+     )`,
+    `ALTER TABLE ${db}.clicks ADD PROJECTION IF NOT EXISTS stamped_totals (
+       SELECT ${STAMPED_TOTALS_KEYS}, countIf(is_bot = 0), countIf(is_bot = 1), max(shared_at)
+       GROUP BY ${STAMPED_TOTALS_KEYS}
+     )`,
+    // The stamped projections serve every read the first two did (a group by link is a group of theirs).
+    `ALTER TABLE ${db}.clicks DROP PROJECTION IF EXISTS hourly`,
+    `ALTER TABLE ${db}.clicks DROP PROJECTION IF EXISTS totals`,
+    // The links whose mirror holds a version other than the one they were created with, and that
+    // version: events stamped with another version of these links are regrouped by their link's
+    // latest attributes at query time. Written before the new version of `links` (a crash between
+    // the two leaves events of the old version regrouped by the old attributes: the same figures).
+    `CREATE TABLE IF NOT EXISTS ${db}.link_updates (
+       project_id UUID,
+       link_id UInt64,
+       version UInt64
+     ) ENGINE = ReplacingMergeTree(version)
+     ORDER BY (project_id, link_id)`,
   ];
 }
+
+/**
+ * The link attributes every click and conversion is stamped with (name, type), in their order in a
+ * stamp: the `links` version they come from (0: not stamped), then the attributes statistics group
+ * and filter by, typed as in `links`. Per-link values that group one link apiece (svc_id,
+ * original_url, service_postid) are left out: statistics by them join `links`.
+ */
+export const LINK_STAMP_COLUMNS: readonly (readonly [string, string])[] = [
+  ['link_version', 'UInt64'],
+  ['domain', 'LowCardinality(String)'],
+  ['channel', 'LowCardinality(Nullable(String))'],
+  ['service', 'LowCardinality(Nullable(String))'],
+  ['tool', 'LowCardinality(String)'],
+  ['application', 'LowCardinality(String)'],
+  ['campaign', 'LowCardinality(Nullable(String))'],
+  ['tag', 'LowCardinality(Nullable(String))'],
+  ['tag_2', 'Array(LowCardinality(String))'],
+  ['tag_3', 'Array(LowCardinality(String))'],
+  ['tag_4', 'Array(LowCardinality(String))'],
+  ['tag_5', 'Array(LowCardinality(String))'],
+  ['parent', 'Nullable(String)'],
+  ['sharer_id', 'Nullable(String)'],
+  ['username', 'Nullable(String)'],
+  ['service_userid', 'Nullable(String)'],
+  ['user_id', 'Nullable(String)'],
+  ['shared_at', "DateTime64(3, 'UTC')"],
+];
+
+/** The attribute columns of a stamp (LINK_STAMP_COLUMNS without the version). */
+export const STAMPED_ATTRIBUTES = LINK_STAMP_COLUMNS.slice(1).map(([name]) => name);
+
+/** Range's rollup: per (project, hour, link, version) with its attributes; range reads the period's hours. */
+const STAMPED_HOURLY_KEYS = ['project_id', 'toStartOfHour(clicked_at)', 'link_id', 'link_version', ...STAMPED_ATTRIBUTES].join(', ');
+/** Totals' rollup: per (project, shared time, link, version), all time; totals reads the links shared in the period. */
+const STAMPED_TOTALS_KEYS = ['project_id', 'shared_at', 'link_id', 'link_version', ...STAMPED_ATTRIBUTES.filter((c) => c !== 'shared_at')].join(
+  ', ',
+);

@@ -10,6 +10,7 @@ import {
 import { AnalyticsMetrics } from './analytics-metrics';
 import { analyticsSchema } from './analytics-schema';
 import { LinkMirror } from './link-mirror';
+import { LinkStamps } from './link-stamps';
 
 /** Closes the store when the application stops (after the click buffer's last flush was ingested). */
 @Injectable()
@@ -70,7 +71,8 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
     },
     AnalyticsLifecycle,
     LinkMirror,
+    LinkStamps,
   ],
-  exports: [AnalyticsClient, LinkMirror],
+  exports: [AnalyticsClient, LinkMirror, LinkStamps],
 })
 export class AnalyticsModule {}

@@ -5,7 +5,9 @@ import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
+import { insertConversionEvents } from './conversion-events';
 import { LinkMirror } from './link-mirror';
+import { LinkStamps } from './link-stamps';
 
 export type BackfillStep = 'links' | 'clicks' | 'conversions';
 
@@ -33,6 +35,7 @@ export class BackfillService {
     @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
     private readonly mirror: LinkMirror,
     private readonly clicks: ClicksService,
+    private readonly stamps: LinkStamps,
   ) {}
 
   async run(onProgress: (progress: BackfillProgress) => void): Promise<Record<BackfillStep, number>> {
@@ -117,17 +120,18 @@ export class BackfillService {
       ).map((r) => r.id),
     );
     const missing = rows.filter((r) => !stored.has(r.id));
-    await this.analytics.insert(
-      'conversions',
+    await insertConversionEvents(
+      this.analytics,
+      this.stamps,
       missing.map((r) => ({
         project_id: r.project_id,
         link_id: r.link_id,
-        converted_at: chTime(new Date(r.converted_at)),
+        converted_at: new Date(r.converted_at),
         conversion_id: r.id,
         type: r.type,
         value: Number(r.value),
       })),
-      { token: `backfill:conversions:${missing[0]?.id}:${missing.length}` },
+      `backfill:conversions:${missing[0]?.id}:${missing.length}`,
     );
     return { cursor: rows[rows.length - 1].id, rows: rows.length };
   }

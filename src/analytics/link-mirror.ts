@@ -2,9 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
 
+/** A link's row of `links`, with its creation time in ms (not a column: tells an update from a creation). */
+type MirrorRow = Record<string, unknown> & { version: number; createdAtMs: number };
+
 /** A link's statistics attributes as the `links` table of the analytics store holds them. */
-export function mirrorRow(link: LinkEntity, version?: number): Record<string, unknown> {
+export function mirrorRow(link: LinkEntity, version?: number): MirrorRow {
   return {
+    createdAtMs: link.createdAt.getTime(),
     project_id: link.projectId,
     link_id: link.id,
     // Each version replaces the ones before it (ReplacingMergeTree): the row's update time in µs.
@@ -41,8 +45,21 @@ export function mirrorRow(link: LinkEntity, version?: number): Record<string, un
 export class LinkMirror {
   constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
 
-  /** Inserts each link's attributes as a new version (`version`: above every earlier one, for a repair). */
+  /**
+   * Inserts each link's attributes as a new version (`version`: above every earlier one, for a
+   * repair). A version other than the one a link is created with (an update, a repair) is first
+   * recorded in `link_updates`: events stamped with another version of that link are then regrouped
+   * by its latest attributes (StatsRepository).
+   */
   async mirror(links: LinkEntity[], version?: number): Promise<void> {
-    await this.analytics.insert('links', links.map((link) => mirrorRow(link, version)));
+    const rows = links.map((link) => mirrorRow(link, version));
+    const updates = rows
+      .filter((row) => row.version !== (row.createdAtMs as number) * 1000)
+      .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
+    await this.analytics.insert('link_updates', updates);
+    await this.analytics.insert(
+      'links',
+      rows.map(({ createdAtMs: _createdAtMs, ...row }) => row),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
+import { LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { ClickColumns } from './click-event';
 import { EncodedBatch } from './insert-coalescer';
 
@@ -15,8 +16,18 @@ export function batchToken(ids: readonly string[]): string {
   return `clicks:${ids.length}:${digest}`;
 }
 
-/** The columns of `clicks` that a click's line holds, in its order. */
-const CLICK_COLUMNS = ['project_id', 'link_id', 'clicked_at', 'click_id', 'referrer', 'user_agent', 'ip', 'is_bot'];
+/** The columns of `clicks` that a click's line holds, in its order: the click, then its link's stamp. */
+const CLICK_COLUMNS = [
+  'project_id',
+  'link_id',
+  'clicked_at',
+  'click_id',
+  'referrer',
+  'user_agent',
+  'ip',
+  'is_bot',
+  ...LINK_STAMP_COLUMNS.map(([name]) => name),
+];
 
 /** Raw clicks in the analytics store (its `clicks` table, whose projections hold the rollups). */
 @Injectable()
@@ -24,10 +35,11 @@ export class ClicksRepository {
   constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
 
   /**
-   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each;
-   * the batch's projects, referrers, user agents and IPs are each escaped once.
+   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each,
+   * ending with the stamp of the click's link (`stamps`, by link id: LinkStamps); the batch's
+   * projects, referrers, user agents and IPs are each escaped once.
    */
-  encode(batch: ClickColumns, indexes: readonly number[]): EncodedBatch {
+  encode(batch: ClickColumns, indexes: readonly number[], stamps: ReadonlyMap<string, string>): EncodedBatch {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
@@ -40,7 +52,8 @@ export class ClicksRepository {
       ids.push(batch.ids[i]);
       text +=
         `${projects[batch.project[i]]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
-        `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\n`;
+        `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\t` +
+        `${stamps.get(batch.links[i])}\n`;
     }
     return { ids, text };
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LinkStamps } from '../analytics/link-stamps';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
 import { ClicksRepository } from './clicks.repository';
 import { InsertCoalescer } from './insert-coalescer';
@@ -11,7 +12,10 @@ export class ClicksService {
   /** Live batches, inserted together under load (one block a few times a second). */
   private readonly live: InsertCoalescer;
 
-  constructor(private readonly repository: ClicksRepository) {
+  constructor(
+    private readonly repository: ClicksRepository,
+    private readonly stamps: LinkStamps,
+  ) {
     this.live = new InsertCoalescer((batches) => this.repository.insert(batches));
   }
 
@@ -34,12 +38,14 @@ export class ClicksService {
     // Live batches carry their process's sequence numbers (node + seq): only the same batch again
     // can hold their clicks. Any other batch may overlap stored ones.
     const sequenced = 'v' in packed && packed.v === 3 && packed.seq !== undefined;
+    // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a join.
+    const stamps = await this.stamps.of(batch.projects, batch.links);
     if (options.resent || !sequenced) {
       const stored = await this.repository.storedIds(batch);
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
-      if (indexes.length > 0) await this.repository.insert([this.repository.encode(batch, indexes)]);
+      if (indexes.length > 0) await this.repository.insert([this.repository.encode(batch, indexes, stamps)]);
     } else {
-      await this.live.add(this.repository.encode(batch, indexes));
+      await this.live.add(this.repository.encode(batch, indexes, stamps));
     }
     let newest = -Infinity;
     for (const at of batch.at) if (at > newest) newest = at;

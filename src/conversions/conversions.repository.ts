@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AnalyticsClient, chTime } from '../analytics/analytics-client';
+import { insertConversionEvents } from '../analytics/conversion-events';
+import { LinkStamps } from '../analytics/link-stamps';
 
 /** A conversion row as stored (snake_case from SQL). */
 export interface ConversionRow {
@@ -49,6 +51,7 @@ export class ConversionsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    @Inject(LinkStamps) private readonly stamps: LinkStamps,
   ) {}
 
   /**
@@ -79,19 +82,20 @@ export class ConversionsRepository {
    * deduplication token: the same conversion sent twice is stored once.
    */
   async addEvent(row: ConversionRow): Promise<void> {
-    await this.analytics.insert(
-      'conversions',
+    await insertConversionEvents(
+      this.analytics,
+      this.stamps,
       [
         {
           project_id: row.project_id,
-          link_id: row.link_id,
-          converted_at: chTime(new Date(row.converted_at)),
+          link_id: String(row.link_id),
+          converted_at: new Date(row.converted_at),
           conversion_id: row.id,
           type: row.type,
           value: Number(row.value),
         },
       ],
-      { token: `conversion:${row.id}` },
+      `conversion:${row.id}`,
     );
   }
 

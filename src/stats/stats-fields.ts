@@ -43,6 +43,17 @@ export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
   shared_at_hour_of_week: 167,
 };
 
+/**
+ * Link fields whose values every click and conversion carries in its stamp (LINK_STAMP_COLUMNS, under
+ * the same column names as in `links`): every link field but those that are one link's own
+ * (svc_id, original_url, service_postid), the shared_at fields and the multi-value tags.
+ */
+const UNSTAMPED_LINK_FIELDS: readonly string[] = ['svc_id', 'original_url', 'service_postid'];
+
+export function isStampedField(name: string): boolean {
+  return (isLinkField(name) && !UNSTAMPED_LINK_FIELDS.includes(name)) || isSharedAtField(name) || isMultiTagField(name);
+}
+
 export function isLinkField(name: string): name is LinkField {
   return name in LINK_FIELDS;
 }

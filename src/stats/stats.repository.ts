@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AnalyticsClient, Params, chTime, fromChTime } from '../analytics/analytics-client';
 import { GOALS } from './conversions-object';
-import { FilterField, filterConditions, groupExpression, isMultiTagField } from './stats-fields';
+import { FilterField, filterConditions, groupExpression, isMultiTagField, isStampedField } from './stats-fields';
 import { Interval } from './stats-params';
 import { StatsQuery } from './stats-query';
 
@@ -39,6 +39,16 @@ export interface IntervalConversionRow {
 export interface ProjectScope {
   ids: string[];
   keys: string[];
+}
+
+/**
+ * What the rows of one range or totals request are made from: the tool keys of its tool filter, and
+ * whether its events are grouped by their stamps (`stamped`; with `updated` when the projects have
+ * links whose latest version is not the one they were created with) or joined to `links`.
+ */
+interface RowsContext {
+  toolKeys: string[];
+  stamped: { updated: boolean } | null;
 }
 
 /** How the rows are grouped: the group (g) and pivot (p) expressions, each expanded when multi-valued. */
@@ -240,21 +250,24 @@ export class StatsRepository {
    * are sorted and paged by ClickHouse; the page's pivots come from a second statement.
    */
   async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
-    const toolKeys = await this.toolKeys(scope.ids, query.filters);
+    const context: RowsContext = {
+      toolKeys: await this.toolKeys(scope.ids, query.filters),
+      stamped: this.readsStamps(query) ? { updated: await this.hasLinkUpdates(scope.ids) } : null,
+    };
     const figures = figureSums(query.withConversions);
     if (!query.groupBy) {
       const binder = new Binder();
-      const rows = this.rowsSql(query, scope, toolKeys, binder, { group: null, pivot: null });
+      const rows = this.rowsSql(query, scope, context, binder, { group: null, pivot: null });
       const [totals] = await this.analytics.query<Record<string, unknown>>(`SELECT ${figures} FROM (${rows})`, binder.params);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
     const multiGroup = isMultiTagField(query.groupBy);
     if (query.pivot && !multiGroup && !isMultiTagField(query.pivot)) {
-      const fused = await this.groupsWithPivots(query, scope, toolKeys);
+      const fused = await this.groupsWithPivots(query, scope, context);
       if (fused) return fused;
     }
     const binder = new Binder();
-    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: null });
+    const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: null });
     const columns = figureColumns(query.withConversions);
     // Totals are the sum of the groups, unless a link counts in several groups (multi-value tags).
     const totalsOver = multiGroup ? '' : `, ${columns.map((c) => `sum(${c}) OVER () AS t_${c}`).join(', ')}`;
@@ -275,7 +288,7 @@ export class StatsRepository {
     if (multiGroup) {
       const plain = new Binder();
       const [row] = await this.analytics.query<Record<string, unknown>>(
-        `SELECT ${figures} FROM (${this.rowsSql(query, scope, toolKeys, plain, { group: null, pivot: null })})`,
+        `SELECT ${figures} FROM (${this.rowsSql(query, scope, context, plain, { group: null, pivot: null })})`,
         plain.params,
       );
       totals = readFigures(row);
@@ -284,7 +297,7 @@ export class StatsRepository {
     }
     const page = groups.filter((row) => Number(row.ord) > query.offset && Number(row.ord) <= query.offset + query.perPage);
     const groupRows = page.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
-    const pivots = query.pivot ? await this.pivots(query, scope, toolKeys, groupRows) : [];
+    const pivots = query.pivot ? await this.pivots(query, scope, context, groupRows) : [];
     return { totals, totalResults: first ? Number(first.total_results) : 0, groups: groupRows, pivots };
   }
 
@@ -298,10 +311,10 @@ export class StatsRepository {
   private async groupsWithPivots(
     query: StatsQuery,
     scope: ProjectScope,
-    toolKeys: string[],
+    context: RowsContext,
   ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] } | null> {
     const binder = new Binder();
-    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: query.pivot });
+    const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: query.pivot });
     const columns = [...figureColumns(query.withConversions), 'last_shared'];
     const groupSums = columns.map((c) => `${c === 'last_shared' ? 'max' : 'sum'}(${c}) OVER (PARTITION BY g) AS G_${c}`).join(', ');
     const totalSums = figureColumns(query.withConversions).map((c) => `sum(${c}) OVER () AS T_${c}`).join(', ');
@@ -334,7 +347,7 @@ export class StatsRepository {
       totals: readFigures(found[0], 'T_'),
       totalResults: Number(found[0].total_results),
       groups,
-      pivots: await this.completePivots(query, scope, toolKeys, groups, found.map(pivotOf)),
+      pivots: await this.completePivots(query, scope, context, groups, found.map(pivotOf)),
     };
   }
 
@@ -342,10 +355,10 @@ export class StatsRepository {
    * The pivots of the page's groups, in each group sorted by pivot_sort_type; with_zeros adds every
    * pivot value of the whole result (not only of this page) to every group.
    */
-  private async pivots(query: StatsQuery, scope: ProjectScope, toolKeys: string[], groups: GroupRow[]): Promise<PivotRow[]> {
+  private async pivots(query: StatsQuery, scope: ProjectScope, context: RowsContext, groups: GroupRow[]): Promise<PivotRow[]> {
     if (groups.length === 0) return [];
     const binder = new Binder();
-    const rows = this.rowsSql(query, scope, toolKeys, binder, { group: query.groupBy, pivot: query.pivot });
+    const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: query.pivot });
     const keys = binder.bind(
       groups.map((g) => keyOf(g.value)),
       'Array(String)',
@@ -357,18 +370,18 @@ export class StatsRepository {
        GROUP BY g, p`,
       binder.params,
     );
-    return this.completePivots(query, scope, toolKeys, groups, found.map(pivotOf));
+    return this.completePivots(query, scope, context, groups, found.map(pivotOf));
   }
 
   /** The pivots found, with the zero pivots of with_zeros, in each group sorted by pivot_sort_type. */
   private async completePivots(
     query: StatsQuery,
     scope: ProjectScope,
-    toolKeys: string[],
+    context: RowsContext,
     groups: GroupRow[],
     found: SortablePivot[],
   ): Promise<PivotRow[]> {
-    const pivots = query.withZeros ? [...found, ...(await this.zeroPivots(query, scope, toolKeys, groups, found))] : found;
+    const pivots = query.withZeros ? [...found, ...(await this.zeroPivots(query, scope, context, groups, found))] : found;
     pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
     return pivots.map(({ lastShared: _lastShared, ...row }) => row);
   }
@@ -377,13 +390,13 @@ export class StatsRepository {
   private async zeroPivots(
     query: StatsQuery,
     scope: ProjectScope,
-    toolKeys: string[],
+    context: RowsContext,
     groups: GroupRow[],
     pivots: PivotRow[],
   ): Promise<SortablePivot[]> {
     const binder = new Binder();
     const values = await this.analytics.query<{ p: unknown }>(
-      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, toolKeys, binder, { group: null, pivot: query.pivot })})`,
+      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})`,
       binder.params,
     );
     const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
@@ -423,6 +436,30 @@ export class StatsRepository {
     return row ? { name: row.name, description: row.description } : null;
   }
 
+  /**
+   * Whether a range or totals request groups events by their stamps: when every field it groups,
+   * pivots or filters by is stamped (LINK_STAMP_COLUMNS; a multi-value tag only as a filter).
+   * `useStamps` off joins every event to `links` instead (the tests compare both ways).
+   */
+  useStamps = true;
+
+  private readsStamps(query: StatsQuery): boolean {
+    if (!this.useStamps) return false;
+    const grouped: string[] = [];
+    for (const field of [query.groupBy, query.pivot]) if (field) grouped.push(field);
+    if (grouped.some((field) => isMultiTagField(field))) return false;
+    return [...grouped, ...Object.keys(query.filters)].every((field) => field === 'project' || isStampedField(field));
+  }
+
+  /** Whether the projects have a link updated since its creation (a version in `link_updates`). */
+  private async hasLinkUpdates(projectIds: string[]): Promise<boolean> {
+    const rows = await this.analytics.query<{ found: number }>(
+      `SELECT 1 AS found FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)} LIMIT 1`,
+      { projects: projectIds },
+    );
+    return rows.length > 0;
+  }
+
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
   private async toolKeys(projectIds: string[], filters: Partial<Record<FilterField, string>>): Promise<string[]> {
     if (filters.tool === undefined) return [];
@@ -438,7 +475,7 @@ export class StatsRepository {
    * `shared` is 1 on the one row per link that counts it as a share. A multi-value tag group or
    * pivot gives a row per value (one with null when the link has none).
    */
-  private rowsSql(query: StatsQuery, scope: ProjectScope, toolKeys: string[], binder: Binder, grouping: Grouping): string {
+  private rowsSql(query: StatsQuery, scope: ProjectScope, context: RowsContext, binder: Binder, grouping: Grouping): string {
     const bind = binder.bind;
     const projects = bind(scope.ids, 'Array(UUID)');
     if (query.groupBy === 'project' || query.pivot === 'project') {
@@ -448,7 +485,7 @@ export class StatsRepository {
     const start = query.start ? bind(chTime(query.start), "DateTime64(3, 'UTC')") : null;
     const end = query.end ? bind(chTime(query.end), "DateTime64(3, 'UTC')") : null;
     const inPeriod = (column: string): string => [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
-    const conditions = filterConditions(query.filters, bind, toolKeys);
+    const conditions = filterConditions(query.filters, bind, context.toolKeys);
     const where = conditions.map((c) => ` AND ${c}`).join('');
     const value = (field: string | null, name: 'g' | 'p'): string => {
       if (field === null) return `NULL AS ${name}`;
@@ -466,6 +503,58 @@ export class StatsRepository {
     const conversionsOf = (alias: string): string =>
       query.withConversions ? `, ${['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])].map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
     const clicks = countOf(query.withBots);
+    if (context.stamped) {
+      const grouped = `${value(grouping.group, 'g')}, ${value(grouping.pivot, 'p')}`;
+      const conversionNames = query.withConversions ? `, pageviews, ${GOALS.map((n) => `g${n}c, g${n}v`).join(', ')}` : '';
+      const conversionSums = query.withConversions
+        ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`
+        : '';
+      // Fresh events: stamped with their link's latest version (the version of `link_updates`, or
+      // the creation's for a link never updated), so grouped and filtered by their stamps.
+      const updates = `SELECT link_id, version FROM ${this.db}.link_updates FINAL WHERE project_id IN ${projects}`;
+      const fresh = context.stamped.updated
+        ? `link_version != 0 AND (link_id NOT IN (SELECT link_id FROM (${updates})) OR (link_id, link_version) IN (${updates}))`
+        : 'link_version != 0';
+      // Range: the events of the period. Totals: all the events of the links shared in the period,
+      // by the shared time in the stamp (a fresh stamp's is the link's).
+      const range = query.kind === 'range';
+      const freshClicks = `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at FROM (
+          SELECT ${grouped}, ${clicks} AS clicks, max(shared_at) AS last FROM ${this.db}.clicks
+          WHERE project_id IN ${projects} AND ${inPeriod(range ? 'toStartOfHour(clicked_at)' : 'shared_at')} AND ${fresh}${where}
+          GROUP BY g, p)`;
+      const freshConversions = query.withConversions
+        ? `UNION ALL
+           SELECT g, p, 0 AS clicks, toUInt64(0) AS shared${conversionNames}, last AS shared_at FROM (
+             SELECT ${grouped}${conversionColumns}, max(shared_at) AS last FROM ${this.db}.conversions
+             WHERE project_id IN ${projects} AND ${inPeriod(range ? 'converted_at' : 'shared_at')} AND ${fresh}${where}
+             GROUP BY g, p)`
+        : '';
+      // The other events (not stamped, or stamped with an earlier version of an updated link): each
+      // link's, joined to its latest attributes (`links`, which for totals holds the links shared
+      // in the period).
+      const staleConversions = query.withConversions
+        ? `UNION ALL
+           SELECT link_id, 0 AS clicks${conversionColumns} FROM ${this.db}.conversions
+           WHERE project_id IN ${projects} AND ${range ? inPeriod('converted_at') : '1'} AND NOT (${fresh}) GROUP BY link_id`
+        : '';
+      const staleActivity = `SELECT link_id, sum(clicks) AS clicks${conversionSums} FROM (
+          SELECT link_id, ${clicks} AS clicks${noConversions} FROM ${this.db}.clicks
+          WHERE project_id IN ${projects} AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${fresh}) GROUP BY link_id
+          ${staleConversions})
+        GROUP BY link_id`;
+      // Every link shared in the period, as share counts per (g, p).
+      const shares = `SELECT g, p, 0 AS clicks, shared${noConversions}, last AS shared_at FROM (
+          SELECT ${grouped}, count() AS shared, max(shared_at) AS last FROM ${this.db}.links FINAL
+          WHERE project_id IN ${projects} AND ${inPeriod('shared_at')}${where}
+          GROUP BY g, p)`;
+      return `${freshClicks}
+        ${freshConversions}
+        UNION ALL
+        SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt64(0) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
+        FROM (${staleActivity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.link_id
+        UNION ALL
+        ${shares}`;
+    }
     if (query.kind === 'range') {
       // Each link's activity in the period (clicks, and conversions a column per type) joined to its
       // attributes, and a share row for each link shared in the period: a link is in the rows when it

@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AnalyticsClient } from './analytics-client';
+import { LINK_STAMP_COLUMNS, STAMPED_ATTRIBUTES } from './analytics-schema';
+
+/** How long a link's stamp is reused before it is read again (a stamp of an older version is still right: see below). */
+export const STAMP_TTL_MS = 60_000;
+/** Links whose stamps a process keeps at most (the least recently read are dropped first). */
+export const STAMP_CACHE_SIZE = 100_000;
+
+/** The stamp of a link the mirror does not hold (a link made before the mirror): version 0, empty attributes. */
+export const UNSTAMPED = LINK_STAMP_COLUMNS.map(([, type]) => emptyValue(type)).join('\t');
+
+function emptyValue(type: string): string {
+  if (type.startsWith('UInt')) return '0';
+  if (type.includes('Nullable')) return '\\N';
+  if (type.startsWith('Array')) return '[]';
+  if (type.startsWith('DateTime64')) return '1970-01-01 00:00:00.000';
+  return '';
+}
+
+/**
+ * The stamps events are stored with: a link's version in the mirror (`links`) and its attributes at
+ * that version (LINK_STAMP_COLUMNS), as TabSeparated fields written by the engine itself
+ * (formatRowNoNewline), so a stamp is exactly what `links` holds. A stamp is right whatever version
+ * it carries: statistics group an event by its stamp only while the stamp's version is its link's
+ * latest (`link_updates`), and by the link's latest attributes otherwise. So stamps are kept for a
+ * minute per process, and an update shows at once in every statistic all the same.
+ */
+@Injectable()
+export class LinkStamps {
+  private readonly cache = new Map<string, { stamp: string; at: number }>();
+
+  constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
+
+  /** The stamp of each link (by id) of the projects: one read of `links` for those not kept. */
+  async of(projects: readonly string[], links: Iterable<string>): Promise<Map<string, string>> {
+    const now = Date.now();
+    const stamps = new Map<string, string>();
+    const missing: string[] = [];
+    for (const link of links) {
+      if (stamps.has(link)) continue;
+      const kept = this.cache.get(link);
+      if (kept && now - kept.at < STAMP_TTL_MS) stamps.set(link, kept.stamp);
+      else {
+        stamps.set(link, UNSTAMPED);
+        missing.push(link);
+      }
+    }
+    if (missing.length === 0) return stamps;
+    const rows = await this.analytics.query<{ id: string; stamp: string }>(
+      `SELECT toString(link_id) AS id, formatRowNoNewline('TabSeparated', version, ${STAMPED_ATTRIBUTES.join(', ')}) AS stamp
+       FROM ${this.analytics.database}.links FINAL
+       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}`,
+      { projects, links: missing },
+    );
+    for (const row of rows) stamps.set(row.id, row.stamp);
+    for (const link of missing) this.keep(link, stamps.get(link)!, now);
+    return stamps;
+  }
+
+  private keep(link: string, stamp: string, at: number): void {
+    this.cache.delete(link);
+    this.cache.set(link, { stamp, at });
+    if (this.cache.size > STAMP_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+  }
+}
