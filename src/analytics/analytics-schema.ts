@@ -23,6 +23,17 @@
  *   shared outside the period (links are sorted by id, which grows with their creation); parts
  *   written before the index was added gain it when they are merged.
  *
+ * - Appended later, stamped events: every click and conversion carries its link's stamp
+ *   (LINK_STAMP_COLUMNS: the `links` version it was read from and the attributes statistics group
+ *   and filter by, written by the same insert as the event). Two aggregate projections of clicks
+ *   over the stamps replace `hourly` and `totals`: `stamped_hourly` (project, hour, link, version,
+ *   attributes), which range and range intervals read for the period's hours, and `stamped_totals`
+ *   (project, shared time, link, version, attributes), which totals reads for the links shared in
+ *   the period; both count humans and bots and keep the latest shared time, so range and totals
+ *   group them by any stamped attribute without joining `links`. `link_updates` lists the links
+ *   whose latest version is not their creation's (an update): an event stamped with another
+ *   version of such a link is grouped by the link's latest attributes instead (StatsRepository).
+ *
  * Inserts into clicks and conversions carry a deduplication token (their job's clicks, the
  * conversion's id): within the last 10,000 inserts, the same token is skipped.
  */

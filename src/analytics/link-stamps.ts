@@ -51,7 +51,7 @@ export class LinkStamps {
       `SELECT toString(link_id) AS id, formatRowNoNewline('TabSeparated', version, ${STAMPED_ATTRIBUTES.join(', ')}) AS stamp
        FROM ${this.analytics.database}.links FINAL
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}`,
-      { projects, links: missing },
+      { projects, links: missing.map(Number) },
     );
     for (const row of rows) stamps.set(row.id, row.stamp);
     for (const link of missing) this.keep(link, stamps.get(link)!, now);

@@ -382,8 +382,9 @@ describe('ClickHouse server transport', () => {
       const outcome: Record<string, string> = {};
       for (const statement of analyticsSchema(schemaDb)) {
         const created = /^CREATE (?:DATABASE|TABLE|MATERIALIZED VIEW) IF NOT EXISTS (\S+)/.exec(statement)?.[1];
-        const altered = /^ALTER TABLE (\S+)\s+(\w+)/.exec(statement);
-        const name = created ?? (altered ? `ALTER ${altered[1]} ${altered[2]}` : statement);
+        // An ALTER by its table, its first action and what that names: `ALTER clicks ADD COLUMN link_version`.
+        const altered = /^ALTER TABLE (\S+)\s+(\w+) (\w+)(?: IF(?: NOT)? EXISTS)? (\w+)/.exec(statement);
+        const name = created ?? (altered ? `ALTER ${altered.slice(1).join(' ')}` : statement);
         try {
           await store.command(rewrite(statement));
           outcome[name.replace(`${schemaDb}.`, '')] = 'ok';
@@ -394,6 +395,16 @@ describe('ClickHouse server transport', () => {
       }
       return outcome;
     }
+
+    /** The stamped events' statements on 18.16: syntax (ADD COLUMN IF NOT EXISTS and projections are newer). */
+    const STAMPS_ON_18_16 = {
+      'ALTER clicks ADD COLUMN link_version': 'code 62',
+      'ALTER conversions ADD COLUMN link_version': 'code 62',
+      'ALTER clicks ADD PROJECTION stamped_hourly': 'code 62',
+      'ALTER clicks ADD PROJECTION stamped_totals': 'code 62',
+      'ALTER clicks DROP PROJECTION hourly': 'code 62',
+      'ALTER clicks DROP PROJECTION totals': 'code 62',
+    };
 
     const insertRow = {
       project_id: '00000000-0000-4000-8000-000000000001',
@@ -420,8 +431,15 @@ describe('ClickHouse server transport', () => {
           clicks: 'ok',
           conversions: 'ok',
           links: 'ok',
-          'ALTER links MODIFY': 'ok',
-          'ALTER links ADD': 'ok',
+          'ALTER links MODIFY COLUMN domain': 'ok',
+          'ALTER links ADD INDEX shared_at_minmax': 'ok',
+          'ALTER clicks ADD COLUMN link_version': 'ok',
+          'ALTER conversions ADD COLUMN link_version': 'ok',
+          'ALTER clicks ADD PROJECTION stamped_hourly': 'ok',
+          'ALTER clicks ADD PROJECTION stamped_totals': 'ok',
+          'ALTER clicks DROP PROJECTION hourly': 'ok',
+          'ALTER clicks DROP PROJECTION totals': 'ok',
+          link_updates: 'ok',
         });
         expect(parameterised).toEqual([{ s: `it's` }]);
         await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
@@ -436,8 +454,10 @@ describe('ClickHouse server transport', () => {
         clicks: 'code 62', // syntax: its projections (hourly, totals) are newer than 18.16
         conversions: 'code 50', // Unknown data type family: DateTime64
         links: 'code 50',
-        'ALTER links MODIFY': 'code 60', // Table doesn't exist: links was refused
-        'ALTER links ADD': 'code 62', // syntax: ADD INDEX IF NOT EXISTS is newer than 18.16
+        'ALTER links MODIFY COLUMN domain': 'code 60', // Table doesn't exist: links was refused
+        'ALTER links ADD INDEX shared_at_minmax': 'code 62', // syntax: ADD INDEX IF NOT EXISTS is newer than 18.16
+        ...STAMPS_ON_18_16,
+        link_updates: 'ok',
       });
       // Without projections, DateTime64 and the dedup window, the tables are made but one:
       // conversions' LowCardinality is experimental on 18.16 (allow_experimental_low_cardinality_type)
@@ -452,8 +472,10 @@ describe('ClickHouse server transport', () => {
         clicks: 'ok',
         conversions: 'code 44',
         links: 'ok',
-        'ALTER links MODIFY': 'ok', // the experimental-type check guards CREATE, not ALTER
-        'ALTER links ADD': 'code 62',
+        'ALTER links MODIFY COLUMN domain': 'ok', // the experimental-type check guards CREATE, not ALTER
+        'ALTER links ADD INDEX shared_at_minmax': 'code 62',
+        ...STAMPS_ON_18_16,
+        link_updates: 'ok',
       });
       // Every statistics query binds {name:Type} parameters: 18.16 takes param_s for a setting.
       expect(parameterised).not.toBeInstanceOf(AnalyticsUnavailableError);

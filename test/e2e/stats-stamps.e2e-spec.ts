@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { insertConversionEvents } from '../../src/analytics/conversion-events';
+import { LinkStamps, UNSTAMPED } from '../../src/analytics/link-stamps';
+import { ClickEvent } from '../../src/clicks/click-event';
+import { ClicksRepository } from '../../src/clicks/clicks.repository';
+import { ClicksService } from '../../src/clicks/clicks.service';
+import { StatsRepository } from '../../src/stats/stats.repository';
+import { TestApp, createTestApp } from '../support/app';
+import { clicksOf, linkRow } from '../support/clicks';
+import { createLink } from '../factories/links';
+import { createProject } from '../factories/projects';
+
+/**
+ * Stamped events: every click and conversion is stored with its link's version and attributes, and
+ * range and totals group the events stamped with their link's latest version by their stamps, the
+ * others (not stamped, or stamped before an update) by their link's latest attributes. Whichever
+ * way an event is counted, the answers are the ones a join of every event to `links` gives.
+ */
+describe('stamped events', () => {
+  let t: TestApp;
+  let key: string;
+  let stats: StatsRepository;
+  beforeAll(async () => {
+    t = await createTestApp({ redis: false });
+    key = (await createProject(t)).api_key;
+    stats = t.app.get(StatsRepository, { strict: false });
+  });
+  afterAll(() => t.close());
+
+  const db = () => t.analytics.database;
+  const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
+  const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+  /** Ingestion with stamps read afresh (no stamp kept from before), or with the given stamps. */
+  const ingestion = (stamps?: LinkStamps) => {
+    const repository = t.app.get(ClicksRepository, { strict: false });
+    return new ClicksService(repository, stamps ?? new LinkStamps(t.analytics));
+  };
+  const unstamped = { of: async (_projects: readonly string[], links: Iterable<string>) => new Map([...links].map((l) => [l, UNSTAMPED])) } as unknown as LinkStamps;
+
+  const stampsOf = async (linkId: string) =>
+    t.analytics.query<{ link_version: string; channel: string | null; campaign: string | null; tag: string | null; tag_2: string[]; shared_at: string }>(
+      `SELECT toString(link_version) AS link_version, channel, campaign, tag, tag_2, toString(shared_at) AS shared_at
+       FROM ${db()}.clicks WHERE link_id = {link:UInt64} ORDER BY clicked_at`,
+      { link: linkId },
+    );
+  const mirrorOf = async (linkId: string) =>
+    (
+      await t.analytics.query<{ version: string; channel: string | null; campaign: string | null; tag: string | null; tag_2: string[]; shared_at: string }>(
+        `SELECT toString(version) AS version, channel, campaign, tag, tag_2, toString(shared_at) AS shared_at FROM ${db()}.links FINAL WHERE link_id = {link:UInt64}`,
+        { link: linkId },
+      )
+    )[0];
+
+  it("stores each click and conversion with its link's version and attributes, as the mirror holds them", async () => {
+    const link = await createLink(t, key, { channel: 'email', campaign: 'stamp-a', campaign_description: 'A', tag: 'T\ttab', tag_2: 'x y' });
+    const row = await linkRow(t, link.svc_id);
+    await ingestion().ingest(clicksOf(row, 2, 1), { resent: true });
+    await insertConversionEvents(
+      t.analytics,
+      new LinkStamps(t.analytics),
+      [{ project_id: row.projectId, link_id: row.linkId, converted_at: new Date(), conversion_id: randomUUID(), type: 'goal_1', value: 5 }],
+      `test:${randomUUID()}`,
+    );
+    const mirror = await mirrorOf(row.linkId);
+    const expected = { link_version: mirror.version, channel: 'email', campaign: 'stamp-a', tag: 'T\ttab', tag_2: ['x y'], shared_at: mirror.shared_at };
+    expect(await stampsOf(row.linkId)).toEqual([expected, expected, expected]);
+    const [conversion] = await t.analytics.query<Record<string, unknown>>(
+      `SELECT toString(link_version) AS link_version, channel, campaign, tag, tag_2, toString(shared_at) AS shared_at FROM ${db()}.conversions WHERE link_id = {link:UInt64}`,
+      { link: row.linkId },
+    );
+    expect(conversion).toEqual(expected);
+    // A link the mirror does not hold (made before it) is stored unstamped: version 0.
+    expect(UNSTAMPED.split('\t')[0]).toBe('0');
+  });
+
+  it('regroups clicks stamped before an update by the updated attributes, in range and totals, at once', async () => {
+    const link = await createLink(t, key, { channel: 'email', tag: 'before-update' });
+    const row = await linkRow(t, link.svc_id);
+    const kept = new LinkStamps(t.analytics);
+    await ingestion(kept).ingest(clicksOf(row, 3), { resent: true });
+    await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 't', tag: 'after-update' }).expect(200);
+    // Two more clicks with the stamp kept from before the update (a worker's minute-long cache), two with a fresh one.
+    await ingestion(kept).ingest(clicksOf(row, 2, 0, Date.now() - 10_000), { resent: true });
+    await ingestion().ingest(clicksOf(row, 2, 0, Date.now() - 20_000), { resent: true });
+    const stamped = await stampsOf(row.linkId);
+    const versions = new Set(stamped.map((s) => s.link_version));
+    expect(versions.size).toBe(2);
+    expect(stamped.filter((s) => s.tag === 'before-update')).toHaveLength(5);
+    expect(stamped.filter((s) => s.tag === 'after-update')).toHaveLength(2);
+    for (const kind of ['range', 'totals']) {
+      const res = await t.http
+        .get(`/stats/${kind}.json`)
+        .query({ v: '3', key, start_date: hourAgo(), end_date: inAnHour(), group_by: 'tag', channel: 'email' })
+        .expect(200);
+      const groups = res.body.groups as { tag: string; clicks: number }[];
+      expect(groups.find((g) => g.tag === 'after-update')?.clicks).toBe(7);
+      expect(groups.find((g) => g.tag === 'before-update')).toBeUndefined();
+    }
+  });
+
+  it("counts unstamped clicks by their link's latest attributes", async () => {
+    const link = await createLink(t, key, { channel: 'sms', tag: 'unstamped' });
+    const row = await linkRow(t, link.svc_id);
+    await ingestion(unstamped).ingest(clicksOf(row, 4), { resent: true });
+    await ingestion().ingest(clicksOf(row, 1, 0, Date.now() - 60_000), { resent: true });
+    const versions = (await stampsOf(row.linkId)).map((s) => s.link_version);
+    expect(versions.filter((v) => v === '0')).toHaveLength(4);
+    expect(versions.filter((v) => v !== '0')).toHaveLength(1);
+    const res = await t.http
+      .get('/stats/range.json')
+      .query({ v: '3', key, start_date: hourAgo(), end_date: inAnHour(), group_by: 'tag', channel: 'sms' })
+      .expect(200);
+    expect(res.body.groups).toEqual([expect.objectContaining({ tag: 'unstamped', clicks: 5, shares: 1 })]);
+  });
+
+  describe('answers as a join of every event to links would', () => {
+    let project: string;
+    let projectId: string;
+    beforeAll(async () => {
+      project = (await createProject(t)).api_key;
+      const channels = ['twitter', 'facebook', 'email', 'sms'];
+      const specs = Array.from({ length: 14 }, (_, i) => ({
+        channel: channels[i % 4],
+        campaign: `c${i % 3}`,
+        campaign_description: `Campaign ${i % 3}`,
+        tag: i % 5 === 0 ? '' : `t${i % 4}`,
+        user_id: `u${i % 2}`,
+        ...(i % 3 === 0 ? { tag_2: `m${i % 2}` } : {}),
+      }));
+      const links: { svc_id: string; linkId: string; projectId: string }[] = [];
+      for (const [i, spec] of specs.entries()) {
+        const params: Record<string, string> = Object.fromEntries(Object.entries(spec).filter(([, v]) => v !== ''));
+        if (i >= 2) params.parent = links[i % 2].svc_id;
+        const link = await createLink(t, project, params);
+        links.push({ svc_id: link.svc_id, ...(await linkRow(t, link.svc_id)) });
+      }
+      projectId = links[0].projectId;
+      const now = Date.now();
+      const conversions: Parameters<typeof insertConversionEvents>[2][number][] = [];
+      for (const [i, link] of links.entries()) {
+        // Clicks and conversions across the last days: the periods below cut through them.
+        const clicks: ClickEvent[] = [];
+        for (let d = 0; d < 4; d++) clicks.push(...clicksOf(link, 1 + ((i + d) % 3), d % 2, now - d * 86_400_000 - i * 60_000));
+        await ingestion(i % 7 === 6 ? unstamped : undefined).ingest(clicks, { resent: true });
+        for (let c = 0; c < i % 3; c++) {
+          conversions.push({
+            project_id: link.projectId,
+            link_id: link.linkId,
+            converted_at: new Date(now - c * 86_400_000 - 1000),
+            conversion_id: randomUUID(),
+            type: c === 0 ? 'pageview' : `goal_${c}`,
+            value: 100 * (i + 1),
+          });
+        }
+      }
+      await insertConversionEvents(t.analytics, new LinkStamps(t.analytics), conversions, `test:${randomUUID()}`);
+      // Updated after their events were stamped: regrouped at query time.
+      for (const i of [1, 4, 9]) {
+        await t.http.get(`/url/update/${links[i].svc_id}.json`).query({ v: '3', key: project, tool: 't', channel: 'sms', tag: 'moved' }).expect(200);
+      }
+      // And one updated again, with events stamped by the version in between.
+      await ingestion().ingest(clicksOf(links[4], 2, 0, now - 5000), { resent: true });
+      await t.http.get(`/url/update/${links[4].svc_id}.json`).query({ v: '3', key: project, tool: 't', campaign: 'c0' }).expect(200);
+    });
+
+    /** Every kind of event is in the data: fresh, stamped before an update, and not stamped. */
+    it('has fresh, outdated and unstamped events', async () => {
+      const [kinds] = await t.analytics.query<{ fresh: string; outdated: string; unstamped: string }>(
+        `SELECT toString(countIf(c.link_version != 0 AND (u.link_id = 0 OR u.version = c.link_version))) AS fresh,
+                toString(countIf(c.link_version != 0 AND u.link_id != 0 AND u.version != c.link_version)) AS outdated,
+                toString(countIf(c.link_version = 0)) AS unstamped
+         FROM ${db()}.clicks AS c LEFT JOIN (SELECT link_id, version FROM ${db()}.link_updates FINAL) AS u ON u.link_id = c.link_id
+         WHERE c.project_id = {project:UUID}`,
+        { project: projectId },
+      );
+      expect(Number(kinds.fresh)).toBeGreaterThan(0);
+      expect(Number(kinds.outdated)).toBeGreaterThan(0);
+      expect(Number(kinds.unstamped)).toBeGreaterThan(0);
+    });
+
+    const period = () => ({ start_date: new Date(Date.now() - 2.5 * 86_400_000).toISOString(), end_date: inAnHour() });
+    const cases: [kind: string, query: Record<string, string>][] = [];
+    for (const kind of ['range', 'totals']) {
+      cases.push(
+        [kind, {}],
+        [kind, { with_conversions: 'true' }],
+        [kind, { group_by: 'channel' }],
+        [kind, { group_by: 'channel', pivot: 'tag', with_zeros: 'true' }],
+        [kind, { group_by: 'campaign', pivot: 'channel', with_conversions: 'true', sort_type: 'goal_total_value' }],
+        [kind, { group_by: 'tag', sort_type: 'shared_at', sort_order: 'asc' }],
+        [kind, { group_by: 'user_id', pivot: 'campaign', pivot_sort_type: 'alpha', channel: 'sms' }],
+        [kind, { group_by: 'parent', with_bots: 'true', campaign: 'c1' }],
+        [kind, { group_by: 'shared_at_hour_of_day', pivot: 'channel', with_conversions: 'true' }],
+        [kind, { group_by: 'channel', tag: 'moved', with_conversions: 'true', per_page: '2', page: '2' }],
+      );
+    }
+    cases.push(['totals', { group_by: 'channel', tag_2: 'm0' }], ['totals', { group_by: 'tag_2', pivot: 'channel' }]);
+
+    it.each(cases)('%s %j', async (kind, query) => {
+      const ask = async () =>
+        (await t.http.get(`/stats/${kind}.json`).query({ v: '3', key: project, ...period(), ...query }).expect(200)).body as Record<string, unknown>;
+      const stamped = await ask();
+      stats.useStamps = false;
+      try {
+        expect(stamped).toEqual(await ask());
+      } finally {
+        stats.useStamps = true;
+      }
+      expect((stamped.totals as { clicks: number }).clicks).toBeGreaterThan(0);
+    });
+  });
+});
