@@ -134,6 +134,10 @@ export function analyticsSchema(db: string): string[] {
        version UInt64
      ) ENGINE = ReplacingMergeTree(version)
      ORDER BY (project_id, link_id)`,
+    // Events not stamped (link_version 0) are found without reading the stamped ones.
+    ...['clicks', 'conversions'].map(
+      (table) => `ALTER TABLE ${db}.${table} ADD INDEX IF NOT EXISTS link_version_minmax link_version TYPE minmax GRANULARITY 1`,
+    ),
   ];
 }
 

@@ -48,7 +48,17 @@ export interface ProjectScope {
  */
 interface RowsContext {
   toolKeys: string[];
-  stamped: { updated: boolean } | null;
+  stamped: StampState | null;
+}
+
+/**
+ * What a request's projects hold that a stamp alone cannot group: links updated since their
+ * creation (`link_updates`), and events not stamped (stored before the stamps, or for a link the
+ * mirror lacked), per table.
+ */
+interface StampState {
+  updated: boolean;
+  unstamped: { clicks: boolean; conversions: boolean };
 }
 
 /** How the rows are grouped: the group (g) and pivot (p) expressions, each expanded when multi-valued. */
@@ -252,7 +262,7 @@ export class StatsRepository {
   async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
     const context: RowsContext = {
       toolKeys: await this.toolKeys(scope.ids, query.filters),
-      stamped: this.readsStamps(query) ? { updated: await this.hasLinkUpdates(scope.ids) } : null,
+      stamped: this.readsStamps(query) ? await this.stampState(scope.ids) : null,
     };
     const figures = figureSums(query.withConversions);
     if (!query.groupBy) {
@@ -303,10 +313,10 @@ export class StatsRepository {
 
   /**
    * Groups and pivots in one pass over the rows, when every link counts in one group and one pivot:
-   * the rows are summed per (group, pivot), each group's figures are window sums over its pivots,
-   * groups are ranked by them (dense_rank) and the page's groups come back with their pivots; the
-   * totals are the sums over every (group, pivot). Null when the page is empty (the caller's path
-   * then answers the count and totals).
+   * the rows are summed per (group, pivot), then per group, each group carrying its pivots as an
+   * array; groups are sorted and paged by ClickHouse (window sums over every group give the totals
+   * and the count), and the page's groups come back, one row each. Null when the page is empty
+   * (the caller's path then answers the count and totals).
    */
   private async groupsWithPivots(
     query: StatsQuery,
@@ -315,39 +325,38 @@ export class StatsRepository {
   ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] } | null> {
     const binder = new Binder();
     const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: query.pivot });
-    const columns = [...figureColumns(query.withConversions), 'last_shared'];
-    const groupSums = columns.map((c) => `${c === 'last_shared' ? 'max' : 'sum'}(${c}) OVER (PARTITION BY g) AS G_${c}`).join(', ');
-    const totalSums = figureColumns(query.withConversions).map((c) => `sum(${c}) OVER () AS T_${c}`).join(', ');
-    const limit = binder.bind(query.offset + query.perPage, 'UInt64');
+    const figures = figureColumns(query.withConversions);
+    const limit = binder.bind(query.perPage, 'UInt64');
     const offset = binder.bind(query.offset, 'UInt64');
-    // total_results is the highest rank: every group has one.
     const found = await this.analytics.query<Record<string, unknown>>(
-      `SELECT * FROM (
-         SELECT *, max(rank) OVER () AS total_results FROM (
-           SELECT *, ${totalSums},
-                  dense_rank() OVER (ORDER BY ${sortExpression(query.sortType, 'g', 'G_')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS rank
-           FROM (
-             SELECT *, ${groupSums} FROM (
-               SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared
-               FROM (${rows}) GROUP BY g, p))))
-       WHERE rank > ${offset} AND rank <= ${limit}
-       ORDER BY rank`,
+      `SELECT g, ${figures.map((c) => `G_${c}`).join(', ')}, G_last_shared, pivots,
+              count() OVER () AS total_results, ${figures.map((c) => `sum(G_${c}) OVER () AS T_${c}`).join(', ')}
+       FROM (
+         SELECT g, ${figures.map((c) => `sum(${c}) AS G_${c}`).join(', ')}, max(last_shared) AS G_last_shared,
+                groupArray(tuple(p, ${figures.join(', ')}, last_shared)) AS pivots
+         FROM (SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g, p)
+         GROUP BY g)
+       ORDER BY ${sortExpression(query.sortType, 'g', 'G_')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
+       LIMIT ${limit} OFFSET ${offset}`,
       binder.params,
     );
     if (found.length === 0) return null;
     const groups: GroupRow[] = [];
-    let last: unknown = Symbol('none');
+    const foundPivots: SortablePivot[] = [];
     for (const row of found) {
-      if (row.rank !== last) {
-        groups.push({ value: readValue(row.g), ...readFigures(row, 'G_') });
-        last = row.rank;
+      const group = readValue(row.g);
+      groups.push({ value: group, ...readFigures(row, 'G_') });
+      for (const pivot of row.pivots as unknown[][]) {
+        const named: Record<string, unknown> = { g: row.g, p: pivot[0], last_shared: pivot[figures.length + 1] };
+        figures.forEach((c, i) => (named[c] = pivot[i + 1]));
+        foundPivots.push(pivotOf(named));
       }
     }
     return {
       totals: readFigures(found[0], 'T_'),
       totalResults: Number(found[0].total_results),
       groups,
-      pivots: await this.completePivots(query, scope, context, groups, found.map(pivotOf)),
+      pivots: await this.completePivots(query, scope, context, groups, foundPivots),
     };
   }
 
@@ -451,13 +460,20 @@ export class StatsRepository {
     return [...grouped, ...Object.keys(query.filters)].every((field) => field === 'project' || isStampedField(field));
   }
 
-  /** Whether the projects have a link updated since its creation (a version in `link_updates`). */
-  private async hasLinkUpdates(projectIds: string[]): Promise<boolean> {
-    const rows = await this.analytics.query<{ found: number }>(
-      `SELECT 1 AS found FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)} LIMIT 1`,
+  /**
+   * Whether the projects have a link updated since its creation (a version in `link_updates`), and
+   * clicks or conversions not stamped (version 0: the minmax index of link_version skips every
+   * granule of stamped events), in one statement.
+   */
+  private async stampState(projectIds: string[]): Promise<StampState> {
+    const any = (sql: string) => `(SELECT count() FROM (${sql} LIMIT 1))`;
+    const [row] = await this.analytics.query<{ updated: string | number; clicks: string | number; conversions: string | number }>(
+      `SELECT ${any(`SELECT 1 FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)}`)} AS updated,
+              ${any(`SELECT 1 FROM ${this.db}.clicks WHERE project_id IN {projects:Array(UUID)} AND link_version = 0`)} AS clicks,
+              ${any(`SELECT 1 FROM ${this.db}.conversions WHERE project_id IN {projects:Array(UUID)} AND link_version = 0`)} AS conversions`,
       { projects: projectIds },
     );
-    return rows.length > 0;
+    return { updated: Number(row.updated) > 0, unstamped: { clicks: Number(row.clicks) > 0, conversions: Number(row.conversions) > 0 } };
   }
 
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
@@ -510,48 +526,70 @@ export class StatsRepository {
         ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`
         : '';
       // Fresh events: stamped with their link's latest version (the version of `link_updates`, or
-      // the creation's for a link never updated), so grouped and filtered by their stamps.
+      // the creation's for a link never updated), so grouped and filtered by their stamps. Each
+      // condition is left out when the projects have nothing it would leave out.
+      const { updated, unstamped } = context.stamped;
       const updates = `SELECT link_id, version FROM ${this.db}.link_updates FINAL WHERE project_id IN ${projects}`;
-      const fresh = context.stamped.updated
-        ? `link_version != 0 AND (link_id NOT IN (SELECT link_id FROM (${updates})) OR (link_id, link_version) IN (${updates}))`
-        : 'link_version != 0';
+      const freshOf = (table: 'clicks' | 'conversions'): string | null => {
+        const conditions = [
+          ...(unstamped[table] ? ['link_version != 0'] : []),
+          ...(updated ? [`(link_id NOT IN (SELECT link_id FROM (${updates})) OR (link_id, link_version) IN (${updates}))`] : []),
+        ];
+        return conditions.length > 0 ? conditions.join(' AND ') : null;
+      };
+      const freshClickRows = freshOf('clicks');
+      const freshConversionRows = query.withConversions ? freshOf('conversions') : null;
       // Range: the events of the period. Totals: all the events of the links shared in the period,
       // by the shared time in the stamp (a fresh stamp's is the link's).
       const range = query.kind === 'range';
+      // The latest shared time of a group's links only orders groups or pivots by shared_at: read
+      // it only then (a quarter of range's time on the stamped rollup).
+      const latest = query.sortType === 'shared_at' || query.pivotSortType === 'shared_at' ? 'max(shared_at)' : "toDateTime64(0, 3, 'UTC')";
       const freshClicks = `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at FROM (
-          SELECT ${grouped}, ${clicks} AS clicks, max(shared_at) AS last FROM ${this.db}.clicks
-          WHERE project_id IN ${projects} AND ${inPeriod(range ? 'toStartOfHour(clicked_at)' : 'shared_at')} AND ${fresh}${where}
+          SELECT ${grouped}, ${clicks} AS clicks, ${latest} AS last FROM ${this.db}.clicks
+          WHERE project_id IN ${projects} AND ${inPeriod(range ? 'toStartOfHour(clicked_at)' : 'shared_at')}${freshClickRows ? ` AND ${freshClickRows}` : ''}${where}
           GROUP BY g, p)`;
       const freshConversions = query.withConversions
         ? `UNION ALL
            SELECT g, p, 0 AS clicks, toUInt64(0) AS shared${conversionNames}, last AS shared_at FROM (
-             SELECT ${grouped}${conversionColumns}, max(shared_at) AS last FROM ${this.db}.conversions
-             WHERE project_id IN ${projects} AND ${inPeriod(range ? 'converted_at' : 'shared_at')} AND ${fresh}${where}
+             SELECT ${grouped}${conversionColumns}, ${latest} AS last FROM ${this.db}.conversions
+             WHERE project_id IN ${projects} AND ${inPeriod(range ? 'converted_at' : 'shared_at')}${freshConversionRows ? ` AND ${freshConversionRows}` : ''}${where}
              GROUP BY g, p)`
         : '';
       // The other events (not stamped, or stamped with an earlier version of an updated link): each
       // link's, joined to its latest attributes (`links`, which for totals holds the links shared
-      // in the period).
-      const staleConversions = query.withConversions
-        ? `UNION ALL
-           SELECT link_id, 0 AS clicks${conversionColumns} FROM ${this.db}.conversions
-           WHERE project_id IN ${projects} AND ${range ? inPeriod('converted_at') : '1'} AND NOT (${fresh}) GROUP BY link_id`
-        : '';
-      const staleActivity = `SELECT link_id, sum(clicks) AS clicks${conversionSums} FROM (
-          SELECT link_id, ${clicks} AS clicks${noConversions} FROM ${this.db}.clicks
-          WHERE project_id IN ${projects} AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${fresh}) GROUP BY link_id
-          ${staleConversions})
-        GROUP BY link_id`;
+      // in the period). The per-link sums are the join's build side: when there are none, `links`
+      // is not read.
+      const staleParts = [
+        ...(freshClickRows
+          ? [
+              `SELECT link_id, ${clicks} AS clicks${noConversions} FROM ${this.db}.clicks
+               WHERE project_id IN ${projects} AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${freshClickRows}) GROUP BY link_id`,
+            ]
+          : []),
+        ...(freshConversionRows
+          ? [
+              `SELECT link_id, 0 AS clicks${conversionColumns} FROM ${this.db}.conversions
+               WHERE project_id IN ${projects} AND ${range ? inPeriod('converted_at') : '1'} AND NOT (${freshConversionRows}) GROUP BY link_id`,
+            ]
+          : []),
+      ];
+      const stale =
+        staleParts.length > 0
+          ? `UNION ALL
+             SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt64(0) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
+             FROM (${links}) AS l
+             INNER JOIN (SELECT link_id, sum(clicks) AS clicks${conversionSums} FROM (${staleParts.join(' UNION ALL ')}) GROUP BY link_id) AS a
+               ON l.link_id = a.link_id`
+          : '';
       // Every link shared in the period, as share counts per (g, p).
       const shares = `SELECT g, p, 0 AS clicks, shared${noConversions}, last AS shared_at FROM (
-          SELECT ${grouped}, count() AS shared, max(shared_at) AS last FROM ${this.db}.links FINAL
+          SELECT ${grouped}, count() AS shared, ${latest} AS last FROM ${this.db}.links FINAL
           WHERE project_id IN ${projects} AND ${inPeriod('shared_at')}${where}
           GROUP BY g, p)`;
       return `${freshClicks}
         ${freshConversions}
-        UNION ALL
-        SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt64(0) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
-        FROM (${staleActivity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.link_id
+        ${stale}
         UNION ALL
         ${shares}`;
     }

@@ -404,6 +404,8 @@ describe('ClickHouse server transport', () => {
       'ALTER clicks ADD PROJECTION stamped_totals': 'code 62',
       'ALTER clicks DROP PROJECTION hourly': 'code 62',
       'ALTER clicks DROP PROJECTION totals': 'code 62',
+      'ALTER clicks ADD INDEX link_version_minmax': 'code 62',
+      'ALTER conversions ADD INDEX link_version_minmax': 'code 62',
     };
 
     const insertRow = {
@@ -440,6 +442,8 @@ describe('ClickHouse server transport', () => {
           'ALTER clicks DROP PROJECTION hourly': 'ok',
           'ALTER clicks DROP PROJECTION totals': 'ok',
           link_updates: 'ok',
+          'ALTER clicks ADD INDEX link_version_minmax': 'ok',
+          'ALTER conversions ADD INDEX link_version_minmax': 'ok',
         });
         expect(parameterised).toEqual([{ s: `it's` }]);
         await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
