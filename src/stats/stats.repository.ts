@@ -346,10 +346,15 @@ export class StatsRepository {
     for (const row of found) {
       const group = readValue(row.g);
       groups.push({ value: group, ...readFigures(row, 'G_') });
+      // (p, figures…, last_shared), figures in figureColumns' order.
       for (const pivot of row.pivots as unknown[][]) {
-        const named: Record<string, unknown> = { g: row.g, p: pivot[0], last_shared: pivot[figures.length + 1] };
-        figures.forEach((c, i) => (named[c] = pivot[i + 1]));
-        foundPivots.push(pivotOf(named));
+        const lastShared = pivot[figures.length + 1];
+        foundPivots.push({
+          group,
+          value: readValue(pivot[0]),
+          ...figuresOf(pivot, query.withConversions),
+          lastShared: typeof lastShared === 'string' ? lastShared : null,
+        });
       }
     }
     return {
@@ -391,8 +396,12 @@ export class StatsRepository {
     found: SortablePivot[],
   ): Promise<PivotRow[]> {
     const pivots = query.withZeros ? [...found, ...(await this.zeroPivots(query, scope, context, groups, found))] : found;
-    pivots.sort((a, b) => compareValues(a.group, b.group) || comparePivots(query, a, b));
-    return pivots.map(({ lastShared: _lastShared, ...row }) => row);
+    // Each pivot's sort value is computed once: groups in order, then pivot_sort_type in
+    // pivot_sort_order (nulls last), then the pivot's value ascending.
+    const direction = query.pivotSortOrder === 'asc' ? 1 : -1;
+    const keyed = pivots.map((row) => ({ row, key: sortValue(query.pivotSortType, row) }));
+    keyed.sort((a, b) => compareValues(a.row.group, b.row.group) || compareSortValues(a.key, b.key, direction) || compareValues(a.row.value, b.row.value));
+    return keyed.map(({ row }) => row);
   }
 
   /** Zero pivots: every pivot value of the whole result a page's group lacks (with_zeros). */
@@ -466,14 +475,16 @@ export class StatsRepository {
    * granule of stamped events), in one statement.
    */
   private async stampState(projectIds: string[]): Promise<StampState> {
-    const any = (sql: string) => `(SELECT count() FROM (${sql} LIMIT 1))`;
-    const [row] = await this.analytics.query<{ updated: string | number; clicks: string | number; conversions: string | number }>(
-      `SELECT ${any(`SELECT 1 FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)}`)} AS updated,
-              ${any(`SELECT 1 FROM ${this.db}.clicks WHERE project_id IN {projects:Array(UUID)} AND link_version = 0`)} AS clicks,
-              ${any(`SELECT 1 FROM ${this.db}.conversions WHERE project_id IN {projects:Array(UUID)} AND link_version = 0`)} AS conversions`,
+    const found = await this.analytics.query<{ what: string }>(
+      `SELECT 'updated' AS what FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)} LIMIT 1
+       UNION ALL
+       SELECT 'clicks' AS what FROM ${this.db}.clicks WHERE project_id IN {projects:Array(UUID)} AND link_version = 0 LIMIT 1
+       UNION ALL
+       SELECT 'conversions' AS what FROM ${this.db}.conversions WHERE project_id IN {projects:Array(UUID)} AND link_version = 0 LIMIT 1`,
       { projects: projectIds },
     );
-    return { updated: Number(row.updated) > 0, unstamped: { clicks: Number(row.clicks) > 0, conversions: Number(row.conversions) > 0 } };
+    const has = new Set(found.map((row) => row.what));
+    return { updated: has.has('updated'), unstamped: { clicks: has.has('clicks'), conversions: has.has('conversions') } };
   }
 
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
@@ -647,6 +658,16 @@ function figureSums(withConversions: boolean): string {
   return `${base}, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`;
 }
 
+/** Figures from a tuple (…, clicks, shares[, pageviews, g1c, g1v, …]) starting at position 1, in figureColumns' order. */
+function figuresOf(tuple: unknown[], withConversions: boolean): Figures {
+  const figures: Figures = { clicks: Number(tuple[1]), shares: Number(tuple[2]), pageviews: 0, goals: {} };
+  if (withConversions) {
+    figures.pageviews = Number(tuple[3]);
+    for (const n of GOALS) figures.goals[n] = { count: Number(tuple[2 + 2 * n]), value: Number(tuple[3 + 2 * n]) };
+  }
+  return figures;
+}
+
 function readFigures(row: Record<string, unknown> | undefined, prefix = '', withConversions?: boolean): Figures {
   const names = figureNames(prefix);
   const read = (name: string): number => Number(row?.[name] ?? 0);
@@ -765,15 +786,10 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Pivots within a group: by pivot_sort_type in pivot_sort_order (nulls last), then by value ascending. */
-function comparePivots(query: StatsQuery, a: SortablePivot, b: SortablePivot): number {
-  const x = sortValue(query.pivotSortType, a);
-  const y = sortValue(query.pivotSortType, b);
-  let order = 0;
-  if (x !== y) {
-    if (x === null) order = 1;
-    else if (y === null) order = -1;
-    else order = (x < y ? -1 : 1) * (query.pivotSortOrder === 'asc' ? 1 : -1);
-  }
-  return order || compareValues(a.value, b.value);
+/** Two pivots' sort values in a direction (1 ascending, -1 descending), nulls last either way. */
+function compareSortValues(x: number | string | null, y: number | string | null, direction: number): number {
+  if (x === y) return 0;
+  if (x === null) return 1;
+  if (y === null) return -1;
+  return (x < y ? -1 : 1) * direction;
 }
