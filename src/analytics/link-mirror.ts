@@ -54,7 +54,7 @@ export class LinkMirror {
   async mirror(links: LinkEntity[], version?: number): Promise<void> {
     const rows = links.map((link) => mirrorRow(link, version));
     const updates = rows
-      .filter((row) => row.version !== (row.createdAtMs as number) * 1000)
+      .filter((row) => row.version !== row.createdAtMs * 1000)
       .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
     await this.analytics.insert('link_updates', updates);
     await this.analytics.insert(
