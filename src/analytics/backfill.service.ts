@@ -5,11 +5,12 @@ import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
+import { LINK_STAMP_COLUMNS, STAMPED_ATTRIBUTES } from './analytics-schema';
 import { insertConversionEvents } from './conversion-events';
 import { LinkMirror } from './link-mirror';
 import { LinkStamps } from './link-stamps';
 
-export type BackfillStep = 'links' | 'clicks' | 'conversions';
+export type BackfillStep = 'links' | 'clicks' | 'conversions' | 'stamps';
 
 export interface BackfillProgress {
   step: BackfillStep;
@@ -19,7 +20,10 @@ export interface BackfillProgress {
   total: number;
 }
 
-const CHUNK: Record<BackfillStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
+const CHUNK: Record<Exclude<BackfillStep, 'stamps'>, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
+
+/** How often the stamps step looks at its mutations. */
+const STAMP_POLL_MS = 500;
 
 /**
  * Copies what an installation kept in PostgreSQL before statistics moved to the analytics store
@@ -48,10 +52,63 @@ export class BackfillService {
       links: await this.step('links', onProgress),
       clicks: (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0,
       conversions: await this.step('conversions', onProgress),
+      stamps: await this.stampEvents(onProgress),
     };
   }
 
-  private async step(step: BackfillStep, onProgress: (progress: BackfillProgress) => void): Promise<number> {
+  /**
+   * Stamps the events stored before stamps existed (link_version 0: every event of a version
+   * before them) with their link's latest stamp, as ingestion would: one ClickHouse mutation per
+   * table, which rewrites the parts holding such events in the background, a part at a time (a
+   * part is either rewritten or not, whatever stops the process; the engine resumes a mutation
+   * after a restart). The stamps come from a Join-engine table of every link's latest stamp, made
+   * for the step and dropped after it. Events of a link the mirror lacks keep version 0. Returns
+   * the events stamped; run again, it finds none left (or resumes).
+   */
+  private async stampEvents(onProgress: (progress: BackfillProgress) => void): Promise<number> {
+    const db = this.analytics.database;
+    const unstamped = async (): Promise<number> => {
+      const [row] = await this.analytics.query<{ n: string }>(
+        `SELECT toString((SELECT count() FROM ${db}.clicks WHERE link_version = 0) + (SELECT count() FROM ${db}.conversions WHERE link_version = 0)) AS n`,
+      );
+      return Number(row.n);
+    };
+    const total = await unstamped();
+    onProgress({ step: 'stamps', done: 0, total });
+    if (total === 0) return 0;
+    const join = `${db}.backfill_stamps`;
+    // A run stopped earlier may have left its mutations waiting for this table: they are replaced.
+    await this.analytics.command(`KILL MUTATION WHERE database = {db:String} AND command LIKE '%backfill_stamps%' SYNC`, { db });
+    await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
+    await this.analytics.command(
+      `CREATE TABLE ${join} ENGINE = Join(ANY, LEFT, link_id)
+       AS SELECT link_id, version, ${STAMPED_ATTRIBUTES.join(', ')} FROM ${db}.links FINAL`,
+    );
+    const assignments = LINK_STAMP_COLUMNS.map(
+      ([column]) => `${column} = joinGet('${join}', '${column === 'link_version' ? 'version' : column}', link_id)`,
+    ).join(', ');
+    for (const table of ['clicks', 'conversions']) {
+      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE link_version = 0`);
+    }
+    for (;;) {
+      const [pending] = await this.analytics.query<{ running: string; failed: string }>(
+        `SELECT toString(countIf(NOT is_done)) AS running, anyIf(latest_fail_reason, latest_fail_reason != '') AS failed
+         FROM system.mutations WHERE database = {db:String} AND command LIKE '%backfill_stamps%'`,
+        { db },
+      );
+      if (pending.failed) throw new Error(`stamping the events failed: ${pending.failed}`);
+      const left = await unstamped();
+      onProgress({ step: 'stamps', done: Math.min(total, total - left), total });
+      if (Number(pending.running) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, STAMP_POLL_MS));
+    }
+    await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
+    const left = await unstamped();
+    onProgress({ step: 'stamps', done: total, total });
+    return total - left;
+  }
+
+  private async step(step: Exclude<BackfillStep, 'stamps'>, onProgress: (progress: BackfillProgress) => void): Promise<number> {
     const total = await this.count(step);
     let { cursor, done } = await this.position(step);
     onProgress({ step, done, total });
@@ -67,7 +124,7 @@ export class BackfillService {
   }
 
   /** Copies the chunk after `cursor`; null when there is none. */
-  private async copyChunk(step: BackfillStep, cursor: string): Promise<{ cursor: string; rows: number } | null> {
+  private async copyChunk(step: Exclude<BackfillStep, 'stamps'>, cursor: string): Promise<{ cursor: string; rows: number } | null> {
     const limit = CHUNK[step];
     if (step === 'links') {
       const links = await this.dataSource
@@ -144,7 +201,7 @@ export class BackfillService {
     return { cursor: row?.cursor ?? '', done: Number(row?.done ?? 0) };
   }
 
-  private async count(step: BackfillStep): Promise<number> {
+  private async count(step: Exclude<BackfillStep, 'stamps'>): Promise<number> {
     const [row] = await this.dataSource.query<{ n: string }[]>(`SELECT count(*)::text AS n FROM ${step}`);
     return Number(row.n);
   }

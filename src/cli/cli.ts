@@ -121,12 +121,12 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'analytics:backfill': {
     summary:
-      'Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it; idempotent and resumable (run it again after an interruption).',
+      'Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link\'s attributes; idempotent and resumable (run it again after an interruption).',
     required: {},
     analytics: true,
     async run(context, _options, out) {
       const copied = await context.get(BackfillService).run(progressBar(out, out.isTTY ?? false));
-      return { links: String(copied.links), clicks: String(copied.clicks), conversions: String(copied.conversions) };
+      return { links: String(copied.links), clicks: String(copied.clicks), conversions: String(copied.conversions), stamps: String(copied.stamps) };
     },
   },
   'application:rotate-key': {

@@ -526,7 +526,9 @@ export class StatsRepository {
     const conversionColumns = query.withConversions
       ? `, countIf(type = 'pageview') AS pageviews, ${GOALS.map((n) => `countIf(type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`).join(', ')}`
       : '';
-    const noConversions = query.withConversions ? `, 0 AS pageviews, ${GOALS.map((n) => `0 AS g${n}c, 0 AS g${n}v`).join(', ')}` : '';
+    // Typed as the conversions' own columns (counts UInt64, values Int64), so that every part of a
+    // UNION ALL has one type per column however its parts combine.
+    const noConversions = query.withConversions ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}` : '';
     const conversionsOf = (alias: string): string =>
       query.withConversions ? `, ${['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])].map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
     const clicks = countOf(query.withBots);

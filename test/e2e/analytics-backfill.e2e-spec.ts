@@ -61,19 +61,68 @@ describe('analytics:backfill', () => {
 
     const first = await backfill();
     expect(first.code).toBe(EXIT.ok);
-    expect(first.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\n');
+    expect(first.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
     expect(first.stderr).toContain('clicks       [##############################] 100.0% 6/6');
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
     expect(await totals()).toMatchObject({ clicks: 5, conversions: { goal_1: { count: 1, value: 700, label: 'Signup' } } });
 
     // Again: nothing more to copy, nothing counted twice.
-    expect((await backfill()).stdout).toBe('links: 2\nclicks: 6\nconversions: 1\n');
+    expect((await backfill()).stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
     // Interrupted before its position was kept: it copies again from the start and counts nothing twice.
     await t.analytics.command(`TRUNCATE TABLE ${t.analytics.database}.backfill_progress`);
     const again = await backfill();
     expect(again.code).toBe(EXIT.ok);
-    expect(again.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\n');
+    expect(again.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
     expect(await totals()).toMatchObject({ clicks: 5, conversions: { goal_1: { count: 1, value: 700 } } });
+  });
+
+  it("stamps the events stored before stamps with their link's latest stamp, once", async () => {
+    const link = await createLink(t, key, { channel: 'email', tag: 'restamped' });
+    const row = await linkRow(t, link.svc_id);
+    // Events as a version before stamps stored them: link_version 0 and no attributes.
+    const db = t.analytics.database;
+    await t.analytics.command(
+      `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, is_bot)
+       SELECT {project:UUID}, {link:UInt64}, now64(3, 'UTC') - toIntervalSecond(number), generateUUIDv4(number), 0 FROM numbers(3)`,
+      { project: row.projectId, link: row.linkId },
+    );
+    await t.analytics.command(
+      `INSERT INTO ${db}.conversions (project_id, link_id, converted_at, conversion_id, type, value)
+       VALUES ({project:UUID}, {link:UInt64}, now64(3, 'UTC'), generateUUIDv4(), 'goal_1', 40)`,
+      { project: row.projectId, link: row.linkId },
+    );
+    // A click of a link the mirror lacks stays unstamped.
+    await t.analytics.command(
+      `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, is_bot) VALUES ({project:UUID}, 987654321, now64(3, 'UTC'), generateUUIDv4(), 0)`,
+      { project: row.projectId },
+    );
+    const stamps = (table: string) =>
+      t.analytics.query<{ link_version: string; channel: string | null; tag: string | null }>(
+        `SELECT toString(link_version) AS link_version, channel, tag FROM ${db}.${table} WHERE link_id = {link:UInt64}`,
+        { link: row.linkId },
+      );
+    const [mirror] = await t.analytics.query<{ version: string }>(`SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`, {
+      link: row.linkId,
+    });
+    const stamped = { link_version: mirror.version, channel: 'email', tag: 'restamped' };
+
+    const first = await backfill();
+    expect(first.code).toBe(EXIT.ok);
+    expect(first.stdout).toBe('links: 3\nclicks: 6\nconversions: 1\nstamps: 4\n');
+    expect(first.stderr).toContain('stamps       [##############################] 100.0% 5/5');
+    expect(await stamps('clicks')).toEqual([stamped, stamped, stamped]);
+    expect(await stamps('conversions')).toEqual([stamped]);
+    const [orphan] = await t.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${db}.clicks WHERE link_id = 987654321 AND link_version = 0`);
+    expect(orphan.n).toBe('1');
+    const range = await t.http
+      .get('/stats/range.json')
+      .query({ v: '3', key, group_by: 'tag', with_conversions: 'true', start_date: new Date(Date.now() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 60_000).toISOString() })
+      .expect(200);
+    expect(range.body.groups).toContainEqual(expect.objectContaining({ tag: 'restamped', clicks: 3, conversions: expect.objectContaining({ goal_1: expect.objectContaining({ count: 1, value: 40 }) }) }));
+    // Again: only the orphan is left, and it stays; no mutation is left running.
+    expect((await backfill()).stdout).toBe('links: 3\nclicks: 6\nconversions: 1\nstamps: 0\n');
+    const [running] = await t.analytics.query<{ n: string }>(`SELECT toString(countIf(NOT is_done)) AS n FROM system.mutations WHERE database = {db:String}`, { db });
+    expect(running.n).toBe('0');
   });
 });

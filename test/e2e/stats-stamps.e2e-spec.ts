@@ -115,9 +115,10 @@ describe('stamped events', () => {
   });
 
   describe.each([
-    ['with events fresh, stamped before an update and not stamped', true],
-    ['with fresh events only', false],
-  ])('answers as a join of every event to links would, %s', (_name, mixed) => {
+    ['with events fresh, stamped before an update and not stamped', { unstamped: true, updates: true }],
+    ['with fresh and unstamped clicks, no update', { unstamped: true, updates: false }],
+    ['with fresh events only', { unstamped: false, updates: false }],
+  ])('answers as a join of every event to links would, %s', (_name, fixture) => {
     let project: string;
     let projectId: string;
     beforeAll(async () => {
@@ -145,7 +146,7 @@ describe('stamped events', () => {
         // Clicks and conversions across the last days: the periods below cut through them.
         const clicks: ClickEvent[] = [];
         for (let d = 0; d < 4; d++) clicks.push(...clicksOf(link, 1 + ((i + d) % 3), d % 2, now - d * 86_400_000 - i * 60_000));
-        await ingestion(mixed && i % 7 === 6 ? unstamped : undefined).ingest(clicks, { resent: true });
+        await ingestion(fixture.unstamped && i % 7 === 6 ? unstamped : undefined).ingest(clicks, { resent: true });
         for (let c = 0; c < i % 3; c++) {
           conversions.push({
             project_id: link.projectId,
@@ -158,7 +159,7 @@ describe('stamped events', () => {
         }
       }
       await insertConversionEvents(t.analytics, new LinkStamps(t.analytics), conversions, `test:${randomUUID()}`);
-      if (!mixed) return;
+      if (!fixture.updates) return;
       // Updated after their events were stamped: regrouped at query time.
       for (const i of [1, 4, 9]) {
         await t.http.get(`/url/update/${links[i].svc_id}.json`).query({ v: '3', key: project, tool: 't', channel: 'sms', tag: 'moved' }).expect(200);
@@ -168,7 +169,7 @@ describe('stamped events', () => {
       await t.http.get(`/url/update/${links[4].svc_id}.json`).query({ v: '3', key: project, tool: 't', campaign: 'c0' }).expect(200);
     });
 
-    /** The kinds of event in the data: fresh, and when mixed, stamped before an update and not stamped. */
+    /** The kinds of event in the data: fresh, and as the fixture says, stamped before an update and not stamped. */
     it('has the events it names', async () => {
       const [kinds] = await t.analytics.query<{ fresh: string; outdated: string; unstamped: string }>(
         `SELECT toString(countIf(c.link_version != 0 AND (u.link_id = 0 OR u.version = c.link_version))) AS fresh,
@@ -179,8 +180,8 @@ describe('stamped events', () => {
         { project: projectId },
       );
       expect(Number(kinds.fresh)).toBeGreaterThan(0);
-      expect(Number(kinds.outdated) > 0).toBe(mixed);
-      expect(Number(kinds.unstamped) > 0).toBe(mixed);
+      expect(Number(kinds.outdated) > 0).toBe(fixture.updates);
+      expect(Number(kinds.unstamped) > 0).toBe(fixture.unstamped);
     });
 
     const period = () => ({ start_date: new Date(Date.now() - 2.5 * 86_400_000).toISOString(), end_date: inAnHour() });
@@ -211,8 +212,8 @@ describe('stamped events', () => {
       } finally {
         stats.useStamps = true;
       }
-      // Every case counts clicks, but the moved tag, which only the mixed fixture's updates set.
-      if (mixed || query.tag !== 'moved') expect((stamped.totals as { clicks: number }).clicks).toBeGreaterThan(0);
+      // Every case counts clicks, but the moved tag, which only the fixture with updates sets.
+      if (fixture.updates || query.tag !== 'moved') expect((stamped.totals as { clicks: number }).clicks).toBeGreaterThan(0);
     });
   });
 });
