@@ -95,7 +95,8 @@ function bucketOf(interval: Interval, column: string): string {
 
 /**
  * Statistics queries over the analytics store (ClickHouse): click and conversion events and their
- * rollups, joined at query time to the latest version of each link's attributes (`links FINAL`).
+ * rollups, grouped by the link attributes they are stamped with while those are their link's latest,
+ * and otherwise joined at query time to the latest version of each link's attributes (`links FINAL`).
  * PostgreSQL answers only what it owns: a link's id, tool labels and the metadata of users and
  * campaigns.
  */
@@ -252,12 +253,11 @@ export class StatsRepository {
   }
 
   /**
-   * Range and totals: the totals, one page of groups and their pivots. The rows are the links'
-   * figures joined to their attributes: range sums the period's activity of every link of the
-   * project(s) (the hourly projection of clicks, conversions) and counts the links shared in it;
-   * totals takes the links shared in the period with their all-time figures (the totals projection
-   * of clicks, conversions). Groups
-   * are sorted and paged by ClickHouse; the page's pivots come from a second statement.
+   * Range and totals: the totals, one page of groups and their pivots. The rows (rowsSql) are the
+   * period's activity (range) or the all-time figures of the links shared in the period (totals),
+   * with the links' attributes: fresh events grouped by their stamps, the others joined to `links`,
+   * and the share counts. Groups are sorted and paged by ClickHouse; with a pivot, groups and the
+   * page's pivots come from one statement (groupsWithPivots), else the pivots from a second one.
    */
   async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
     const context: RowsContext = {
@@ -498,9 +498,11 @@ export class StatsRepository {
   }
 
   /**
-   * The rows of figures with the group and pivot values (g, p) and the shared time of their link;
-   * `shared` is 1 on the one row per link that counts it as a share. A multi-value tag group or
-   * pivot gives a row per value (one with null when the link has none).
+   * The rows of figures with the group and pivot values (g, p) and the shared time of their links;
+   * `shared` counts the links a row counts as shares. On stamps (`context.stamped`) the fresh events
+   * and the shares come already summed per (g, p), the other events per link; joined to `links`,
+   * a row per link. A multi-value tag group or pivot (joined only) gives a row per value (one with
+   * null when the link has none). Every caller sums the rows per group, pivot or in all.
    */
   private rowsSql(query: StatsQuery, scope: ProjectScope, context: RowsContext, binder: Binder, grouping: Grouping): string {
     const bind = binder.bind;
