@@ -268,7 +268,7 @@ export class StatsRepository {
     if (!query.groupBy) {
       const binder = new Binder();
       const rows = this.rowsSql(query, scope, context, binder, { group: null, pivot: null });
-      const [totals] = await this.analytics.query<Record<string, unknown>>(`SELECT ${figures} FROM (${rows})`, binder.params);
+      const [totals] = await this.analytics.query<Record<string, unknown>>(`SELECT ${figures} FROM (${rows})${settingsOf(context)}`, binder.params);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
     const multiGroup = isMultiTagField(query.groupBy);
@@ -290,7 +290,7 @@ export class StatsRepository {
                 row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
          FROM (SELECT g, ${figures}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g))
        WHERE ord = 1 OR (ord > ${offset} AND ord <= ${limit})
-       ORDER BY ord`,
+       ORDER BY ord${settingsOf(context)}`,
       binder.params,
     );
     const first = groups[0];
@@ -298,7 +298,7 @@ export class StatsRepository {
     if (multiGroup) {
       const plain = new Binder();
       const [row] = await this.analytics.query<Record<string, unknown>>(
-        `SELECT ${figures} FROM (${this.rowsSql(query, scope, context, plain, { group: null, pivot: null })})`,
+        `SELECT ${figures} FROM (${this.rowsSql(query, scope, context, plain, { group: null, pivot: null })})${settingsOf(context)}`,
         plain.params,
       );
       totals = readFigures(row);
@@ -337,7 +337,7 @@ export class StatsRepository {
          FROM (SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g, p)
          GROUP BY g)
        ORDER BY ${sortExpression(query.sortType, 'g', 'G_')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
-       LIMIT ${limit} OFFSET ${offset}`,
+       LIMIT ${limit} OFFSET ${offset}${settingsOf(context)}`,
       binder.params,
     );
     if (found.length === 0) return null;
@@ -381,7 +381,7 @@ export class StatsRepository {
     const found = await this.analytics.query<Record<string, unknown>>(
       `SELECT g, p, ${figures}, max(shared_at) AS last_shared FROM (${rows})
        WHERE ifNull(toString(g), '${NULL_KEY}') IN ${keys}
-       GROUP BY g, p`,
+       GROUP BY g, p${settingsOf(context)}`,
       binder.params,
     );
     return this.completePivots(query, scope, context, groups, found.map(pivotOf));
@@ -414,7 +414,7 @@ export class StatsRepository {
   ): Promise<SortablePivot[]> {
     const binder = new Binder();
     const values = await this.analytics.query<{ p: unknown }>(
-      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})`,
+      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})${settingsOf(context)}`,
       binder.params,
     );
     const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
@@ -640,6 +640,16 @@ export class StatsRepository {
         ON t.link_id = l.link_id
       ${conversionTotals}`;
   }
+}
+
+/**
+ * The settings of a statement over range's or totals' rows. With updated links, the rows test each
+ * event against the sets of `link_updates` (IN subqueries); ClickHouse would also use those sets to
+ * analyse the primary key of every part and projection it considers, which with a million updated
+ * links took a range statement from 0.2 s to over 1 s: the sets only filter.
+ */
+function settingsOf(context: RowsContext): string {
+  return context.stamped?.updated ? '\n       SETTINGS use_index_for_in_with_subqueries = 0' : '';
 }
 
 /**
