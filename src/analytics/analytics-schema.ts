@@ -32,7 +32,8 @@
  *   the period; both count humans and bots and keep the latest shared time, so range and totals
  *   group them by any stamped attribute without joining `links`. `link_updates` lists the links
  *   whose latest version is not their creation's (an update): an event stamped with another
- *   version of such a link is grouped by the link's latest attributes instead (StatsRepository).
+ *   version of such a link is grouped by the link's latest attributes instead (StatsRepository),
+ *   until no event carries another version (settled: LinkUpdates).
  *
  * Inserts into clicks and conversions carry a deduplication token (their job's clicks, the
  * conversion's id): within the last 10,000 inserts, the same token is skipped.
@@ -128,11 +129,16 @@ export function analyticsSchema(db: string): string[] {
     // version: events stamped with another version of these links are regrouped by their link's
     // latest attributes at query time. Written before the new version of `links` (a crash between
     // the two leaves events of the old version regrouped by the old attributes: the same figures).
+    // `settled`: no event of the link carries another version any more (LinkUpdates.settle), so
+    // its events need no test. `state` (version × 2 + settled) orders the rows: a later version
+    // replaces a settled one, and its settling replaces it in turn.
     `CREATE TABLE IF NOT EXISTS ${db}.link_updates (
        project_id UUID,
        link_id UInt64,
-       version UInt64
-     ) ENGINE = ReplacingMergeTree(version)
+       version UInt64,
+       settled UInt8,
+       state UInt64
+     ) ENGINE = ReplacingMergeTree(state)
      ORDER BY (project_id, link_id)`,
     // Events not stamped (link_version 0) are found without reading the stamped ones.
     ...['clicks', 'conversions'].map(

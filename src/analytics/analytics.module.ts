@@ -11,6 +11,7 @@ import { AnalyticsMetrics } from './analytics-metrics';
 import { analyticsSchema } from './analytics-schema';
 import { LinkMirror } from './link-mirror';
 import { LinkStamps } from './link-stamps';
+import { LinkUpdates } from './link-updates';
 
 /** Closes the store when the application stops (after the click buffer's last flush was ingested). */
 @Injectable()
@@ -72,7 +73,8 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
     AnalyticsLifecycle,
     LinkMirror,
     LinkStamps,
+    LinkUpdates,
   ],
-  exports: [AnalyticsClient, LinkMirror, LinkStamps],
+  exports: [AnalyticsClient, LinkMirror, LinkStamps, LinkUpdates],
 })
 export class AnalyticsModule {}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { insertConversionEvents } from '../../src/analytics/conversion-events';
 import { LinkStamps, UNSTAMPED } from '../../src/analytics/link-stamps';
+import { LinkUpdates } from '../../src/analytics/link-updates';
 import { ClickEvent } from '../../src/clicks/click-event';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
@@ -215,5 +216,60 @@ describe('stamped events', () => {
       // Every case counts clicks, but the moved tag, which only the fixture with updates sets.
       if (fixture.updates || query.tag !== 'moved') expect((stamped.totals as { clicks: number }).clicks).toBeGreaterThan(0);
     });
+  });
+});
+
+describe('settled link updates', () => {
+  let t: TestApp;
+  let key: string;
+  let updates: LinkUpdates;
+  beforeAll(async () => {
+    t = await createTestApp({ redis: false });
+    key = (await createProject(t)).api_key;
+    updates = t.app.get(LinkUpdates, { strict: false });
+  });
+  afterAll(() => t.close());
+
+  const stateOf = async (linkId: string) =>
+    (
+      await t.analytics.query<{ version: string; settled: number }>(
+        `SELECT toString(version) AS version, settled FROM ${t.analytics.database}.link_updates FINAL WHERE link_id = {link:UInt64}`,
+        { link: linkId },
+      )
+    )[0];
+  const byTag = async () =>
+    (
+      await t.http
+        .get('/stats/range.json')
+        .query({ v: '3', key, group_by: 'tag', start_date: new Date(Date.now() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 3_600_000).toISOString() })
+        .expect(200)
+    ).body.groups as { tag: string; clicks: number }[];
+  const update = (svcId: string, tag: string) => t.http.get(`/url/update/${svcId}.json`).query({ v: '3', key, tool: 't', tag }).expect(200);
+
+  it('settles an update once no event of its link carries an earlier version, and a later update unsettles it', async () => {
+    const early = await createLink(t, key, { tag: 'first' });
+    const late = await createLink(t, key, { tag: 'kept' });
+    const [earlyRow, lateRow] = [await linkRow(t, early.svc_id), await linkRow(t, late.svc_id)];
+    // `late` has a click of its first version before its update; `early` is updated before any click.
+    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), new LinkStamps(t.analytics)).ingest(clicksOf(lateRow, 1), { resent: true });
+    await update(early.svc_id, 'second');
+    await update(late.svc_id, 'changed');
+    // Not yet old enough with the default wait; settled with none.
+    expect(await updates.settle()).toBe(0);
+    expect(await updates.settle(0)).toBe(1);
+    expect((await stateOf(earlyRow.linkId)).settled).toBe(1);
+    expect((await stateOf(lateRow.linkId)).settled).toBe(0);
+    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), new LinkStamps(t.analytics)).ingest(clicksOf(earlyRow, 2), { resent: true });
+    expect(await byTag()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tag: 'second', clicks: 2 }), expect.objectContaining({ tag: 'changed', clicks: 1 })]),
+    );
+    // Updated again: its earlier clicks carry the settled version, so it is listed again, unsettled.
+    await update(early.svc_id, 'third');
+    const again = await stateOf(earlyRow.linkId);
+    expect(again.settled).toBe(0);
+    const groups = await byTag();
+    expect(groups.find((g) => g.tag === 'third')?.clicks).toBe(2);
+    expect(groups.find((g) => g.tag === 'second')).toBeUndefined();
+    expect(await updates.settle(0)).toBe(0);
   });
 });

@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { AnalyticsClient, messageOf } from './analytics-client';
+import { STAMP_TTL_MS } from './link-stamps';
+
+/**
+ * How old an update must be before it is settled: well past the minute a process reuses a stamp
+ * read before it (STAMP_TTL_MS) and any insert under way then, so no event with the earlier
+ * version can still arrive. A job retried later reads its stamps again.
+ */
+export const SETTLE_AFTER_MS = 5 * STAMP_TTL_MS;
+/** How often a worker settles updates. */
+export const SETTLE_EVERY_MS = 60_000;
+/** Updates looked at per settling, at most. */
+const SETTLE_BATCH = 50_000;
+
+/**
+ * Keeps `link_updates` to the updates that matter. Every update of a link lists it there, and range
+ * and totals test each event of a listed link against its latest version; once no event of the
+ * link carries another version (the usual case: a link updated before its clicks, or whose
+ * earlier events were restamped), the update is marked settled and its events are grouped by their
+ * stamps again. A process that runs the workers settles every minute; settling twice is harmless.
+ */
+@Injectable()
+export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(LinkUpdates.name);
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runsWorkers) return;
+    this.timer = setInterval(() => {
+      this.settle().catch((error: unknown) => this.logger.warn(`settling link updates failed: ${messageOf(error)}`));
+    }, SETTLE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Settles the updates older than `settleAfterMs` whose links have no click or conversion of
+   * another version: a read of those links' key ranges of `clicks` and `conversions`. Returns how
+   * many it settled.
+   */
+  async settle(settleAfterMs = SETTLE_AFTER_MS): Promise<number> {
+    const db = this.analytics.database;
+    const before = Math.max(0, Date.now() - settleAfterMs) * 1000;
+    // The version is the update's time in µs (LinkMirror).
+    const candidates = await this.analytics.query<{ project: string; link: string; at: string }>(
+      `SELECT toString(project_id) AS project, toString(link_id) AS link, toString(version) AS at
+       FROM ${db}.link_updates FINAL WHERE settled = 0 AND version <= {before:UInt64} LIMIT ${SETTLE_BATCH}`,
+      { before },
+    );
+    if (candidates.length === 0) return 0;
+    const params = {
+      projects: [...new Set(candidates.map((c) => c.project))],
+      // Numbers: a string in an Array(UInt64) parameter would be quoted. Ids and µs times fit in 2^53.
+      links: candidates.map((c) => Number(c.link)),
+      versions: candidates.map((c) => Number(c.at)),
+    };
+    const outdatedIn = (table: string) =>
+      `SELECT DISTINCT link_id FROM ${db}.${table}
+       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
+         AND link_version != transform(link_id, {links:Array(UInt64)}, {versions:Array(UInt64)}, toUInt64(0))`;
+    const outdated = new Set(
+      (
+        await this.analytics.query<{ link: string }>(
+          `SELECT DISTINCT toString(link_id) AS link FROM (${outdatedIn('clicks')} UNION ALL ${outdatedIn('conversions')})`,
+          params,
+        )
+      ).map((row) => row.link),
+    );
+    const settled = candidates
+      .filter((c) => !outdated.has(c.link))
+      .map((c) => ({ project_id: c.project, link_id: c.link, version: c.at, settled: 1, state: (BigInt(c.at) * 2n + 1n).toString() }));
+    await this.analytics.insert('link_updates', settled);
+    return settled.length;
+  }
+}
