@@ -129,16 +129,13 @@ export function analyticsSchema(db: string): string[] {
     // version: events stamped with another version of these links are regrouped by their link's
     // latest attributes at query time. Written before the new version of `links` (a crash between
     // the two leaves events of the old version regrouped by the old attributes: the same figures).
-    // `settled`: no event of the link carries another version any more (LinkUpdates.settle), so
-    // its events need no test. `state` (version × 2 + settled) orders the rows: a later version
-    // replaces a settled one, and its settling replaces it in turn.
+    // An update is deleted again once no event of its link carries another version (settled:
+    // LinkUpdates), so the table holds only the updates whose events need the test.
     `CREATE TABLE IF NOT EXISTS ${db}.link_updates (
        project_id UUID,
        link_id UInt64,
-       version UInt64,
-       settled UInt8,
-       state UInt64
-     ) ENGINE = ReplacingMergeTree(state)
+       version UInt64
+     ) ENGINE = ReplacingMergeTree(version)
      ORDER BY (project_id, link_id)`,
     // Events not stamped (link_version 0) are found without reading the stamped ones.
     ...['clicks', 'conversions'].map(

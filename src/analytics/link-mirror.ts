@@ -55,7 +55,7 @@ export class LinkMirror {
     const rows = links.map((link) => mirrorRow(link, version));
     const updates = rows
       .filter((row) => row.version !== row.createdAtMs * 1000)
-      .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version, settled: 0, state: row.version * 2 }));
+      .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
     await this.analytics.insert('link_updates', updates);
     await this.analytics.insert(
       'links',

@@ -17,9 +17,9 @@ const SETTLE_BATCH = 50_000;
 /**
  * Keeps `link_updates` to the updates that matter. Every update of a link lists it there, and range
  * and totals test each event of a listed link against its latest version; once no event of the
- * link carries another version (the usual case: a link updated before its clicks, or whose
- * earlier events were restamped), the update is marked settled and its events are grouped by their
- * stamps again. A process that runs the workers settles every minute; settling twice is harmless.
+ * link carries another version (the usual case: a link updated before its clicks), the update is
+ * deleted (a lightweight DELETE of that version) and its events are grouped by their stamps again.
+ * A process that runs the workers settles every minute; settling twice is harmless.
  */
 @Injectable()
 export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -55,7 +55,7 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
     // The version is the update's time in µs (LinkMirror).
     const candidates = await this.analytics.query<{ project: string; link: string; at: string }>(
       `SELECT toString(project_id) AS project, toString(link_id) AS link, toString(version) AS at
-       FROM ${db}.link_updates FINAL WHERE settled = 0 AND version <= {before:UInt64} LIMIT ${SETTLE_BATCH}`,
+       FROM ${db}.link_updates FINAL WHERE version <= {before:UInt64} LIMIT ${SETTLE_BATCH}`,
       { before },
     );
     if (candidates.length === 0) return 0;
@@ -77,10 +77,19 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
         )
       ).map((row) => row.link),
     );
-    const settled = candidates
-      .filter((c) => !outdated.has(c.link))
-      .map((c) => ({ project_id: c.project, link_id: c.link, version: c.at, settled: 1, state: (BigInt(c.at) * 2n + 1n).toString() }));
-    await this.analytics.insert('link_updates', settled);
+    const settled = candidates.filter((c) => !outdated.has(c.link));
+    if (settled.length === 0) return 0;
+    // That version of each link and the earlier ones not merged away yet: an update made meanwhile stays.
+    await this.analytics.command(
+      `DELETE FROM ${db}.link_updates
+       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
+         AND version <= transform(link_id, {links:Array(UInt64)}, {versions:Array(UInt64)}, toUInt64(0))`,
+      {
+        projects: [...new Set(settled.map((c) => c.project))],
+        links: settled.map((c) => Number(c.link)),
+        versions: settled.map((c) => Number(c.at)),
+      },
+    );
     return settled.length;
   }
 }

@@ -476,7 +476,7 @@ export class StatsRepository {
    */
   private async stampState(projectIds: string[]): Promise<StampState> {
     const found = await this.analytics.query<{ what: string }>(
-      `SELECT 'updated' AS what FROM ${this.db}.link_updates FINAL WHERE project_id IN {projects:Array(UUID)} AND settled = 0 LIMIT 1
+      `SELECT 'updated' AS what FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)} LIMIT 1
        UNION ALL
        SELECT 'clicks' AS what FROM ${this.db}.clicks WHERE project_id IN {projects:Array(UUID)} AND link_version = 0 LIMIT 1
        UNION ALL
@@ -544,7 +544,7 @@ export class StatsRepository {
       // the creation's for a link never updated), so grouped and filtered by their stamps. Each
       // condition is left out when the projects have nothing it would leave out.
       const { updated, unstamped } = context.stamped;
-      const updates = `SELECT link_id, version FROM ${this.db}.link_updates FINAL WHERE project_id IN ${projects} AND settled = 0`;
+      const updates = `SELECT link_id, version FROM ${this.db}.link_updates FINAL WHERE project_id IN ${projects}`;
       const freshOf = (table: 'clicks' | 'conversions'): string | null => {
         const conditions = [
           ...(unstamped[table] ? ['link_version != 0'] : []),
