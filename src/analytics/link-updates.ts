@@ -11,8 +11,15 @@ import { STAMP_TTL_MS } from './link-stamps';
 export const SETTLE_AFTER_MS = 5 * STAMP_TTL_MS;
 /** How often a worker settles updates. */
 export const SETTLE_EVERY_MS = 60_000;
-/** Updates looked at per settling, at most. */
+/** Updates checked per statement. */
 const SETTLE_BATCH = 50_000;
+
+/** An update as settling reads it: project, link id and version, as strings. */
+interface Candidate {
+  project: string;
+  link: string;
+  at: string;
+}
 
 /**
  * Keeps `link_updates` to the updates that matter. Every update of a link lists it there, and range
@@ -46,25 +53,38 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
 
   /**
    * Settles the updates older than `settleAfterMs` whose links have no click or conversion of
-   * another version: a read of those links' key ranges of `clicks` and `conversions`. Returns how
-   * many it settled.
+   * another version: the list in key order, `batch` updates at a time, each batch a read of those
+   * links' key ranges of `clicks` and `conversions`. Returns how many it settled.
    */
-  async settle(settleAfterMs = SETTLE_AFTER_MS): Promise<number> {
-    const db = this.analytics.database;
-    const before = Math.max(0, Date.now() - settleAfterMs) * 1000;
+  async settle(settleAfterMs = SETTLE_AFTER_MS, batch = SETTLE_BATCH): Promise<number> {
     // The version is the update's time in µs (LinkMirror).
-    const candidates = await this.analytics.query<{ project: string; link: string; at: string }>(
-      `SELECT toString(project_id) AS project, toString(link_id) AS link, toString(version) AS at
-       FROM ${db}.link_updates FINAL WHERE version <= {before:UInt64} LIMIT ${SETTLE_BATCH}`,
-      { before },
-    );
-    if (candidates.length === 0) return 0;
-    const params = {
-      projects: [...new Set(candidates.map((c) => c.project))],
-      // Numbers: a string in an Array(UInt64) parameter would be quoted. Ids and µs times fit in 2^53.
-      links: candidates.map((c) => Number(c.link)),
-      versions: candidates.map((c) => Number(c.at)),
-    };
+    const before = Math.max(0, Date.now() - settleAfterMs) * 1000;
+    let after: { project: string; link: string } | null = null;
+    let settled = 0;
+    for (;;) {
+      const candidates: Candidate[] = await this.analytics.query<Candidate>(
+        `SELECT toString(project_id) AS project, toString(link_id) AS link, toString(version) AS at
+         FROM ${this.analytics.database}.link_updates FINAL
+         WHERE version <= {before:UInt64} ${after ? 'AND (project_id, link_id) > ({project:UUID}, {link:UInt64})' : ''}
+         ORDER BY project_id, link_id LIMIT {batch:UInt64}`,
+        { before, batch, ...(after ? { project: after.project, link: Number(after.link) } : {}) },
+      );
+      if (candidates.length === 0) break;
+      settled += await this.settleBatch(candidates);
+      if (candidates.length < batch) break;
+      after = candidates[candidates.length - 1];
+    }
+    return settled;
+  }
+
+  private async settleBatch(candidates: Candidate[]): Promise<number> {
+    const db = this.analytics.database;
+    // Numbers: a string in an Array(UInt64) parameter would be quoted. Ids and µs times fit in 2^53.
+    const paramsOf = (updates: Candidate[]) => ({
+      projects: [...new Set(updates.map((c) => c.project))],
+      links: updates.map((c) => Number(c.link)),
+      versions: updates.map((c) => Number(c.at)),
+    });
     const outdatedIn = (table: string) =>
       `SELECT DISTINCT link_id FROM ${db}.${table}
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
@@ -73,7 +93,7 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
       (
         await this.analytics.query<{ link: string }>(
           `SELECT DISTINCT toString(link_id) AS link FROM (${outdatedIn('clicks')} UNION ALL ${outdatedIn('conversions')})`,
-          params,
+          paramsOf(candidates),
         )
       ).map((row) => row.link),
     );
@@ -84,11 +104,7 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
       `DELETE FROM ${db}.link_updates
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
          AND version <= transform(link_id, {links:Array(UInt64)}, {versions:Array(UInt64)}, toUInt64(0))`,
-      {
-        projects: [...new Set(settled.map((c) => c.project))],
-        links: settled.map((c) => Number(c.link)),
-        versions: settled.map((c) => Number(c.at)),
-      },
+      paramsOf(settled),
     );
     return settled.length;
   }
