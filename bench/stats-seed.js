@@ -8,12 +8,12 @@
 //
 // Usage (from bench/stats.js): node bench/stats-seed.js '<json config>'
 const { openAnalyticsClient } = require('../dist/analytics/analytics-client');
-const { analyticsSchema, LINK_STAMP_COLUMNS } = require('../dist/analytics/analytics-schema');
+const { analyticsSchema, LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } = require('../dist/analytics/analytics-schema');
 
 // Clicks and conversions carry their link's stamp, as ingestion writes them (LinkStamps): the
 // mirror's version and attributes.
 const STAMP_COLUMNS = LINK_STAMP_COLUMNS.map(([name]) => name).join(', ');
-const STAMP_OF = (alias) => LINK_STAMP_COLUMNS.map(([name]) => `${alias}.${name === 'link_version' ? 'version' : name}`).join(', ');
+const STAMP_OF = (alias) => STAMP_SOURCE_COLUMNS.map((name) => `${alias}.${name}`).join(', ');
 
 // A uniform double in [0, 1) from a deterministic hash of the arguments.
 const U = (...args) => `(cityHash64(${args.join(', ')}) / 18446744073709551616.0)`;

@@ -174,6 +174,9 @@ export const LINK_STAMP_COLUMNS: readonly (readonly [string, string])[] = [
 /** The attribute columns of a stamp (LINK_STAMP_COLUMNS without the version). */
 export const STAMPED_ATTRIBUTES = LINK_STAMP_COLUMNS.slice(1).map(([name]) => name);
 
+/** The columns of `links` a stamp is read from, in LINK_STAMP_COLUMNS' order (its version is `version` there). */
+export const STAMP_SOURCE_COLUMNS = ['version', ...STAMPED_ATTRIBUTES];
+
 /** Range's rollup: per (project, hour, link, version) with its attributes; range reads the period's hours. */
 const STAMPED_HOURLY_KEYS = ['project_id', 'toStartOfHour(clicked_at)', 'link_id', 'link_version', ...STAMPED_ATTRIBUTES].join(', ');
 /** Totals' rollup: per (project, shared time, link, version), all time; totals reads the links shared in the period. */

@@ -5,7 +5,7 @@ import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
-import { LINK_STAMP_COLUMNS, STAMPED_ATTRIBUTES } from './analytics-schema';
+import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 import { insertConversionEvents } from './conversion-events';
 import { LinkMirror } from './link-mirror';
 import { LinkStamps } from './link-stamps';
@@ -82,14 +82,13 @@ export class BackfillService {
     await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
     await this.analytics.command(
       `CREATE TABLE ${join} ENGINE = Join(ANY, LEFT, link_id)
-       AS SELECT link_id, version, ${STAMPED_ATTRIBUTES.join(', ')} FROM ${db}.links FINAL`,
+       AS SELECT link_id, ${STAMP_SOURCE_COLUMNS.join(', ')} FROM ${db}.links FINAL`,
     );
-    const assignments = LINK_STAMP_COLUMNS.map(
-      ([column]) => `${column} = joinGet('${join}', '${column === 'link_version' ? 'version' : column}', link_id)`,
-    ).join(', ');
+    const assignments = LINK_STAMP_COLUMNS.map(([column], i) => `${column} = joinGet('${join}', '${STAMP_SOURCE_COLUMNS[i]}', link_id)`).join(', ');
     for (const table of ['clicks', 'conversions']) {
       await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE link_version = 0`);
     }
+    let left: number;
     for (;;) {
       const [pending] = await this.analytics.query<{ running: string; failed: string }>(
         `SELECT toString(countIf(NOT is_done)) AS running, anyIf(latest_fail_reason, latest_fail_reason != '') AS failed
@@ -97,13 +96,12 @@ export class BackfillService {
         { db },
       );
       if (pending.failed) throw new Error(`stamping the events failed: ${pending.failed}`);
-      const left = await unstamped();
-      onProgress({ step: 'stamps', done: Math.min(total, total - left), total });
+      left = await unstamped();
       if (Number(pending.running) === 0) break;
+      onProgress({ step: 'stamps', done: Math.max(0, total - left), total });
       await new Promise((resolve) => setTimeout(resolve, STAMP_POLL_MS));
     }
     await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
-    const left = await unstamped();
     onProgress({ step: 'stamps', done: total, total });
     return total - left;
   }

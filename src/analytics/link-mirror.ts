@@ -2,13 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
 
-/** A link's row of `links`, with its creation time in ms (not a column: tells an update from a creation). */
-type MirrorRow = Record<string, unknown> & { version: number; createdAtMs: number };
+/** A link's row of `links`. */
+type MirrorRow = Record<string, unknown> & { version: number };
 
 /** A link's statistics attributes as the `links` table of the analytics store holds them. */
 export function mirrorRow(link: LinkEntity, version?: number): MirrorRow {
   return {
-    createdAtMs: link.createdAt.getTime(),
     project_id: link.projectId,
     link_id: link.id,
     // Each version replaces the ones before it (ReplacingMergeTree): the row's update time in µs.
@@ -53,13 +52,11 @@ export class LinkMirror {
    */
   async mirror(links: LinkEntity[], version?: number): Promise<void> {
     const rows = links.map((link) => mirrorRow(link, version));
+    // A link is created with the version of its creation time (updated_at = created_at).
     const updates = rows
-      .filter((row) => row.version !== row.createdAtMs * 1000)
+      .filter((row, i) => row.version !== links[i].createdAt.getTime() * 1000)
       .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
     await this.analytics.insert('link_updates', updates);
-    await this.analytics.insert(
-      'links',
-      rows.map(({ createdAtMs: _createdAtMs, ...row }) => row),
-    );
+    await this.analytics.insert('links', rows);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient } from './analytics-client';
-import { LINK_STAMP_COLUMNS, STAMPED_ATTRIBUTES } from './analytics-schema';
+import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 
 /** How long a link's stamp is reused before it is read again (a stamp of an older version is still right: see below). */
 export const STAMP_TTL_MS = 60_000;
@@ -48,7 +48,7 @@ export class LinkStamps {
     }
     if (missing.length === 0) return stamps;
     const rows = await this.analytics.query<{ id: string; stamp: string }>(
-      `SELECT toString(link_id) AS id, formatRowNoNewline('TabSeparated', version, ${STAMPED_ATTRIBUTES.join(', ')}) AS stamp
+      `SELECT toString(link_id) AS id, formatRowNoNewline('TabSeparated', ${STAMP_SOURCE_COLUMNS.join(', ')}) AS stamp
        FROM ${this.analytics.database}.links FINAL
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}`,
       { projects, links: missing.map(Number) },

@@ -39,13 +39,13 @@ export class ClicksService {
     // can hold their clicks. Any other batch may overlap stored ones.
     const sequenced = 'v' in packed && packed.v === 3 && packed.seq !== undefined;
     // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a join.
-    const stamps = await this.stamps.of(batch.projects, batch.links);
+    const stamps = () => this.stamps.of(batch.projects, batch.links);
     if (options.resent || !sequenced) {
       const stored = await this.repository.storedIds(batch);
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
-      if (indexes.length > 0) await this.repository.insert([this.repository.encode(batch, indexes, stamps)]);
+      if (indexes.length > 0) await this.repository.insert([this.repository.encode(batch, indexes, await stamps())]);
     } else {
-      await this.live.add(this.repository.encode(batch, indexes, stamps));
+      await this.live.add(this.repository.encode(batch, indexes, await stamps()));
     }
     let newest = -Infinity;
     for (const at of batch.at) if (at > newest) newest = at;

@@ -268,7 +268,7 @@ export class StatsRepository {
     if (!query.groupBy) {
       const binder = new Binder();
       const rows = this.rowsSql(query, scope, context, binder, { group: null, pivot: null });
-      const [totals] = await this.analytics.query<Record<string, unknown>>(`SELECT ${figures} FROM (${rows})${settingsOf(context)}`, binder.params);
+      const [totals] = await this.queryRows(context, `SELECT ${figures} FROM (${rows})`, binder.params);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
     const multiGroup = isMultiTagField(query.groupBy);
@@ -284,21 +284,23 @@ export class StatsRepository {
     const limit = binder.bind(query.offset + query.perPage, 'UInt64');
     const offset = binder.bind(query.offset, 'UInt64');
     // Ranked over every group; the first row always comes back, carrying the totals and the count.
-    const groups = await this.analytics.query<Record<string, unknown>>(
+    const groups = await this.queryRows(
+      context,
       `SELECT * FROM (
          SELECT g, ${columns.join(', ')}, count() OVER () AS total_results${totalsOver},
                 row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
          FROM (SELECT g, ${figures}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g))
        WHERE ord = 1 OR (ord > ${offset} AND ord <= ${limit})
-       ORDER BY ord${settingsOf(context)}`,
+       ORDER BY ord`,
       binder.params,
     );
     const first = groups[0];
     let totals: Figures;
     if (multiGroup) {
       const plain = new Binder();
-      const [row] = await this.analytics.query<Record<string, unknown>>(
-        `SELECT ${figures} FROM (${this.rowsSql(query, scope, context, plain, { group: null, pivot: null })})${settingsOf(context)}`,
+      const [row] = await this.queryRows(
+        context,
+        `SELECT ${figures} FROM (${this.rowsSql(query, scope, context, plain, { group: null, pivot: null })})`,
         plain.params,
       );
       totals = readFigures(row);
@@ -328,7 +330,8 @@ export class StatsRepository {
     const figures = figureColumns(query.withConversions);
     const limit = binder.bind(query.perPage, 'UInt64');
     const offset = binder.bind(query.offset, 'UInt64');
-    const found = await this.analytics.query<Record<string, unknown>>(
+    const found = await this.queryRows(
+      context,
       `SELECT g, ${figures.map((c) => `G_${c}`).join(', ')}, G_last_shared, pivots,
               count() OVER () AS total_results, ${figures.map((c) => `sum(G_${c}) OVER () AS T_${c}`).join(', ')}
        FROM (
@@ -337,7 +340,7 @@ export class StatsRepository {
          FROM (SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g, p)
          GROUP BY g)
        ORDER BY ${sortExpression(query.sortType, 'g', 'G_')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
-       LIMIT ${limit} OFFSET ${offset}${settingsOf(context)}`,
+       LIMIT ${limit} OFFSET ${offset}`,
       binder.params,
     );
     if (found.length === 0) return null;
@@ -378,10 +381,11 @@ export class StatsRepository {
       'Array(String)',
     );
     const figures = figureSums(query.withConversions);
-    const found = await this.analytics.query<Record<string, unknown>>(
+    const found = await this.queryRows(
+      context,
       `SELECT g, p, ${figures}, max(shared_at) AS last_shared FROM (${rows})
        WHERE ifNull(toString(g), '${NULL_KEY}') IN ${keys}
-       GROUP BY g, p${settingsOf(context)}`,
+       GROUP BY g, p`,
       binder.params,
     );
     return this.completePivots(query, scope, context, groups, found.map(pivotOf));
@@ -413,8 +417,9 @@ export class StatsRepository {
     pivots: PivotRow[],
   ): Promise<SortablePivot[]> {
     const binder = new Binder();
-    const values = await this.analytics.query<{ p: unknown }>(
-      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})${settingsOf(context)}`,
+    const values = await this.queryRows(
+      context,
+      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})`,
       binder.params,
     );
     const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
@@ -487,6 +492,17 @@ export class StatsRepository {
     return { updated: has.has('updated'), unstamped: { clicks: has.has('clicks'), conversions: has.has('conversions') } };
   }
 
+  /**
+   * Runs a statement over range's or totals' rows (rowsSql). With updated links, the rows test each
+   * event against the sets of `link_updates` (IN subqueries); ClickHouse would also use those sets to
+   * analyse the primary key of every part and projection it considers, which with a million updated
+   * links took a range statement from 0.2 s to over 1 s: the sets only filter.
+   */
+  private queryRows(context: RowsContext, sql: string, params: Params): Promise<Record<string, unknown>[]> {
+    const settings = context.stamped?.updated ? '\n       SETTINGS use_index_for_in_with_subqueries = 0' : '';
+    return this.analytics.query<Record<string, unknown>>(`${sql}${settings}`, params);
+  }
+
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
   private async toolKeys(projectIds: string[], filters: Partial<Record<FilterField, string>>): Promise<string[]> {
     if (filters.tool === undefined) return [];
@@ -532,14 +548,11 @@ export class StatsRepository {
     // UNION ALL has one type per column however its parts combine.
     const noConversions = query.withConversions ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}` : '';
     const conversionsOf = (alias: string): string =>
-      query.withConversions ? `, ${['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])].map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
+      query.withConversions ? `, ${CONVERSION_FIGURES.map((c) => `${alias}.${c} AS ${c}`).join(', ')}` : '';
     const clicks = countOf(query.withBots);
     if (context.stamped) {
       const grouped = `${value(grouping.group, 'g')}, ${value(grouping.pivot, 'p')}`;
-      const conversionNames = query.withConversions ? `, pageviews, ${GOALS.map((n) => `g${n}c, g${n}v`).join(', ')}` : '';
-      const conversionSums = query.withConversions
-        ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`
-        : '';
+      const conversionNames = query.withConversions ? `, ${CONVERSION_FIGURES.join(', ')}` : '';
       // Fresh events: stamped with their link's latest version (the version of `link_updates`, or
       // the creation's for a link never updated), so grouped and filtered by their stamps. Each
       // condition is left out when the projects have nothing it would leave out.
@@ -594,7 +607,7 @@ export class StatsRepository {
           ? `UNION ALL
              SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt64(0) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
              FROM (${links}) AS l
-             INNER JOIN (SELECT link_id, sum(clicks) AS clicks${conversionSums} FROM (${staleParts.join(' UNION ALL ')}) GROUP BY link_id) AS a
+             INNER JOIN (SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)} FROM (${staleParts.join(' UNION ALL ')}) GROUP BY link_id) AS a
                ON l.link_id = a.link_id`
           : '';
       // Every link shared in the period, as share counts per (g, p).
@@ -618,7 +631,7 @@ export class StatsRepository {
            SELECT link_id, 0 AS clicks${conversionColumns}
            FROM ${this.db}.conversions WHERE project_id IN ${projects} AND ${inPeriod('converted_at')} GROUP BY link_id`
         : '';
-      const activity = `SELECT link_id, sum(clicks) AS clicks${query.withConversions ? `, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}` : ''}
+      const activity = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
         FROM (
           SELECT link_id, ${clicks} AS clicks${noConversions}
           FROM ${this.db}.clicks WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')} GROUP BY link_id
@@ -643,16 +656,6 @@ export class StatsRepository {
 }
 
 /**
- * The settings of a statement over range's or totals' rows. With updated links, the rows test each
- * event against the sets of `link_updates` (IN subqueries); ClickHouse would also use those sets to
- * analyse the primary key of every part and projection it considers, which with a million updated
- * links took a range statement from 0.2 s to over 1 s: the sets only filter.
- */
-function settingsOf(context: RowsContext): string {
-  return context.stamped?.updated ? '\n       SETTINGS use_index_for_in_with_subqueries = 0' : '';
-}
-
-/**
  * Clicks as the projections of `clicks` hold them (hourly, totals): humans, or humans and bots.
  * Written with exactly the projections' aggregates, so ClickHouse answers from them.
  */
@@ -660,16 +663,22 @@ function countOf(withBots: boolean): string {
   return withBots ? '(countIf(is_bot = 0) + countIf(is_bot = 1))' : 'countIf(is_bot = 0)';
 }
 
+/** The conversion figure columns of a row set: pageviews, then each goal's count and value. */
+const CONVERSION_FIGURES = ['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])];
+
 /** The figure columns of a row set. */
 function figureColumns(withConversions: boolean): string[] {
-  return ['clicks', 'shares', ...(withConversions ? ['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])] : [])];
+  return ['clicks', 'shares', ...(withConversions ? CONVERSION_FIGURES : [])];
+}
+
+/** `, sum(c) AS c` for each conversion figure column (empty without conversions). */
+function conversionSums(withConversions: boolean): string {
+  return withConversions ? `, ${CONVERSION_FIGURES.map((c) => `sum(${c}) AS ${c}`).join(', ')}` : '';
 }
 
 /** The sums of the figure columns over rows. */
 function figureSums(withConversions: boolean): string {
-  const base = 'sum(clicks) AS clicks, sum(shared) AS shares';
-  if (!withConversions) return base;
-  return `${base}, sum(pageviews) AS pageviews, ${GOALS.map((n) => `sum(g${n}c) AS g${n}c, sum(g${n}v) AS g${n}v`).join(', ')}`;
+  return `sum(clicks) AS clicks, sum(shared) AS shares${conversionSums(withConversions)}`;
 }
 
 /** Figures from a tuple (…, clicks, shares[, pageviews, g1c, g1v, …]) starting at position 1, in figureColumns' order. */
