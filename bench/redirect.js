@@ -206,13 +206,17 @@ async function main() {
 
     const results = { service: [], bare: [] };
     const catchUp = [];
+    const cpu = [];
     for (let round = 0; round < ROUNDS; round++) {
+      const before = cpuSeconds(service.pid);
       const s = await load(service.port, path, headers, DURATION);
       redirects += s.redirects;
       results.service.push(s);
       // The service's click pipeline finishes its round's clicks before the bare server's round:
       // a backlog left for later would be work the service's rate did not pay for.
       catchUp.push(await caughtUp(service.port, key, link.svc_id, redirects));
+      const after = cpuSeconds(service.pid);
+      cpu.push({ all: (after.all - before.all) / s.redirects, main: (after.main - before.main) / s.redirects });
       results.bare.push(await load(bare.port, path, headers, DURATION));
     }
     const m = (runs, field) => lib.median(runs.map((r) => r[field]));
@@ -239,6 +243,10 @@ async function main() {
       `rounds (service/bare req/s): ${results.service.map((s, i) => `${s.rps.toFixed(0)}/${results.bare[i].rps.toFixed(0)}`).join(', ')}`,
     );
     console.log(`ratio service/bare req/s: ${ratio.toFixed(2)} (target ≥ 0.55, service p99 ≤ 10 ms)`);
+    console.log(
+      `service CPU per redirect (its round and the round's clicks stored): ${cpu.map((c) => `${(c.all * 1e6).toFixed(1)} µs`).join(', ')}` +
+        ` (event loop: ${cpu.map((c) => `${(c.main * 1e6).toFixed(1)}`).join(', ')} µs; the rest is the embedded store's and Node's other threads)`,
+    );
     console.log(`clicks of each service round all counted ${catchUp.map((t) => `${t.toFixed(1)} s`).join(', ')} after its end`);
 
     const started = Date.now();
@@ -265,6 +273,18 @@ async function main() {
     await dropRedisKeys(redisPrefix);
   }
 }
+
+/** CPU seconds a process has used: all its threads, and its main thread (the event loop). */
+function cpuSeconds(pid) {
+  const fs = require('node:fs');
+  const ticks = (file) => {
+    const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  return { all: ticks(`/proc/${pid}/stat`), main: ticks(`/proc/${pid}/task/${pid}/stat`) };
+}
+/** The kernel's clock ticks per second (USER_HZ), 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 main().catch((error) => {
   console.error(error);
