@@ -65,14 +65,15 @@ export class AnalyticsClient {
 
   /**
    * Inserts `rows` rows encoded by the caller as TabSeparated text (a line per row, `columns` in
-   * their order; escape values with `tsvValue`) as one block: no objects and no JSON on the way.
-   * The embedded engine takes the text as UTF-8 bytes (raw insert); a server, streamed over HTTP.
+   * their order; escape values with `tsvValue`), as a string or its UTF-8 bytes, as one block: no
+   * objects and no JSON on the way. The embedded engine takes the bytes as they are (raw insert); a
+   * server, streamed over HTTP.
    */
-  async insertTabSeparated(table: string, columns: readonly string[], body: string, rows: number, options: InsertOptions = {}): Promise<void> {
+  async insertTabSeparated(table: string, columns: readonly string[], body: string | Buffer, rows: number, options: InsertOptions = {}): Promise<void> {
     if (rows === 0) return;
     const rawInsert = this.rawInsert;
     if (rawInsert) {
-      const values = Buffer.from(body, 'utf8');
+      const values = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       await this.send(table, rows, options, (settings) =>
         rawInsert({ table: `${this.database}.${table}`, values, format: 'TabSeparated', columns, settings }),
       );

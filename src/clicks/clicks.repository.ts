@@ -55,13 +55,16 @@ export class ClicksRepository {
         `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\t` +
         `${stamps.get(batch.links[i])}\n`;
     }
-    return { ids, text };
+    // Bytes now, a job at a time: a block of a second's clicks joined as one string and then
+    // encoded would hold the event loop for tens of milliseconds at once.
+    return { ids, bytes: Buffer.from(text, 'utf8') };
   }
 
   /** Inserts batches as one block, skipped when the token of their click ids was seen. */
   async insert(batches: readonly EncodedBatch[]): Promise<void> {
     const ids = batches.flatMap((b) => b.ids);
-    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, batches.map((b) => b.text).join(''), ids.length, { token: batchToken(ids) });
+    const body = batches.length === 1 ? batches[0].bytes : Buffer.concat(batches.map((b) => b.bytes));
+    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, body, ids.length, { token: batchToken(ids) });
   }
 
   /**

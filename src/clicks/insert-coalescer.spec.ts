@@ -3,7 +3,7 @@ import { EncodedBatch, InsertCoalescer } from './insert-coalescer';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function clicks(...ids: string[]): EncodedBatch {
-  return { ids, text: ids.map((id) => `${id}\n`).join('') };
+  return { ids, bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')) };
 }
 
 /** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */
@@ -11,7 +11,7 @@ function store(latencyMs: number) {
   const blocks: { ids: string[]; lines: string; at: number }[] = [];
   const state = { fail: false };
   const write = async (block: EncodedBatch[]) => {
-    blocks.push({ ids: block.flatMap((b) => b.ids), lines: block.map((b) => b.text).join(''), at: Date.now() });
+    blocks.push({ ids: block.flatMap((b) => b.ids), lines: block.map((b) => b.bytes.toString('utf8')).join(''), at: Date.now() });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);

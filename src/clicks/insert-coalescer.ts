@@ -1,7 +1,10 @@
-/** A batch of clicks on its way into the store: its click ids and its rows, encoded (TabSeparated lines). */
+/**
+ * A batch of clicks on its way into the store: its click ids and its rows, encoded (TabSeparated
+ * lines as UTF-8 bytes: a block is its batches' bytes end to end, copied once).
+ */
 export interface EncodedBatch {
   ids: string[];
-  text: string;
+  bytes: Buffer;
 }
 
 /**
@@ -22,10 +25,10 @@ interface Waiter {
 /**
  * Live click batches go into the store together. At most one insert is in flight, and inserts
  * start at least `intervalMs` apart: the batches that arrive meanwhile wait and then go in as one
- * block, one text (no object per click). A store that is idle takes a batch at once, so a lone click
- * waits for nothing; under load the store gets a few large inserts a second instead of one per
- * batch, and makes and merges that many fewer parts (the work that shares the cores with the
- * redirects when the store is embedded).
+ * block, its batches' bytes end to end (no object per click). A store that is idle takes a batch
+ * at once, so a lone click waits for nothing; under load the store gets one large insert a second
+ * instead of one per batch, and makes and merges that many fewer parts (the work that shares the
+ * cores with the redirects when the store is embedded).
  *
  * Each batch's promise settles with its block: resolved once the block is stored, rejected with the
  * block's error (every batch of the block is then retried by its job, as a resent batch).
