@@ -5,8 +5,10 @@ import { QUEUES } from '../queue/queue-names';
 import { ClickBatch } from './click-event';
 import { ClicksService } from './clicks.service';
 
-// Up to 32 batches at once: the live ones wait together for their block (InsertCoalescer).
-@JobProcessor(QUEUES.clicks, 32)
+/** Click jobs a process runs at once: the live ones wait together for their block (InsertCoalescer). */
+export const CLICK_JOB_CONCURRENCY = 32;
+
+@JobProcessor(QUEUES.clicks, CLICK_JOB_CONCURRENCY)
 export class ClicksProcessor extends WorkerHost {
   constructor(private readonly clicks: ClicksService) {
     super();

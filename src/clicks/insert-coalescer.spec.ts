@@ -1,4 +1,6 @@
-import { EncodedBatch, InsertCoalescer } from './insert-coalescer';
+import { FLUSH_SIZE } from './click-buffer';
+import { CLICK_JOB_CONCURRENCY } from './clicks.processor';
+import { COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer } from './insert-coalescer';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,5 +71,31 @@ describe('InsertCoalescer', () => {
     await expect(failed[1]).rejects.toThrow('store down');
     await coalescer.add(clicks('d'));
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c'], ['d']]);
+  });
+
+  it('takes a backlog as fast as the store does, not a block per interval (the worker\'s jobs of full batches)', async () => {
+    // As the clicks worker does: CLICK_JOB_CONCURRENCY jobs at once, each a full batch that waits
+    // for its block before the next job starts; three windows' worth of jobs.
+    const { write, blocks } = store(40);
+    const coalescer = new InsertCoalescer(write);
+    const jobs = 3 * CLICK_JOB_CONCURRENCY;
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: CLICK_JOB_CONCURRENCY }, async () => {
+        while (next < jobs) {
+          const job = next++;
+          await coalescer.add(clicks(...Array.from({ length: FLUSH_SIZE }, (_, i) => `${job}:${i}`)));
+        }
+      }),
+    );
+    expect(blocks.flatMap((b) => b.ids)).toHaveLength(jobs * FLUSH_SIZE);
+    // Blocks start once COALESCE_MAX_ROWS clicks wait, which the worker's jobs reach while a block
+    // is in flight: every block but the backlog's tail (fewer clicks, so it waits for the interval)
+    // starts at once. A threshold above what the jobs hold at once would start a block per interval.
+    const beforeTail = blocks.slice(0, -1);
+    expect(beforeTail.length).toBeGreaterThanOrEqual(3);
+    for (const block of beforeTail) expect(block.at - started).toBeLessThan(COALESCE_INTERVAL_MS / 2);
+    expect(COALESCE_MAX_ROWS).toBeLessThan(CLICK_JOB_CONCURRENCY * FLUSH_SIZE);
   });
 });
