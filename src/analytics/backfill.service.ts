@@ -57,19 +57,24 @@ export class BackfillService {
   }
 
   /**
-   * Stamps the events stored before stamps existed (link_version 0: every event of a version
-   * before them) with their link's latest stamp, as ingestion would: one ClickHouse mutation per
-   * table, which rewrites the parts holding such events in the background, a part at a time (a
-   * part is either rewritten or not, whatever stops the process; the engine resumes a mutation
-   * after a restart). The stamps come from a Join-engine table of every link's latest stamp, made
-   * for the step and dropped after it. Events of a link the mirror lacks keep version 0. Returns
-   * the events stamped; run again, it finds none left (or resumes).
+   * Stamps each event whose stamp is not its link's latest with that latest stamp, as ingestion
+   * would: the events stored before stamps existed (link_version 0: every event of a version before
+   * them), and the events stamped before their link was updated (a link of `link_updates` whose
+   * events carry another version; once none does, the service settles the update and statistics
+   * stop testing its events). One ClickHouse mutation per table, which rewrites the parts holding
+   * such events in the background, a part at a time (a part is either rewritten or not, whatever
+   * stops the process; the engine resumes a mutation after a restart). The stamps come from a
+   * Join-engine table of every link's latest stamp, made for the step and dropped after it. Events
+   * of a link the mirror lacks keep version 0. Returns the events stamped; run again, it finds none
+   * left (or resumes).
    */
   private async stampEvents(onProgress: (progress: BackfillProgress) => void): Promise<number> {
     const db = this.analytics.database;
+    const updates = `SELECT link_id, version FROM ${db}.link_updates FINAL`;
+    const outdated = `link_version = 0 OR (link_id IN (SELECT link_id FROM (${updates})) AND (link_id, link_version) NOT IN (${updates}))`;
     const unstamped = async (): Promise<number> => {
       const [row] = await this.analytics.query<{ n: string }>(
-        `SELECT toString((SELECT count() FROM ${db}.clicks WHERE link_version = 0) + (SELECT count() FROM ${db}.conversions WHERE link_version = 0)) AS n`,
+        `SELECT toString((SELECT count() FROM ${db}.clicks WHERE ${outdated}) + (SELECT count() FROM ${db}.conversions WHERE ${outdated})) AS n`,
       );
       return Number(row.n);
     };
@@ -85,8 +90,11 @@ export class BackfillService {
        AS SELECT link_id, ${STAMP_SOURCE_COLUMNS.join(', ')} FROM ${db}.links FINAL`,
     );
     const assignments = LINK_STAMP_COLUMNS.map(([column], i) => `${column} = joinGet('${join}', '${STAMP_SOURCE_COLUMNS[i]}', link_id)`).join(', ');
+    // Unstamped, or stamped with a version other than the link's latest in the mirror (a link the
+    // mirror lacks keeps its events as they are).
+    const latest = `ifNull(joinGetOrNull('${join}', 'version', link_id), link_version)`;
     for (const table of ['clicks', 'conversions']) {
-      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE link_version = 0`);
+      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE link_version = 0 OR link_version != ${latest}`);
     }
     let left: number;
     for (;;) {

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { insertConversionEvents } from '../../src/analytics/conversion-events';
+import { LinkStamps } from '../../src/analytics/link-stamps';
+import { LinkUpdates } from '../../src/analytics/link-updates';
+import { ClicksRepository } from '../../src/clicks/clicks.repository';
+import { ClicksService } from '../../src/clicks/clicks.service';
 import { EXIT, runCli } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
-import { clickCounts, linkRow, stored } from '../support/clicks';
+import { clickCounts, clicksOf, linkRow, stored } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
@@ -124,5 +129,57 @@ describe('analytics:backfill', () => {
     expect((await backfill()).stdout).toBe('links: 3\nclicks: 6\nconversions: 1\nstamps: 0\n');
     const [running] = await t.analytics.query<{ n: string }>(`SELECT toString(countIf(NOT is_done)) AS n FROM system.mutations WHERE database = {db:String}`, { db });
     expect(running.n).toBe('0');
+  });
+
+  it('restamps the events stamped before their link was updated, so that the update settles, with the same figures', async () => {
+    const link = await createLink(t, key, { channel: 'email', tag: 'before-update' });
+    const row = await linkRow(t, link.svc_id);
+    const db = t.analytics.database;
+    // Two clicks and a conversion stamped with the link's first version, then the link is updated.
+    const stamps = new LinkStamps(t.analytics);
+    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), stamps).ingest(clicksOf(row, 2), { resent: true });
+    await insertConversionEvents(
+      t.analytics,
+      stamps,
+      [{ project_id: row.projectId, link_id: row.linkId, converted_at: new Date(), conversion_id: randomUUID(), type: 'goal_1', value: 9 }],
+      `test:${randomUUID()}`,
+    );
+    await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 't', tag: 'after-update' }).expect(200);
+    const versions = async (table: string) =>
+      (
+        await t.analytics.query<{ v: string; tag: string | null }>(`SELECT toString(link_version) AS v, tag FROM ${db}.${table} WHERE link_id = {link:UInt64}`, {
+          link: row.linkId,
+        })
+      ).map((r) => `${r.v} ${r.tag}`);
+    const [mirror] = await t.analytics.query<{ version: string }>(`SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`, {
+      link: row.linkId,
+    });
+    expect(await versions('clicks')).not.toContain(`${mirror.version} after-update`);
+    const updates = t.app.get(LinkUpdates, { strict: false });
+    const listed = async () =>
+      (await t.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${db}.link_updates WHERE link_id = {link:UInt64}`, { link: row.linkId }))[0].n;
+    // Its earlier events hold the update on the list: settling leaves it.
+    await updates.settle(0);
+    expect(await listed()).not.toBe('0');
+    const byTag = async () =>
+      (
+        await t.http
+          .get('/stats/range.json')
+          .query({ v: '3', key, group_by: 'tag', with_conversions: 'true', start_date: new Date(Date.now() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 60_000).toISOString() })
+          .expect(200)
+      ).body.groups as { tag: string }[];
+    const before = (await byTag()).find((g) => g.tag === 'after-update');
+    expect(before).toMatchObject({ clicks: 2, conversions: expect.objectContaining({ goal_1: expect.objectContaining({ count: 1, value: 9 }) }) });
+
+    const run = await backfill();
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout).toMatch(/\nstamps: 3\n$/);
+    expect(await versions('clicks')).toEqual([`${mirror.version} after-update`, `${mirror.version} after-update`]);
+    expect(await versions('conversions')).toEqual([`${mirror.version} after-update`]);
+    // No event of another version is left: the update settles, and the figures stay.
+    await updates.settle(0);
+    expect(await listed()).toBe('0');
+    expect((await byTag()).find((g) => g.tag === 'after-update')).toEqual(before);
+    expect((await backfill()).stdout).toMatch(/\nstamps: 0\n$/);
   });
 });
