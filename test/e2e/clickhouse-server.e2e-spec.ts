@@ -187,12 +187,15 @@ describe('ClickHouse server transport', () => {
     expect(sums).toEqual({ rows: '6', long_names: '2' });
   });
 
-  it('inserts TabSeparated text (the click rows) with NULLs, tabs, newlines, backslashes, NUL and unicode, and selects it back exactly', async () => {
+  it('inserts TabSeparated text and its bytes (the click rows) with NULLs, tabs, newlines, backslashes, NUL and unicode, and selects it back exactly', async () => {
     await store.command(`CREATE TABLE ${database}.tsv (id UInt32, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id`);
     const values = [...ROWS.map((r) => r.name), ...ROWS.map((r) => r.note ?? ''), 'nul\u0000byte', '\\N', 'a\\tb', 'tab\tand\\\ttwo'];
     const rows = values.map((name, i) => ({ id: i + 1, name, note: i % 3 === 0 ? null : values[values.length - 1 - i] }));
-    const body = rows.map((r) => `${r.id}\t${tsvValue(r.name)}\t${tsvValue(r.note)}\n`).join('');
-    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], body, rows.length);
+    const lines = rows.map((r) => `${r.id}\t${tsvValue(r.name)}\t${tsvValue(r.note)}\n`);
+    const half = Math.floor(lines.length / 2);
+    // As text (conversion events), and as UTF-8 bytes (click rows, encoded a job at a time).
+    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], lines.slice(0, half).join(''), half);
+    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], Buffer.from(lines.slice(half).join(''), 'utf8'), lines.length - half);
     expect(await store.query(`SELECT id, name, note FROM ${database}.tsv ORDER BY id`)).toEqual(rows);
   });
 
