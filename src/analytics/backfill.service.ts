@@ -20,7 +20,10 @@ export interface BackfillProgress {
   total: number;
 }
 
-const CHUNK: Record<Exclude<BackfillStep, 'stamps'>, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
+/** The steps that copy rows from PostgreSQL. */
+type CopyStep = Exclude<BackfillStep, 'stamps'>;
+
+const CHUNK: Record<CopyStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
 
 /** How often the stamps step looks at its mutations. */
 const STAMP_POLL_MS = 500;
@@ -70,6 +73,8 @@ export class BackfillService {
    */
   private async stampEvents(onProgress: (progress: BackfillProgress) => void): Promise<number> {
     const db = this.analytics.database;
+    // Not stamped, or a listed link's event stamped with another version than its latest (a link
+    // the mirror lacks is never listed: its events keep theirs).
     const updates = `SELECT link_id, version FROM ${db}.link_updates FINAL`;
     const outdated = `link_version = 0 OR (link_id IN (SELECT link_id FROM (${updates})) AND (link_id, link_version) NOT IN (${updates}))`;
     const unstamped = async (): Promise<number> => {
@@ -90,11 +95,8 @@ export class BackfillService {
        AS SELECT link_id, ${STAMP_SOURCE_COLUMNS.join(', ')} FROM ${db}.links FINAL`,
     );
     const assignments = LINK_STAMP_COLUMNS.map(([column], i) => `${column} = joinGet('${join}', '${STAMP_SOURCE_COLUMNS[i]}', link_id)`).join(', ');
-    // Unstamped, or stamped with a version other than the link's latest in the mirror (a link the
-    // mirror lacks keeps its events as they are).
-    const latest = `ifNull(joinGetOrNull('${join}', 'version', link_id), link_version)`;
     for (const table of ['clicks', 'conversions']) {
-      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE link_version = 0 OR link_version != ${latest}`);
+      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE ${outdated}`);
     }
     let left: number;
     for (;;) {
@@ -114,7 +116,7 @@ export class BackfillService {
     return total - left;
   }
 
-  private async step(step: Exclude<BackfillStep, 'stamps'>, onProgress: (progress: BackfillProgress) => void): Promise<number> {
+  private async step(step: CopyStep, onProgress: (progress: BackfillProgress) => void): Promise<number> {
     const total = await this.count(step);
     let { cursor, done } = await this.position(step);
     onProgress({ step, done, total });
@@ -130,7 +132,7 @@ export class BackfillService {
   }
 
   /** Copies the chunk after `cursor`; null when there is none. */
-  private async copyChunk(step: Exclude<BackfillStep, 'stamps'>, cursor: string): Promise<{ cursor: string; rows: number } | null> {
+  private async copyChunk(step: CopyStep, cursor: string): Promise<{ cursor: string; rows: number } | null> {
     const limit = CHUNK[step];
     if (step === 'links') {
       const links = await this.dataSource
@@ -207,7 +209,7 @@ export class BackfillService {
     return { cursor: row?.cursor ?? '', done: Number(row?.done ?? 0) };
   }
 
-  private async count(step: Exclude<BackfillStep, 'stamps'>): Promise<number> {
+  private async count(step: CopyStep): Promise<number> {
     const [row] = await this.dataSource.query<{ n: string }[]>(`SELECT count(*)::text AS n FROM ${step}`);
     return Number(row.n);
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Lru } from '../common/lru';
 import { AnalyticsClient } from './analytics-client';
 import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 
@@ -28,7 +29,7 @@ function emptyValue(type: string): string {
  */
 @Injectable()
 export class LinkStamps {
-  private readonly cache = new Map<string, { stamp: string; at: number }>();
+  private readonly cache = new Lru<string>(STAMP_CACHE_SIZE);
 
   constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
 
@@ -39,8 +40,8 @@ export class LinkStamps {
     const missing: string[] = [];
     for (const link of links) {
       if (stamps.has(link)) continue;
-      const kept = this.cache.get(link);
-      if (kept && now - kept.at < STAMP_TTL_MS) stamps.set(link, kept.stamp);
+      const kept = this.cache.get(link, now);
+      if (kept) stamps.set(link, kept.value);
       else {
         stamps.set(link, UNSTAMPED);
         missing.push(link);
@@ -54,13 +55,7 @@ export class LinkStamps {
       { projects, links: missing.map(Number) },
     );
     for (const row of rows) stamps.set(row.id, row.stamp);
-    for (const link of missing) this.keep(link, stamps.get(link)!, now);
+    for (const link of missing) this.cache.set(link, stamps.get(link)!, STAMP_TTL_MS, now);
     return stamps;
-  }
-
-  private keep(link: string, stamp: string, at: number): void {
-    this.cache.delete(link);
-    this.cache.set(link, { stamp, at });
-    if (this.cache.size > STAMP_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
   }
 }
