@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AnalyticsClient, chTime } from '../analytics/analytics-client';
+import { RAW_CLICKS_READ } from '../analytics/analytics-schema';
 import { insertConversionEvents } from '../analytics/conversion-events';
 import { LinkStamps } from '../analytics/link-stamps';
 
@@ -127,7 +128,8 @@ export class ConversionsRepository {
        WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
          AND clicked_at <= {before:DateTime64(3, 'UTC')} AND clicked_at > {before:DateTime64(3, 'UTC')} - INTERVAL 30 DAY
        ORDER BY ${same} DESC, clicked_at DESC
-       LIMIT 1`,
+       LIMIT 1
+       ${RAW_CLICKS_READ}`,
       { project: projectId, link: linkId, before: chTime(before), ip: visitor.ip, agent: visitor.userAgent },
     );
     return rows[0]?.id ?? null;
