@@ -125,11 +125,12 @@ describe('stamped events', () => {
     beforeAll(async () => {
       project = (await createProject(t)).api_key;
       const channels = ['twitter', 'facebook', 'email', 'sms'];
-      const specs = Array.from({ length: 14 }, (_, i) => ({
+      // The last link's tag is its own: once it is updated (with updates), no event is left in its group.
+      const specs = Array.from({ length: 15 }, (_, i) => ({
         channel: channels[i % 4],
         campaign: `c${i % 3}`,
         campaign_description: `Campaign ${i % 3}`,
-        tag: i % 5 === 0 ? '' : `t${i % 4}`,
+        tag: i === 14 ? 'only-moved' : i % 5 === 0 ? '' : `t${i % 4}`,
         user_id: `u${i % 2}`,
         ...(i % 3 === 0 ? { tag_2: `m${i % 2}` } : {}),
       }));
@@ -162,7 +163,7 @@ describe('stamped events', () => {
       await insertConversionEvents(t.analytics, new LinkStamps(t.analytics), conversions, `test:${randomUUID()}`);
       if (!fixture.updates) return;
       // Updated after their events were stamped: regrouped at query time.
-      for (const i of [1, 4, 9]) {
+      for (const i of [1, 4, 9, 14]) {
         await t.http.get(`/url/update/${links[i].svc_id}.json`).query({ v: '3', key: project, tool: 't', channel: 'sms', tag: 'moved' }).expect(200);
       }
       // And one updated again, with events stamped by the version in between.
@@ -195,6 +196,8 @@ describe('stamped events', () => {
         [kind, { group_by: 'channel', pivot: 'tag', with_zeros: 'true' }],
         [kind, { group_by: 'campaign', pivot: 'channel', with_conversions: 'true', sort_type: 'goal_total_value' }],
         [kind, { group_by: 'tag', sort_type: 'shared_at', sort_order: 'asc' }],
+        [kind, { group_by: 'tag', with_conversions: 'true' }],
+        [kind, { group_by: 'tag', pivot: 'campaign', with_zeros: 'true', with_bots: 'true' }],
         [kind, { group_by: 'user_id', pivot: 'campaign', pivot_sort_type: 'alpha', channel: 'sms' }],
         [kind, { group_by: 'parent', with_bots: 'true', campaign: 'c1' }],
         [kind, { group_by: 'shared_at_hour_of_day', pivot: 'channel', with_conversions: 'true' }],
