@@ -55,6 +55,26 @@ export class AnalyticsClient {
     });
   }
 
+  /**
+   * Runs a `SELECT … [WITH TOTALS] … LIMIT` and returns the page's rows, its totals row (null
+   * without WITH TOTALS) and how many rows there were before the LIMIT (exact when the statement
+   * sets exact_rows_before_limit). Read as JSONEachRowWithProgress, a line per row, totals and
+   * count: chDB's JSON output misplaces the totals when the page is empty.
+   */
+  async queryPage<T>(sql: string, params: Params = {}): Promise<{ rows: T[]; totals: T | null; before: number }> {
+    return this.timed(async () => {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRowWithProgress' });
+      const page: { rows: T[]; totals: T | null; before: number } = { rows: [], totals: null, before: 0 };
+      for (const line of await result.json<Record<string, unknown>>()) {
+        if ('row' in line) page.rows.push(line.row as T);
+        else if ('totals' in line) page.totals = line.totals as T;
+        else if ('rows_before_limit_at_least' in line) page.before = Number(line.rows_before_limit_at_least);
+        else if ('exception' in line) throw new Error(String(line.exception));
+      }
+      return page;
+    });
+  }
+
   /** Inserts rows (objects keyed by column) as one block. */
   async insert(table: string, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;

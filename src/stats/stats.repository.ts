@@ -281,23 +281,19 @@ export class StatsRepository {
     }
     const binder = new Binder();
     const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: null });
-    const columns = figureColumns(query.withConversions);
-    // Totals are the sum of the groups, unless a link counts in several groups (multi-value tags).
-    const totalsOver = multiGroup ? '' : `, ${columns.map((c) => `sum(${c}) OVER () AS t_${c}`).join(', ')}`;
-    const limit = binder.bind(query.offset + query.perPage, 'UInt64');
+    const limit = binder.bind(query.perPage, 'UInt64');
     const offset = binder.bind(query.offset, 'UInt64');
-    // Ranked over every group; the first row always comes back, carrying the totals and the count.
-    const groups = await this.queryRows(
+    // The page of groups, sorted by ClickHouse, with the number of groups (rows before the LIMIT)
+    // and, unless a link counts in several groups (multi-value tags), the totals as the sum of the
+    // groups (WITH TOTALS: cheaper to plan than window functions over the groups).
+    const page = await this.queryPage(
       context,
-      `SELECT * FROM (
-         SELECT g, ${columns.join(', ')}, count() OVER () AS total_results${totalsOver},
-                row_number() OVER (ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST) AS ord
-         FROM (SELECT g, ${figures}, max(shared_at) AS last_shared FROM (${rows}) GROUP BY g))
-       WHERE ord = 1 OR (ord > ${offset} AND ord <= ${limit})
-       ORDER BY ord`,
+      `SELECT g, ${figures}, max(shared_at) AS last_shared FROM (${rows})
+       GROUP BY g${multiGroup ? '' : ' WITH TOTALS'}
+       ORDER BY ${sortExpression(query.sortType, 'g')} ${query.sortOrder} NULLS LAST, g ASC NULLS LAST
+       LIMIT ${limit} OFFSET ${offset}`,
       binder.params,
     );
-    const first = groups[0];
     let totals: Figures;
     if (multiGroup) {
       const plain = new Binder();
@@ -308,12 +304,11 @@ export class StatsRepository {
       );
       totals = readFigures(row);
     } else {
-      totals = readFigures(first, 't_');
+      totals = readFigures(page.totals ?? undefined);
     }
-    const page = groups.filter((row) => Number(row.ord) > query.offset && Number(row.ord) <= query.offset + query.perPage);
-    const groupRows = page.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
+    const groupRows = page.rows.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
     const pivots = query.pivot ? await this.pivots(query, scope, context, groupRows) : [];
-    return { totals, totalResults: first ? Number(first.total_results) : 0, groups: groupRows, pivots };
+    return { totals, totalResults: page.before, groups: groupRows, pivots };
   }
 
   /**
@@ -507,6 +502,16 @@ export class StatsRepository {
   private queryRows(context: RowsContext, sql: string, params: Params): Promise<Record<string, unknown>[]> {
     const settings = context.stamped?.updated ? '\n       SETTINGS use_index_for_in_with_subqueries = 0' : '';
     return this.analytics.query<Record<string, unknown>>(`${sql}${settings}`, params);
+  }
+
+  /** A page of a statement over range's or totals' rows (queryRows' settings), its totals and its rows before the LIMIT. */
+  private queryPage(
+    context: RowsContext,
+    sql: string,
+    params: Params,
+  ): Promise<{ rows: Record<string, unknown>[]; totals: Record<string, unknown> | null; before: number }> {
+    const settings = ['exact_rows_before_limit = 1', ...(context.stamped?.updated ? ['use_index_for_in_with_subqueries = 0'] : [])];
+    return this.analytics.queryPage<Record<string, unknown>>(`${sql}\n       SETTINGS ${settings.join(', ')}`, params);
   }
 
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
