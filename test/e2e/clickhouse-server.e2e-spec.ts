@@ -502,6 +502,35 @@ describe('ClickHouse server transport', () => {
         await schemaStore.query(`SELECT link_id, toStartOfHour(clicked_at) AS hour, is_bot FROM ${schemaDb}.clicks`),
       ).toEqual([{ link_id: '1', hour: '2024-01-01 00:00:00', is_bot: 0 }]);
     });
+
+    it('18.16 refuses the page format (JSONEachRowWithProgress) and the settings statistics set; a current server runs them', async () => {
+      // A page of groups with its totals and the number of groups, as range and totals read them.
+      const page = store
+        .queryPage<{ g: number; n: string }>(
+          'SELECT number % 3 AS g, count() AS n FROM numbers(10) GROUP BY g WITH TOTALS ORDER BY g LIMIT 1 OFFSET 1',
+        )
+        .then(
+          (found) => found,
+          (error: unknown) => error,
+        );
+      const raw = store.query('SELECT 1 AS one SETTINGS optimize_use_projections = 0, exact_rows_before_limit = 1').then(
+        (rows) => rows,
+        (error: unknown) => error,
+      );
+      if (!version.startsWith('18.')) {
+        expect(await page).toEqual({ rows: [{ g: 1, n: '3' }], totals: { g: 0, n: '10' }, before: 3 });
+        expect(await raw).toEqual([{ one: 1 }]);
+        return;
+      }
+      const refused = await page;
+      expect(refused).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(serverCode(refused)).toBe('73');
+      expect((refused as Error).message).toContain('Unknown format JSONEachRowWithProgress');
+      const setting = await raw;
+      expect(setting).not.toBeInstanceOf(AnalyticsUnavailableError);
+      expect(serverCode(setting)).toBe('115');
+      expect((setting as Error).message).toMatch(/Unknown setting (optimize_use_projections|exact_rows_before_limit)/);
+    });
   });
   describe('the analytics module (what the app opens at start) on this server', () => {
     // The link mirror it provides reads PostgreSQL: a test database of its own.
