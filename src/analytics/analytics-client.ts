@@ -15,6 +15,13 @@ export interface InsertOptions {
   token?: string;
 }
 
+/** A page of a `SELECT … [WITH TOTALS] … LIMIT`: its rows, its totals row (null without WITH TOTALS) and the rows before the LIMIT. */
+export interface Page<T> {
+  rows: T[];
+  totals: T | null;
+  before: number;
+}
+
 /** What the store reports of each call (the /metrics histograms and counter). */
 export interface AnalyticsObserver {
   queried(seconds: number, ok: boolean): void;
@@ -61,10 +68,10 @@ export class AnalyticsClient {
    * sets exact_rows_before_limit). Read as JSONEachRowWithProgress, a line per row, totals and
    * count: chDB's JSON output misplaces the totals when the page is empty.
    */
-  async queryPage<T>(sql: string, params: Params = {}): Promise<{ rows: T[]; totals: T | null; before: number }> {
+  async queryPage<T>(sql: string, params: Params = {}): Promise<Page<T>> {
     return this.timed(async () => {
       const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRowWithProgress' });
-      const page: { rows: T[]; totals: T | null; before: number } = { rows: [], totals: null, before: 0 };
+      const page: Page<T> = { rows: [], totals: null, before: 0 };
       for (const line of await result.json<Record<string, unknown>>()) {
         if ('row' in line) page.rows.push(line.row as T);
         else if ('totals' in line) page.totals = line.totals as T;

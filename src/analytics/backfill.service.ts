@@ -77,13 +77,13 @@ export class BackfillService {
     // the mirror lacks is never listed: its events keep theirs).
     const updates = `SELECT link_id, version FROM ${db}.link_updates FINAL`;
     const outdated = `link_version = 0 OR (link_id IN (SELECT link_id FROM (${updates})) AND (link_id, link_version) NOT IN (${updates}))`;
-    const unstamped = async (): Promise<number> => {
+    const outdatedEvents = async (): Promise<number> => {
       const [row] = await this.analytics.query<{ n: string }>(
         `SELECT toString((SELECT count() FROM ${db}.clicks WHERE ${outdated}) + (SELECT count() FROM ${db}.conversions WHERE ${outdated})) AS n`,
       );
       return Number(row.n);
     };
-    const total = await unstamped();
+    const total = await outdatedEvents();
     onProgress({ step: 'stamps', done: 0, total });
     if (total === 0) return 0;
     const join = `${db}.backfill_stamps`;
@@ -106,7 +106,7 @@ export class BackfillService {
         { db },
       );
       if (pending.failed) throw new Error(`stamping the events failed: ${pending.failed}`);
-      left = await unstamped();
+      left = await outdatedEvents();
       if (Number(pending.running) === 0) break;
       onProgress({ step: 'stamps', done: Math.max(0, total - left), total });
       await new Promise((resolve) => setTimeout(resolve, STAMP_POLL_MS));

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnalyticsClient, Params, chTime, fromChTime } from '../analytics/analytics-client';
+import { AnalyticsClient, Page, Params, chTime, fromChTime } from '../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../analytics/analytics-schema';
 import { GOALS } from './conversions-object';
 import { FilterField, filterConditions, groupExpression, isMultiTagField, isStampedField } from './stats-fields';
@@ -304,7 +304,7 @@ export class StatsRepository {
       );
       totals = readFigures(row);
     } else {
-      totals = readFigures(page.totals ?? undefined);
+      totals = readFigures(page.totals);
     }
     const groupRows = page.rows.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
     const pivots = query.pivot ? await this.pivots(query, scope, context, groupRows) : [];
@@ -500,18 +500,12 @@ export class StatsRepository {
    * links took a range statement from 0.2 s to over 1 s: the sets only filter.
    */
   private queryRows(context: RowsContext, sql: string, params: Params): Promise<Record<string, unknown>[]> {
-    const settings = context.stamped?.updated ? '\n       SETTINGS use_index_for_in_with_subqueries = 0' : '';
-    return this.analytics.query<Record<string, unknown>>(`${sql}${settings}`, params);
+    return this.analytics.query<Record<string, unknown>>(withSettings(sql, rowsSettings(context)), params);
   }
 
-  /** A page of a statement over range's or totals' rows (queryRows' settings), its totals and its rows before the LIMIT. */
-  private queryPage(
-    context: RowsContext,
-    sql: string,
-    params: Params,
-  ): Promise<{ rows: Record<string, unknown>[]; totals: Record<string, unknown> | null; before: number }> {
-    const settings = ['exact_rows_before_limit = 1', ...(context.stamped?.updated ? ['use_index_for_in_with_subqueries = 0'] : [])];
-    return this.analytics.queryPage<Record<string, unknown>>(`${sql}\n       SETTINGS ${settings.join(', ')}`, params);
+  /** A page of a statement over range's or totals' rows (queryRows' settings), with its totals and its count of rows before the LIMIT (exact). */
+  private queryPage(context: RowsContext, sql: string, params: Params): Promise<Page<Record<string, unknown>>> {
+    return this.analytics.queryPage<Record<string, unknown>>(withSettings(sql, ['exact_rows_before_limit = 1', ...rowsSettings(context)]), params);
   }
 
   /** The keys of the tools whose label is the tool filter (pk_tools, ix_tools_label): a tool is filtered by key or label. */
@@ -666,6 +660,16 @@ export class StatsRepository {
   }
 }
 
+/** The settings of a statement over range's or totals' rows (see queryRows). */
+function rowsSettings(context: RowsContext): string[] {
+  return context.stamped?.updated ? ['use_index_for_in_with_subqueries = 0'] : [];
+}
+
+/** A statement with a SETTINGS clause of the given settings (none: as it is). */
+function withSettings(sql: string, settings: string[]): string {
+  return settings.length > 0 ? `${sql}\n       SETTINGS ${settings.join(', ')}` : sql;
+}
+
 /**
  * Clicks as the projections of `clicks` hold them (hourly, totals): humans, or humans and bots.
  * Written with exactly the projections' aggregates, so ClickHouse answers from them.
@@ -702,7 +706,7 @@ function figuresOf(tuple: unknown[], withConversions: boolean): Figures {
   return figures;
 }
 
-function readFigures(row: Record<string, unknown> | undefined, prefix = '', withConversions?: boolean): Figures {
+function readFigures(row: Record<string, unknown> | null | undefined, prefix = '', withConversions?: boolean): Figures {
   const names = figureNames(prefix);
   const read = (name: string): number => Number(row?.[name] ?? 0);
   const figures: Figures = { clicks: read(names.clicks), shares: read(names.shares), pageviews: read(names.pageviews), goals: {} };
