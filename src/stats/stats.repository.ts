@@ -20,8 +20,15 @@ export interface GroupRow extends Figures {
   value: string | number | null;
 }
 
-export interface PivotRow extends GroupRow {
-  group: string | number | null;
+/** A pivot of a group: its value and figures. */
+export type PivotRow = GroupRow;
+
+/** Range's and totals' answer: the totals, one page of groups and, per group, its pivots (pivots[i] are groups[i]'s). */
+export interface Aggregate {
+  totals: Figures;
+  groups: GroupRow[];
+  totalResults: number;
+  pivots: PivotRow[][];
 }
 
 export interface IntervalRow {
@@ -262,7 +269,7 @@ export class StatsRepository {
    * and the share counts. Groups are sorted and paged by ClickHouse; with a pivot, groups and the
    * page's pivots come from one statement (groupsWithPivots), else the pivots from a second one.
    */
-  async aggregate(query: StatsQuery, scope: ProjectScope): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] }> {
+  async aggregate(query: StatsQuery, scope: ProjectScope): Promise<Aggregate> {
     const context: RowsContext = {
       toolKeys: await this.toolKeys(scope.ids, query.filters),
       stamped: this.readsStamps(query) ? await this.stampState(scope.ids) : null,
@@ -307,7 +314,7 @@ export class StatsRepository {
       totals = readFigures(page.totals);
     }
     const groupRows = page.rows.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
-    const pivots = query.pivot ? await this.pivots(query, scope, context, groupRows) : [];
+    const pivots = query.pivot ? await this.pivots(query, scope, context, groupRows) : groupRows.map(() => []);
     return { totals, totalResults: page.before, groups: groupRows, pivots };
   }
 
@@ -322,7 +329,7 @@ export class StatsRepository {
     query: StatsQuery,
     scope: ProjectScope,
     context: RowsContext,
-  ): Promise<{ totals: Figures; groups: GroupRow[]; totalResults: number; pivots: PivotRow[] } | null> {
+  ): Promise<Aggregate | null> {
     const binder = new Binder();
     const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: query.pivot });
     const figures = figureColumns(query.withConversions);
@@ -346,26 +353,17 @@ export class StatsRepository {
     );
     if (found.length === 0) return null;
     const groups: GroupRow[] = [];
-    const foundPivots: SortablePivot[] = [];
+    const foundPivots: SortablePivot[][] = [];
     for (const row of found) {
-      const group = readValue(row.g);
-      groups.push({ value: group, ...readFigures(row, 'G_') });
+      groups.push({ value: readValue(row.g), ...readFigures(row, 'G_') });
       // (p, figures…[, last_shared]), figures in figureColumns' order.
-      for (const pivot of row.pivots as unknown[][]) {
-        const lastShared = pivotShared ? pivot[figures.length + 1] : null;
-        foundPivots.push({
-          group,
-          value: readValue(pivot[0]),
-          ...figuresOf(pivot, query.withConversions),
-          lastShared: typeof lastShared === 'string' ? lastShared : null,
-        });
-      }
+      foundPivots.push((row.pivots as unknown[][]).map((pivot) => pivotOfTuple(pivot, query.withConversions, pivotShared ? pivot[figures.length + 1] : null)));
     }
     return {
       totals: readFigures(found[0], 'T_'),
       totalResults: Number(found[0].total_results),
       groups,
-      pivots: await this.completePivots(query, scope, context, groups, foundPivots),
+      pivots: await this.completePivots(query, scope, context, foundPivots),
     };
   }
 
@@ -373,7 +371,7 @@ export class StatsRepository {
    * The pivots of the page's groups, in each group sorted by pivot_sort_type; with_zeros adds every
    * pivot value of the whole result (not only of this page) to every group.
    */
-  private async pivots(query: StatsQuery, scope: ProjectScope, context: RowsContext, groups: GroupRow[]): Promise<PivotRow[]> {
+  private async pivots(query: StatsQuery, scope: ProjectScope, context: RowsContext, groups: GroupRow[]): Promise<PivotRow[][]> {
     if (groups.length === 0) return [];
     const binder = new Binder();
     const rows = this.rowsSql(query, scope, context, binder, { group: query.groupBy, pivot: query.pivot });
@@ -389,50 +387,48 @@ export class StatsRepository {
        GROUP BY g, p`,
       binder.params,
     );
-    return this.completePivots(query, scope, context, groups, found.map(pivotOf));
-  }
-
-  /** The pivots found, with the zero pivots of with_zeros, in each group sorted by pivot_sort_type. */
-  private async completePivots(
-    query: StatsQuery,
-    scope: ProjectScope,
-    context: RowsContext,
-    groups: GroupRow[],
-    found: SortablePivot[],
-  ): Promise<PivotRow[]> {
-    const pivots = query.withZeros ? [...found, ...(await this.zeroPivots(query, scope, context, groups, found))] : found;
-    // Each pivot's sort value is computed once: groups in order, then pivot_sort_type in
-    // pivot_sort_order (nulls last), then the pivot's value ascending.
-    const direction = query.pivotSortOrder === 'asc' ? 1 : -1;
-    const keyed = pivots.map((row) => ({ row, key: sortValue(query.pivotSortType, row) }));
-    keyed.sort((a, b) => compareValues(a.row.group, b.row.group) || compareSortValues(a.key, b.key, direction) || compareValues(a.row.value, b.row.value));
-    return keyed.map(({ row }) => row);
-  }
-
-  /** Zero pivots: every pivot value of the whole result a page's group lacks (with_zeros). */
-  private async zeroPivots(
-    query: StatsQuery,
-    scope: ProjectScope,
-    context: RowsContext,
-    groups: GroupRow[],
-    pivots: PivotRow[],
-  ): Promise<SortablePivot[]> {
-    const binder = new Binder();
-    const values = await this.queryRows(
-      context,
-      `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})`,
-      binder.params,
-    );
-    const present = new Set(pivots.map((row) => `${keyOf(row.group)}\u0001${keyOf(row.value)}`));
-    const zeros: SortablePivot[] = [];
-    for (const group of groups) {
-      for (const { p } of values) {
-        const value = readValue(p);
-        if (present.has(`${keyOf(group.value)}\u0001${keyOf(value)}`)) continue;
-        zeros.push({ group: group.value, value, ...readFigures(undefined, '', query.withConversions), lastShared: null });
-      }
+    const byGroup = new Map<string, SortablePivot[]>();
+    for (const row of found) {
+      const key = keyOf(readValue(row.g));
+      const pivots = byGroup.get(key);
+      if (pivots) pivots.push(pivotOf(row));
+      else byGroup.set(key, [pivotOf(row)]);
     }
-    return zeros;
+    return this.completePivots(
+      query,
+      scope,
+      context,
+      groups.map((group) => byGroup.get(keyOf(group.value)) ?? []),
+    );
+  }
+
+  /**
+   * Each group's pivots found (found[i]: groups[i]'s), with with_zeros the pivot values they lack
+   * added with zero figures, each group's sorted by pivot_sort_type.
+   */
+  private async completePivots(query: StatsQuery, scope: ProjectScope, context: RowsContext, found: SortablePivot[][]): Promise<PivotRow[][]> {
+    const pivots = query.withZeros ? await this.withZeroPivots(query, scope, context, found) : found;
+    const direction = query.pivotSortOrder === 'asc' ? 1 : -1;
+    return pivots.map((group) => sortPivots(group, query.pivotSortType, direction));
+  }
+
+  /** Each group's pivots with every pivot value of the whole result (not only of this page) the group lacks, at zero (with_zeros). */
+  private async withZeroPivots(query: StatsQuery, scope: ProjectScope, context: RowsContext, found: SortablePivot[][]): Promise<SortablePivot[][]> {
+    const binder = new Binder();
+    const values = (
+      await this.queryRows(
+        context,
+        `SELECT DISTINCT p FROM (${this.rowsSql(query, scope, context, binder, { group: null, pivot: query.pivot })})`,
+        binder.params,
+      )
+    ).map(({ p }) => readValue(p));
+    return found.map((pivots) => {
+      const present = new Set(pivots.map((pivot) => keyOf(pivot.value)));
+      const zeros = values
+        .filter((value) => !present.has(keyOf(value)))
+        .map((value): SortablePivot => ({ value, ...readFigures(undefined, '', query.withConversions), lastShared: null }));
+      return zeros.length > 0 ? [...pivots, ...zeros] : pivots;
+    });
   }
 
   async linkMetadata(projectIds: string[], svcId: string): Promise<Record<string, string | null> | null> {
@@ -697,13 +693,21 @@ function figureSums(withConversions: boolean): string {
 }
 
 /** Figures from a tuple (…, clicks, shares[, pageviews, g1c, g1v, …]) starting at position 1, in figureColumns' order. */
-function figuresOf(tuple: unknown[], withConversions: boolean): Figures {
-  const figures: Figures = { clicks: Number(tuple[1]), shares: Number(tuple[2]), pageviews: 0, goals: {} };
+/** A pivot from its tuple (p, clicks, shares[, pageviews, g1c, g1v, …]), figures in figureColumns' order, and its latest shared time. */
+function pivotOfTuple(tuple: unknown[], withConversions: boolean, lastShared: unknown): SortablePivot {
+  const pivot: SortablePivot = {
+    value: readValue(tuple[0]),
+    clicks: Number(tuple[1]),
+    shares: Number(tuple[2]),
+    pageviews: 0,
+    goals: {},
+    lastShared: typeof lastShared === 'string' ? lastShared : null,
+  };
   if (withConversions) {
-    figures.pageviews = Number(tuple[3]);
-    for (const n of GOALS) figures.goals[n] = { count: Number(tuple[2 + 2 * n]), value: Number(tuple[3 + 2 * n]) };
+    pivot.pageviews = Number(tuple[3]);
+    for (const n of GOALS) pivot.goals[n] = { count: Number(tuple[2 + 2 * n]), value: Number(tuple[3 + 2 * n]) };
   }
-  return figures;
+  return pivot;
 }
 
 function readFigures(row: Record<string, unknown> | null | undefined, prefix = '', withConversions?: boolean): Figures {
@@ -748,7 +752,6 @@ type SortablePivot = PivotRow & { lastShared: string | null };
 
 function pivotOf(row: Record<string, unknown>): SortablePivot {
   return {
-    group: readValue(row.g),
     value: readValue(row.p),
     ...readFigures(row),
     lastShared: typeof row.last_shared === 'string' ? row.last_shared : null,
@@ -822,6 +825,17 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   if (a === null) return 1;
   if (b === null) return -1;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A group's pivots in pivot_sort_type order in a direction (1 ascending, -1 descending), nulls
+ * last, then by value ascending; each pivot's sort value computed once.
+ */
+function sortPivots(pivots: SortablePivot[], sortType: string, direction: number): SortablePivot[] {
+  const keys = pivots.map((pivot) => sortValue(sortType, pivot));
+  const order = pivots.map((_, i) => i);
+  order.sort((a, b) => compareSortValues(keys[a], keys[b], direction) || compareValues(pivots[a].value, pivots[b].value));
+  return order.map((i) => pivots[i]);
 }
 
 /** Two pivots' sort values in a direction (1 ascending, -1 descending), nulls last either way. */

@@ -189,34 +189,23 @@ export class StatsService {
       ids: projects.map((p) => p.id),
       keys: projects.map((p) => p.apiKey),
     });
-    const figures = (f: Figures): Record<string, unknown> => {
-      const object: Record<string, unknown> = {
-        clicks: f.clicks,
-        shares: f.shares,
-        clicks_per_share: f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000,
-      };
+    // A group's or pivot's figures, added to its object (which holds its value first).
+    const withFigures = (object: Record<string, unknown>, f: Figures): Record<string, unknown> => {
+      object.clicks = f.clicks;
+      object.shares = f.shares;
+      object.clicks_per_share = f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000;
       if (query.withConversions) {
         object.conversions = conversionsObject({ pageviews: f.pageviews, goals: f.goals }, labels);
       }
       return object;
     };
-    const pivotsOf = new Map<string, PivotRow[]>();
-    for (const row of pivots) {
-      const key = String(row.group);
-      const rows = pivotsOf.get(key);
-      if (rows) rows.push(row);
-      else pivotsOf.set(key, [row]);
-    }
     const groupObjects = await Promise.all(
-      groups.map(async (group: GroupRow) => {
-        const object: Record<string, unknown> = {
-          [query.groupBy!]: group.value,
-          ...figures(group),
-        };
+      groups.map(async (group: GroupRow, i) => {
+        const object = withFigures({ [query.groupBy!]: group.value }, group);
         if (query.withMetadata) object.metadata = await this.metadata(projects, query.groupBy!, group.value);
         if (query.pivot) {
-          const rows = pivotsOf.get(String(group.value)) ?? [];
-          object.pivots = rows.map((row) => ({ [query.pivot!]: row.value, ...figures(row) }));
+          const pivot = query.pivot;
+          object.pivots = pivots[i].map((row: PivotRow) => withFigures({ [pivot]: row.value }, row));
         }
         return object;
       }),
@@ -239,7 +228,7 @@ export class StatsService {
       offset: query.offset,
       last_offset: query.offset + groups.length,
       total_results: totalResults,
-      totals: figures(totals),
+      totals: withFigures({}, totals),
       groups: groupObjects,
     };
   }

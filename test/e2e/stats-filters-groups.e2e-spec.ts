@@ -4,10 +4,13 @@ import {
   NOVEMBER,
   StatsFixture,
   buildStatsFixture,
+  clickRollup,
   conv,
   fig,
   pivotValues,
+  statsLink,
 } from '../factories/stats';
+import { createProject } from '../factories/projects';
 
 /** Range (SPEC.md 4.7) over the fixture of test/factories/stats.ts: filters, group_by, pivots, metadata, conversions. */
 describe('stats/range.json: filters, groups, pivots', () => {
@@ -358,6 +361,33 @@ describe('stats/range.json: filters, groups, pivots', () => {
   });
 
   describe('pivots', () => {
+    it("a group whose value is the text 'null' and the group of links without one keep their own pivots", async () => {
+      const key = (await createProject(t)).api_key;
+      const named = await statsLink(t, key, { url: 'https://example.com/n', tag: 'null', tag_2: 'null', channel: 'email' });
+      const none = await statsLink(t, key, { url: 'https://example.com/none', channel: 'sms' });
+      await clickRollup(t, named, '2026-11-03T10:00:00Z', 2);
+      await clickRollup(t, none, '2026-11-03T10:00:00Z', 1);
+      // Range by tag: groups and pivots from one statement.
+      const res = await t.http
+        .get('/stats/range.json')
+        .query({ v: '3', key, ...NOVEMBER, group_by: 'tag', pivot: 'channel' })
+        .expect(200);
+      expect(res.body.groups).toEqual([
+        { tag: 'null', ...fig(2, 0, 0), pivots: [{ channel: 'email', ...fig(2, 0, 0) }] },
+        { tag: null, ...fig(1, 0, 0), pivots: [{ channel: 'sms', ...fig(1, 0, 0) }] },
+      ]);
+      // Totals by tag_2 (multi-value): the pivots from a statement of their own.
+      const today = { start_date: new Date(Date.now() - 86_400_000).toISOString(), end_date: new Date(Date.now() + 86_400_000).toISOString() };
+      const totals = await t.http
+        .get('/stats/totals.json')
+        .query({ v: '3', key, ...today, group_by: 'tag_2', pivot: 'channel' })
+        .expect(200);
+      expect(totals.body.groups).toEqual([
+        { tag_2: 'null', ...fig(2, 1, 2), pivots: [{ channel: 'email', ...fig(2, 1, 2) }] },
+        { tag_2: null, ...fig(1, 1, 1), pivots: [{ channel: 'sms', ...fig(1, 1, 1) }] },
+      ]);
+    });
+
     it('pivot campaign per channel group, without zeros: only combinations with activity', async () => {
       const res = await range({ group_by: 'channel', pivot: 'campaign' }).expect(200);
       expect(res.body).toEqual({
