@@ -13,7 +13,22 @@ export interface InsertOptions {
    * (non_replicated_deduplication_window) is skipped.
    */
   token?: string;
+  /**
+   * Every row is an event stamped with a version (no LinkStamps' UNSTAMPED): the insert adds no
+   * unstamped event, so it leaves the stamp state as it was (AnalyticsClient.stampStateWrites).
+   */
+  stamped?: boolean;
 }
+
+/** The tables whose rows make a project's stamp state (StatsRepository): its link updates and unstamped events. */
+const STAMP_STATE_TABLES: ReadonlySet<string> = new Set(['clicks', 'conversions', 'link_updates']);
+
+/**
+ * Writes into the embedded engine that may have changed a stamp state, completed in this process:
+ * the engine is one process's (chDB locks its folder), and every client of the process on it counts
+ * here (test apps share it).
+ */
+let embeddedStampStateWrites = 0;
 
 /** A page of a `SELECT … [WITH TOTALS] … LIMIT`: its rows, its totals row (null without WITH TOTALS) and the rows before the LIMIT. */
 export interface Page<T> {
@@ -49,9 +64,32 @@ export class AnalyticsClient {
     private readonly rawInsert: RawInsert | null = null,
   ) {}
 
+  /**
+   * Whether this process is the only writer of the store (the embedded engine: its folder is locked
+   * to one process), so that what a read found stays true until this process writes.
+   */
+  get soleWriter(): boolean {
+    return this.rawInsert !== null;
+  }
+
+  /**
+   * With a sole writer, how many writes that may have changed a project's stamp state (updated
+   * links, unstamped events) have completed: every command (DDL, DELETE, mutations, INSERT …
+   * SELECT), and every insert into clicks, conversions or link_updates but those of stamped events.
+   * A stamp state read while this count stayed the same is still the store's. Null for a server,
+   * which other processes write.
+   */
+  get stampStateWrites(): number | null {
+    return this.soleWriter ? embeddedStampStateWrites : null;
+  }
+
   /** Runs a statement that returns no rows (DDL, INSERT … SELECT). */
   async command(sql: string, params: Params = {}): Promise<void> {
-    await this.timed(() => this.client.command({ query: sql, query_params: params }));
+    try {
+      await this.timed(() => this.client.command({ query: sql, query_params: params }));
+    } finally {
+      this.wrote(true);
+    }
   }
 
   /** Runs a SELECT and returns its rows (64-bit integers may come as strings: read them with Number). */
@@ -127,7 +165,14 @@ export class AnalyticsClient {
       throw unavailableOr(error);
     } finally {
       this.observer?.inserted(table, ok ? rows : 0, seconds(started), ok);
+      // Counted when it ends, whether it went in or not (a failed insert may have written a part).
+      this.wrote(STAMP_STATE_TABLES.has(table) && !(options.stamped && table !== 'link_updates'));
     }
+  }
+
+  /** Counts a write that ended, when it may have changed a stamp state (stampStateWrites). */
+  private wrote(changesStampState: boolean): void {
+    if (changesStampState && this.soleWriter) embeddedStampStateWrites++;
   }
 
   async ping(): Promise<void> {

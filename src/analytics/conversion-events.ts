@@ -1,6 +1,6 @@
 import { AnalyticsClient, chTime, tsvValue } from './analytics-client';
 import { LINK_STAMP_COLUMNS } from './analytics-schema';
-import { LinkStamps } from './link-stamps';
+import { LinkStamps, UNSTAMPED } from './link-stamps';
 
 /** A conversion as an event of the analytics store: what statistics sum. */
 export interface ConversionEvent {
@@ -35,5 +35,6 @@ export async function insertConversionEvents(
         `${e.project_id}\t${e.link_id}\t${chTime(e.converted_at)}\t${e.conversion_id}\t${tsvValue(e.type)}\t${e.value}\t${stampOf.get(e.link_id)}\n`,
     )
     .join('');
-  await analytics.insertTabSeparated('conversions', COLUMNS, text, events.length, { token });
+  const stamped = events.every((e) => stampOf.get(e.link_id) !== UNSTAMPED);
+  await analytics.insertTabSeparated('conversions', COLUMNS, text, events.length, { token, stamped });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
 import { LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
+import { UNSTAMPED } from '../analytics/link-stamps';
 import { ClickColumns } from './click-event';
 import { EncodedBatch } from './insert-coalescer';
 
@@ -48,23 +49,29 @@ export class ClicksRepository {
     const at = (i: number, values: string[]) => (i < 0 ? '\\N' : values[i]);
     const ids: string[] = [];
     let text = '';
+    let stamped = true;
     for (const i of indexes) {
       ids.push(batch.ids[i]);
+      const stamp = stamps.get(batch.links[i]);
+      if (stamp === UNSTAMPED) stamped = false;
       text +=
         `${projects[batch.project[i]]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
         `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\t` +
-        `${stamps.get(batch.links[i])}\n`;
+        `${stamp}\n`;
     }
     // Bytes now, a job at a time: a block of a second's clicks joined as one string and then
     // encoded would hold the event loop for tens of milliseconds at once.
-    return { ids, bytes: Buffer.from(text, 'utf8') };
+    return { ids, bytes: Buffer.from(text, 'utf8'), stamped };
   }
 
   /** Inserts batches as one block, skipped when the token of their click ids was seen. */
   async insert(batches: readonly EncodedBatch[]): Promise<void> {
     const ids = batches.flatMap((b) => b.ids);
     const body = batches.length === 1 ? batches[0].bytes : Buffer.concat(batches.map((b) => b.bytes));
-    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, body, ids.length, { token: batchToken(ids) });
+    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, body, ids.length, {
+      token: batchToken(ids),
+      stamped: batches.every((b) => b.stamped),
+    });
   }
 
   /**

@@ -5,7 +5,7 @@ import { COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function clicks(...ids: string[]): EncodedBatch {
-  return { ids, bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')) };
+  return { ids, bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')), stamped: true };
 }
 
 /** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */

@@ -5,6 +5,8 @@
 export interface EncodedBatch {
   ids: string[];
   bytes: Buffer;
+  /** Every click carries its link's stamp (none is UNSTAMPED: a link the mirror lacked). */
+  stamped: boolean;
 }
 
 /**

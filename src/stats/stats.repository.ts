@@ -77,6 +77,9 @@ interface Grouping {
 
 const NULL_KEY = '\u0000null';
 
+/** Stamp states kept at most (by set of projects); all are dropped when there would be more. */
+const STAMP_STATES_KEPT = 10_000;
+
 /** Builds a statement's parameters: each value bound to a `{pN:Type}` placeholder. */
 class Binder {
   readonly params: Params = {};
@@ -114,6 +117,14 @@ export class StatsRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
   ) {}
+
+  /**
+   * The stamp state last read per set of projects, with the store's count of writes that may change
+   * one (AnalyticsClient.stampStateWrites) as it was when the read began: while the count is the
+   * same, no such write has ended since, and the state is the store's. Kept only when this process
+   * is the store's only writer (embedded).
+   */
+  private readonly stampStates = new Map<string, { writes: number; state: StampState }>();
 
   private get db(): string {
     return this.analytics.database;
@@ -474,9 +485,23 @@ export class StatsRepository {
   /**
    * Whether the projects have a link updated since its creation and not settled (`link_updates`), and
    * clicks or conversions not stamped (version 0: the minmax index of link_version skips every
-   * granule of stamped events), in one statement.
+   * granule of stamped events), in one statement; or, when this process alone writes the store, as
+   * last read while no write that may change it has ended since (stampStates).
    */
   private async stampState(projectIds: string[]): Promise<StampState> {
+    const writes = this.analytics.stampStateWrites;
+    const key = projectIds.join(',');
+    const kept = writes === null ? undefined : this.stampStates.get(key);
+    if (kept && kept.writes === writes) return kept.state;
+    const state = await this.readStampState(projectIds);
+    if (writes !== null) {
+      if (this.stampStates.size >= STAMP_STATES_KEPT) this.stampStates.clear();
+      this.stampStates.set(key, { writes, state });
+    }
+    return state;
+  }
+
+  private async readStampState(projectIds: string[]): Promise<StampState> {
     const found = await this.analytics.query<{ what: string }>(
       `SELECT 'updated' AS what FROM ${this.db}.link_updates WHERE project_id IN {projects:Array(UUID)} LIMIT 1
        UNION ALL

@@ -100,6 +100,37 @@ describe('stamped events', () => {
     }
   });
 
+  it('reuses the pre-check while nothing that could change its answer was written, and reads it again after such a write', async () => {
+    const link = await createLink(t, key, { channel: 'fax', tag: 'pre-check' });
+    const row = await linkRow(t, link.svc_id);
+    const query = jest.spyOn(t.analytics, 'query');
+    const prechecks = () => query.mock.calls.filter(([sql]) => sql.includes("SELECT 'updated' AS what")).length;
+    const byTag = async () =>
+      (await t.http.get('/stats/range.json').query({ v: '3', key, start_date: hourAgo(), end_date: inAnHour(), group_by: 'tag', channel: 'fax' }).expect(200)).body
+        .groups as unknown[];
+    try {
+      await ingestion().ingest(clicksOf(row, 2), { resent: true });
+      expect(await byTag()).toEqual([expect.objectContaining({ tag: 'pre-check', clicks: 2 })]);
+      const before = prechecks();
+      // Stamped clicks leave the pre-check's answer as it was: it is not read again.
+      await ingestion().ingest(clicksOf(row, 1, 0, Date.now() - 1000), { resent: true });
+      expect(await byTag()).toEqual([expect.objectContaining({ tag: 'pre-check', clicks: 3 })]);
+      expect(prechecks()).toBe(before);
+      // An update lists the link: read again, and the stamped clicks regrouped at once.
+      await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 't', tag: 'pre-check-2' }).expect(200);
+      expect(await byTag()).toEqual([expect.objectContaining({ tag: 'pre-check-2', clicks: 3 })]);
+      expect(prechecks()).toBe(before + 1);
+      // Unstamped clicks: read again, and counted.
+      await ingestion(unstamped).ingest(clicksOf(row, 2, 0, Date.now() - 2000), { resent: true });
+      expect(await byTag()).toEqual([expect.objectContaining({ tag: 'pre-check-2', clicks: 5 })]);
+      expect(prechecks()).toBe(before + 2);
+      expect(await byTag()).toEqual([expect.objectContaining({ tag: 'pre-check-2', clicks: 5 })]);
+      expect(prechecks()).toBe(before + 2);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
   it("counts unstamped clicks by their link's latest attributes", async () => {
     const link = await createLink(t, key, { channel: 'sms', tag: 'unstamped' });
     const row = await linkRow(t, link.svc_id);
