@@ -20,8 +20,8 @@ export interface InsertOptions {
   stamped?: boolean;
 }
 
-/** The tables whose rows make a project's stamp state (StatsRepository): its link updates and unstamped events. */
-const STAMP_STATE_TABLES: ReadonlySet<string> = new Set(['clicks', 'conversions', 'link_updates']);
+/** The tables of events: an insert of unstamped ones changes a project's stamp state (StatsRepository), as any insert into link_updates does. */
+const EVENT_TABLES: ReadonlySet<string> = new Set(['clicks', 'conversions']);
 
 /**
  * Writes into the embedded engine that may have changed a stamp state, completed in this process:
@@ -166,7 +166,7 @@ export class AnalyticsClient {
     } finally {
       this.observer?.inserted(table, ok ? rows : 0, seconds(started), ok);
       // Counted when it ends, whether it went in or not (a failed insert may have written a part).
-      this.wrote(STAMP_STATE_TABLES.has(table) && !(options.stamped && table !== 'link_updates'));
+      this.wrote(table === 'link_updates' || (EVENT_TABLES.has(table) && !options.stamped));
     }
   }
 

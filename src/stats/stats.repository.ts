@@ -401,9 +401,9 @@ export class StatsRepository {
     const byGroup = new Map<string, SortablePivot[]>();
     for (const row of found) {
       const key = keyOf(readValue(row.g));
-      const pivots = byGroup.get(key);
-      if (pivots) pivots.push(pivotOf(row));
-      else byGroup.set(key, [pivotOf(row)]);
+      let pivots = byGroup.get(key);
+      if (!pivots) byGroup.set(key, (pivots = []));
+      pivots.push(pivotOf(row));
     }
     return this.completePivots(
       query,
@@ -717,7 +717,6 @@ function figureSums(withConversions: boolean): string {
   return `sum(clicks) AS clicks, sum(shared) AS shares${conversionSums(withConversions)}`;
 }
 
-/** Figures from a tuple (…, clicks, shares[, pageviews, g1c, g1v, …]) starting at position 1, in figureColumns' order. */
 /** A pivot from its tuple (p, clicks, shares[, pageviews, g1c, g1v, …]), figures in figureColumns' order, and its latest shared time. */
 function pivotOfTuple(tuple: unknown[], withConversions: boolean, lastShared: unknown): SortablePivot {
   const pivot: SortablePivot = {

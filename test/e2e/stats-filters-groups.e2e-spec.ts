@@ -367,22 +367,16 @@ describe('stats/range.json: filters, groups, pivots', () => {
       const none = await statsLink(t, key, { url: 'https://example.com/none', channel: 'sms' });
       await clickRollup(t, named, '2026-11-03T10:00:00Z', 2);
       await clickRollup(t, none, '2026-11-03T10:00:00Z', 1);
+      const groupsOf = async (kind: string, query: Record<string, string>) =>
+        (await t.http.get(`/stats/${kind}.json`).query({ v: '3', key, ...query, pivot: 'channel' }).expect(200)).body.groups as unknown[];
       // Range by tag: groups and pivots from one statement.
-      const res = await t.http
-        .get('/stats/range.json')
-        .query({ v: '3', key, ...NOVEMBER, group_by: 'tag', pivot: 'channel' })
-        .expect(200);
-      expect(res.body.groups).toEqual([
+      expect(await groupsOf('range', { ...NOVEMBER, group_by: 'tag' })).toEqual([
         { tag: 'null', ...fig(2, 0, 0), pivots: [{ channel: 'email', ...fig(2, 0, 0) }] },
         { tag: null, ...fig(1, 0, 0), pivots: [{ channel: 'sms', ...fig(1, 0, 0) }] },
       ]);
       // Totals by tag_2 (multi-value): the pivots from a statement of their own.
       const today = { start_date: new Date(Date.now() - 86_400_000).toISOString(), end_date: new Date(Date.now() + 86_400_000).toISOString() };
-      const totals = await t.http
-        .get('/stats/totals.json')
-        .query({ v: '3', key, ...today, group_by: 'tag_2', pivot: 'channel' })
-        .expect(200);
-      expect(totals.body.groups).toEqual([
+      expect(await groupsOf('totals', { ...today, group_by: 'tag_2' })).toEqual([
         { tag_2: 'null', ...fig(2, 1, 2), pivots: [{ channel: 'email', ...fig(2, 1, 2) }] },
         { tag_2: null, ...fig(1, 1, 1), pivots: [{ channel: 'sms', ...fig(1, 1, 1) }] },
       ]);
