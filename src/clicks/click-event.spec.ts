@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, nextClickSequence, packClicks } from './click-event';
-import { batchToken } from './clicks.repository';
+import { batchToken, blockToken } from './clicks.repository';
 
 describe('click batches', () => {
   const t0 = Date.UTC(2026, 10, 23, 10, 0, 0, 123);
@@ -100,5 +100,27 @@ describe('batchToken', () => {
   it('is the SHA-256 of the sorted ids, each followed by a comma (stable across versions: a job retried after an upgrade keeps its token)', () => {
     expect(batchToken(['b', 'a'])).toBe(`clicks:2:${createHash('sha256').update('a,b,').digest('hex')}`);
     expect(batchToken(['x'])).toBe(`clicks:1:${createHash('sha256').update('x').update(',').digest('hex')}`);
+  });
+});
+
+describe('blockToken', () => {
+  const batch = (...ids: string[]) => ({ rows: ids.length, token: batchToken(ids) });
+
+  it("is a lone batch's own token (a block of one batch keeps the token it had before blocks were made of batch tokens)", () => {
+    expect(blockToken([batch('b', 'a')])).toBe(batchToken(['a', 'b']));
+  });
+
+  it('is the same for the same batches in any order, and differs when a batch differs, is missing or is added', () => {
+    const [a, b, c] = [batch('a1', 'a2'), batch('b1'), batch('c1', 'c2', 'c3')];
+    expect(blockToken([a, b, c])).toBe(blockToken([c, a, b]));
+    expect(blockToken([a, b])).not.toBe(blockToken([a, b, c]));
+    expect(blockToken([a, b])).not.toBe(blockToken([a, batch('b2')]));
+    expect(blockToken([a, b])).not.toBe(blockToken([a]));
+  });
+
+  it('is the SHA-256 of the sorted batch tokens, each followed by a comma, after the block’s click count', () => {
+    const [a, b] = [batch('x'), batch('y', 'z')];
+    const sorted = [a.token, b.token].sort();
+    expect(blockToken([b, a])).toBe(`clicks:3:${createHash('sha256').update(`${sorted[0]},${sorted[1]},`).digest('hex')}`);
   });
 });

@@ -1,11 +1,11 @@
 import { FLUSH_SIZE } from './click-buffer';
 import { CLICK_JOB_CONCURRENCY } from './clicks.processor';
-import { COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer } from './insert-coalescer';
+import { COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer, batchKey } from './insert-coalescer';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function clicks(...ids: string[]): EncodedBatch {
-  return { ids, bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')), stamped: true };
+  return { rows: ids.length, key: batchKey(ids), token: ids.join(), bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')), stamped: true };
 }
 
 /** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */
@@ -13,7 +13,8 @@ function store(latencyMs: number) {
   const blocks: { ids: string[]; lines: string; at: number }[] = [];
   const state = { fail: false };
   const write = async (block: EncodedBatch[]) => {
-    blocks.push({ ids: block.flatMap((b) => b.ids), lines: block.map((b) => b.bytes.toString('utf8')).join(''), at: Date.now() });
+    const lines = block.map((b) => b.bytes.toString('utf8')).join('');
+    blocks.push({ ids: lines.split('\n').slice(0, -1), lines, at: Date.now() });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);

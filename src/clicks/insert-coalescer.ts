@@ -1,9 +1,14 @@
 /**
- * A batch of clicks on its way into the store: its click ids and its rows, encoded (TabSeparated
- * lines as UTF-8 bytes: a block is its batches' bytes end to end, copied once).
+ * A batch of clicks on its way into the store: its rows, encoded (TabSeparated lines as UTF-8
+ * bytes: a block is its batches' bytes end to end, copied once), and what identifies its clicks.
  */
 export interface EncodedBatch {
-  ids: string[];
+  /** How many clicks (lines). */
+  rows: number;
+  /** The same batch again has the same key (batchKey). */
+  key: string;
+  /** The deduplication token of its click ids (ClicksRepository's batchToken). */
+  token: string;
   bytes: Buffer;
   /** Every click carries its link's stamp (none is UNSTAMPED: a link the mirror lacked). */
   stamped: boolean;
@@ -23,6 +28,14 @@ export const COALESCE_INTERVAL_MS = 1000;
  * redirects' own clicks (about 20,000 a second on two cores) still go in about once a second.
  */
 export const COALESCE_MAX_ROWS = 24_000;
+
+/**
+ * A live batch's key: its size and first and last click ids. A live batch's ids are its process's
+ * sequence numbers, so two live batches with the same key are the same batch.
+ */
+export function batchKey(ids: readonly string[]): string {
+  return `${ids.length}:${ids[0]}:${ids[ids.length - 1]}`;
+}
 
 interface Waiter {
   resolve: () => void;
@@ -53,18 +66,16 @@ export class InsertCoalescer {
   ) {}
 
   /**
-   * Adds a batch to the next block; settles when that block is stored or has failed. A live
-   * batch's click ids are its process's sequence numbers, so two live batches share an id only when
-   * they are the same batch: the same batch twice in a block goes in once.
+   * Adds a batch to the next block; settles when that block is stored or has failed. The same
+   * batch twice in a block (the same key: batchKey) goes in once.
    */
   add(batch: EncodedBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const block = (this.waiting ??= { batches: [], rows: 0, keys: new Set(), waiters: [] });
-      const key = `${batch.ids.length}:${batch.ids[0]}:${batch.ids[batch.ids.length - 1]}`;
-      if (!block.keys.has(key)) {
-        block.keys.add(key);
+      if (!block.keys.has(batch.key)) {
+        block.keys.add(batch.key);
         block.batches.push(batch);
-        block.rows += batch.ids.length;
+        block.rows += batch.rows;
       }
       block.waiters.push({ resolve, reject });
       this.schedule();
