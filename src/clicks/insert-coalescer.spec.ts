@@ -1,20 +1,30 @@
 import { FLUSH_SIZE } from './click-buffer';
 import { CLICK_JOB_CONCURRENCY } from './clicks.processor';
-import { COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer, batchKey } from './insert-coalescer';
+import { ByteSink, COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer, LiveBatch, batchKey } from './insert-coalescer';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function clicks(...ids: string[]): EncodedBatch {
-  return { rows: ids.length, key: batchKey(ids), token: ids.join(), bytes: Buffer.from(ids.map((id) => `${id}\n`).join('')), stamped: true };
+/** A live batch of these click ids, a line each. */
+function clicks(...ids: string[]): LiveBatch {
+  return {
+    key: batchKey(ids),
+    encode: (sink: ByteSink): EncodedBatch => {
+      for (const id of ids) sink.write(`${id}\n`);
+      return { rows: ids.length, token: ids.join(), stamped: true };
+    },
+  };
 }
 
-/** A store whose inserts take `latencyMs`, recording each block's click ids and start time; `fail` makes the next insert fail. */
+/**
+ * A store whose inserts take `latencyMs`, recording each block's click ids, lines, batches' rows,
+ * memory and start time; `fail` makes the next insert fail.
+ */
 function store(latencyMs: number) {
-  const blocks: { ids: string[]; lines: string; at: number }[] = [];
+  const blocks: { ids: string[]; lines: string; rows: number[]; memory: ArrayBufferLike; at: number }[] = [];
   const state = { fail: false };
-  const write = async (block: EncodedBatch[]) => {
-    const lines = block.map((b) => b.bytes.toString('utf8')).join('');
-    blocks.push({ ids: lines.split('\n').slice(0, -1), lines, at: Date.now() });
+  const write = async (bytes: Buffer, batches: EncodedBatch[]) => {
+    const lines = bytes.toString('utf8');
+    blocks.push({ ids: lines.split('\n').slice(0, -1), lines, rows: batches.map((b) => b.rows), memory: bytes.buffer, at: Date.now() });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);
@@ -29,7 +39,7 @@ describe('InsertCoalescer', () => {
     const coalescer = new InsertCoalescer(write, 250);
     const started = Date.now();
     await coalescer.add(clicks('a', 'b'));
-    expect(blocks).toEqual([{ ids: ['a', 'b'], lines: 'a\nb\n', at: expect.any(Number) }]);
+    expect(blocks).toEqual([{ ids: ['a', 'b'], lines: 'a\nb\n', rows: [2], memory: expect.anything(), at: expect.any(Number) }]);
     expect(blocks[0].at - started).toBeLessThan(50);
   });
 
@@ -98,5 +108,53 @@ describe('InsertCoalescer', () => {
     expect(beforeTail.length).toBeGreaterThanOrEqual(3);
     for (const block of beforeTail) expect(block.at - started).toBeLessThan(COALESCE_INTERVAL_MS / 2);
     expect(COALESCE_MAX_ROWS).toBeLessThan(CLICK_JOB_CONCURRENCY * FLUSH_SIZE);
+  });
+
+  it('writes every block into one of two sinks kept from block to block (one in flight, one filling), each block holding only its own lines', async () => {
+    const { write, blocks } = store(20);
+    const coalescer = new InsertCoalescer(write, 0);
+    for (let round = 0; round < 4; round++) {
+      // The first batch goes in at once; the others fill the next block while it is in flight.
+      await Promise.all([coalescer.add(clicks(`${round}a`)), coalescer.add(clicks(`${round}b`, `${round}c`))]);
+    }
+    expect(blocks.map((b) => b.lines)).toEqual(['0a\n', '0b\n0c\n', '1a\n', '1b\n1c\n', '2a\n', '2b\n2c\n', '3a\n', '3b\n3c\n']);
+    expect(blocks.map((b) => b.rows)).toEqual([[1], [2], [1], [2], [1], [2], [1], [2]]);
+    expect(new Set(blocks.map((b) => b.memory)).size).toBe(2);
+  });
+
+  it('rejects a batch whose encode throws and leaves its block as it was', async () => {
+    const { write, blocks } = store(20);
+    const coalescer = new InsertCoalescer(write, 50);
+    const broken: LiveBatch = {
+      key: 'broken',
+      encode: (sink) => {
+        sink.write('half a li');
+        throw new Error('bad batch');
+      },
+    };
+    await coalescer.add(clicks('a'));
+    // 'a' started less than 50 ms before: the three wait for one block.
+    const [b, bad, c] = [coalescer.add(clicks('b')), coalescer.add(broken), coalescer.add(clicks('c'))];
+    await expect(bad).rejects.toThrow('bad batch');
+    await Promise.all([b, c]);
+    // A block of the broken batch alone inserts nothing; the next batch goes in as it should.
+    await expect(coalescer.add(broken)).rejects.toThrow('bad batch');
+    await coalescer.add(clicks('d'));
+    expect(blocks.map((block) => block.lines)).toEqual(['a\n', 'b\nc\n', 'd\n']);
+  });
+});
+
+describe('ByteSink', () => {
+  it('appends UTF-8 bytes, growing past its first size with what it holds kept, and truncates', () => {
+    const sink = new ByteSink(8);
+    sink.write('ab\t');
+    sink.write('ünïcødé ✓ 🔗\n');
+    sink.write('x'.repeat(100));
+    const expected = `ab\tünïcødé ✓ 🔗\n${'x'.repeat(100)}`;
+    expect(sink.bytes.toString('utf8')).toBe(expected);
+    expect(sink.length).toBe(Buffer.byteLength(expected));
+    sink.truncate(3);
+    sink.write('z');
+    expect(sink.bytes.toString('utf8')).toBe('ab\tz');
   });
 });

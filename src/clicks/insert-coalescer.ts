@@ -1,17 +1,61 @@
 /**
- * A batch of clicks on its way into the store: its rows, encoded (TabSeparated lines as UTF-8
- * bytes: a block is its batches' bytes end to end, copied once), and what identifies its clicks.
+ * A batch of clicks written into a block (ByteSink): what identifies its rows there. Its rows are
+ * TabSeparated lines, as UTF-8 bytes in the block's sink; a block is its batches' lines end to end.
  */
 export interface EncodedBatch {
   /** How many clicks (lines). */
   rows: number;
-  /** The same batch again has the same key (batchKey). */
-  key: string;
   /** The deduplication token of its click ids (ClicksRepository's batchToken). */
   token: string;
-  bytes: Buffer;
   /** Every click carries its link's stamp (none is UNSTAMPED: a link the mirror lacked). */
   stamped: boolean;
+}
+
+/** A live batch for the next block: its key (batchKey) and how to write its rows into a block's sink. */
+export interface LiveBatch {
+  key: string;
+  encode(sink: ByteSink): EncodedBatch;
+}
+
+/**
+ * Bytes written one piece after another into memory that is kept: cleared and written again, block
+ * after block, rather than allocated afresh. Fresh memory is paid in page faults on its first
+ * write: concatenating a second's 17 batches (8 MB) into a new buffer took 25–27 ms on a slow
+ * machine, the same bytes copied into kept memory 0.3 ms; a batch's 471 KB encoded as a new string
+ * and buffer 3.6 ms, written line by line into kept memory 0.7 ms.
+ */
+export class ByteSink {
+  private buffer: Buffer;
+  private used = 0;
+
+  constructor(initialBytes = 1 << 20) {
+    this.buffer = Buffer.allocUnsafe(initialBytes);
+  }
+
+  get length(): number {
+    return this.used;
+  }
+
+  /** Appends the UTF-8 bytes of `text` (a UTF-16 unit is at most 3 bytes). */
+  write(text: string): void {
+    const needed = this.used + text.length * 3;
+    if (needed > this.buffer.length) {
+      const larger = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+      this.buffer.copy(larger, 0, 0, this.used);
+      this.buffer = larger;
+    }
+    this.used += this.buffer.write(text, this.used, 'utf8');
+  }
+
+  /** Drops what was written after the first `length` bytes. */
+  truncate(length: number): void {
+    this.used = Math.min(this.used, length);
+  }
+
+  /** The bytes written: a view of the sink's memory, valid until it is truncated or written again. */
+  get bytes(): Buffer {
+    return this.buffer.subarray(0, this.used);
+  }
 }
 
 /**
@@ -42,10 +86,21 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** The block filling: its sink, its batches, their rows and keys, and who waits for it. */
+interface Block {
+  sink: ByteSink;
+  batches: EncodedBatch[];
+  rows: number;
+  keys: Set<string>;
+  waiters: Waiter[];
+}
+
 /**
  * Live click batches go into the store together. At most one insert is in flight, and inserts
  * start at least `intervalMs` apart: the batches that arrive meanwhile wait and then go in as one
- * block, its batches' bytes end to end (no object per click). A store that is idle takes a batch
+ * block, each batch written into the block's sink as it arrives (no object per click, and no copy of
+ * a second's bytes into new memory). A block's sink is used again once its insert has ended, so two
+ * sinks serve every block: the one in flight and the one filling. A store that is idle takes a batch
  * at once, so a lone click waits for nothing; under load the store gets one large insert a second
  * instead of one per batch, and makes and merges that many fewer parts (the work that shares the
  * cores with the redirects when the store is embedded).
@@ -54,32 +109,50 @@ interface Waiter {
  * block's error (every batch of the block is then retried by its job, as a resent batch).
  */
 export class InsertCoalescer {
-  private waiting: { batches: EncodedBatch[]; rows: number; keys: Set<string>; waiters: Waiter[] } | null = null;
+  private waiting: Block | null = null;
+  /** The sinks of blocks stored, for the next blocks (two at most: one in flight and one filling is all there is). */
+  private readonly spares: ByteSink[] = [];
   private inFlight = false;
   private lastStart = -Infinity;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly write: (batches: EncodedBatch[]) => Promise<void>,
+    private readonly write: (bytes: Buffer, batches: EncodedBatch[]) => Promise<void>,
     private readonly intervalMs = COALESCE_INTERVAL_MS,
     private readonly maxRows = COALESCE_MAX_ROWS,
   ) {}
 
   /**
-   * Adds a batch to the next block; settles when that block is stored or has failed. The same
-   * batch twice in a block (the same key: batchKey) goes in once.
+   * Writes a batch into the next block; settles when that block is stored or has failed. The same
+   * batch twice in a block (the same key: batchKey) goes in once. A batch whose encode throws leaves
+   * the block as it was and is rejected with that error.
    */
-  add(batch: EncodedBatch): Promise<void> {
+  add(batch: LiveBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const block = (this.waiting ??= { batches: [], rows: 0, keys: new Set(), waiters: [] });
+      const block = (this.waiting ??= { sink: this.takeSink(), batches: [], rows: 0, keys: new Set(), waiters: [] });
       if (!block.keys.has(batch.key)) {
+        const before = block.sink.length;
+        let encoded: EncodedBatch;
+        try {
+          encoded = batch.encode(block.sink);
+        } catch (error) {
+          block.sink.truncate(before);
+          // Thrown in the executor: the batch's promise is rejected with it.
+          throw error;
+        }
         block.keys.add(batch.key);
-        block.batches.push(batch);
-        block.rows += batch.rows;
+        block.batches.push(encoded);
+        block.rows += encoded.rows;
       }
       block.waiters.push({ resolve, reject });
       this.schedule();
     });
+  }
+
+  private takeSink(): ByteSink {
+    const sink = this.spares.pop() ?? new ByteSink();
+    sink.truncate(0);
+    return sink;
   }
 
   /** Starts the waiting block now, or sets the timer for when it may start. */
@@ -103,15 +176,19 @@ export class InsertCoalescer {
     this.waiting = null;
     this.inFlight = true;
     this.lastStart = Date.now();
-    this.write(block.batches).then(
-      () => this.finish(block.waiters, (waiter) => waiter.resolve()),
-      (error: unknown) => this.finish(block.waiters, (waiter) => waiter.reject(error)),
+    // A block whose only batch's encode threw holds no batch: nothing to insert.
+    const written = block.batches.length > 0 ? this.write(block.sink.bytes, block.batches) : Promise.resolve();
+    written.then(
+      () => this.finish(block, (waiter) => waiter.resolve()),
+      (error: unknown) => this.finish(block, (waiter) => waiter.reject(error)),
     );
   }
 
-  private finish(waiters: Waiter[], settle: (waiter: Waiter) => void): void {
+  private finish(block: Block, settle: (waiter: Waiter) => void): void {
     this.inFlight = false;
-    for (const waiter of waiters) settle(waiter);
+    // The insert has ended: the store is done with the block's bytes.
+    if (this.spares.length < 2) this.spares.push(block.sink);
+    for (const waiter of block.waiters) settle(waiter);
     this.schedule();
   }
 }
