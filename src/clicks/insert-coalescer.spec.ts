@@ -122,6 +122,23 @@ describe('InsertCoalescer', () => {
     expect(new Set(blocks.map((b) => b.memory)).size).toBe(2);
   });
 
+  it('lets go of a sink that grew past maxKeptBytes instead of keeping it for the next blocks', async () => {
+    const { write, blocks } = store(5);
+    const kept = (1 << 20) + 1;
+    const coalescer = new InsertCoalescer(write, 0, COALESCE_MAX_ROWS, kept);
+    await coalescer.add(clicks('a'));
+    await coalescer.add(clicks('b'));
+    // A block of 2 MB grows its sink past the limit: the block after it starts in new memory.
+    await coalescer.add(clicks('x'.repeat(2 << 20)));
+    await coalescer.add(clicks('c'));
+    await coalescer.add(clicks('d'));
+    const memory = blocks.map((b) => b.memory);
+    expect(memory[1]).toBe(memory[0]);
+    expect(memory[3]).not.toBe(memory[2]);
+    expect(memory[4]).toBe(memory[3]);
+    expect(blocks.map((b) => b.rows)).toEqual([[1], [1], [1], [1], [1]]);
+  });
+
   it('rejects a batch whose encode throws and leaves its block as it was', async () => {
     const { write, blocks } = store(20);
     const coalescer = new InsertCoalescer(write, 50);

@@ -36,6 +36,11 @@ export class ByteSink {
     return this.used;
   }
 
+  /** The bytes of memory it holds (what it has grown to). */
+  get capacity(): number {
+    return this.buffer.length;
+  }
+
   /** Appends the UTF-8 bytes of `text` (a UTF-16 unit is at most 3 bytes). */
   write(text: string): void {
     const needed = this.used + text.length * 3;
@@ -81,6 +86,14 @@ export function batchKey(ids: readonly string[]): string {
   return `${ids.length}:${ids[0]}:${ids[ids.length - 1]}`;
 }
 
+/**
+ * A block's sink is kept for the next blocks only while it holds at most this much memory. A
+ * second of redirects makes blocks of about 8 MB (470 bytes a click); blocks of long referrers and
+ * user agents (up to 2,048 characters each) can be many times that, and their memory is let go
+ * rather than held for good.
+ */
+export const MAX_KEPT_SINK_BYTES = 32 * 1024 * 1024;
+
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -120,6 +133,7 @@ export class InsertCoalescer {
     private readonly write: (bytes: Buffer, batches: EncodedBatch[]) => Promise<void>,
     private readonly intervalMs = COALESCE_INTERVAL_MS,
     private readonly maxRows = COALESCE_MAX_ROWS,
+    private readonly maxKeptBytes = MAX_KEPT_SINK_BYTES,
   ) {}
 
   /**
@@ -187,7 +201,7 @@ export class InsertCoalescer {
   private finish(block: Block, settle: (waiter: Waiter) => void): void {
     this.inFlight = false;
     // The insert has ended: the store is done with the block's bytes.
-    if (this.spares.length < 2) this.spares.push(block.sink);
+    if (this.spares.length < 2 && block.sink.capacity <= this.maxKeptBytes) this.spares.push(block.sink);
     for (const waiter of block.waiters) settle(waiter);
     this.schedule();
   }
