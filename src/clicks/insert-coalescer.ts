@@ -171,7 +171,8 @@ export class InsertCoalescer {
 
   /** Starts the waiting block now, or sets the timer for when it may start. */
   private schedule(): void {
-    if (!this.waiting || this.inFlight) return;
+    // A block no batch waits for (its only batch's encode threw) waits for one.
+    if (!this.waiting || this.waiting.waiters.length === 0 || this.inFlight) return;
     const wait = this.waiting.rows >= this.maxRows ? 0 : this.lastStart + this.intervalMs - Date.now();
     if (wait <= 0) {
       if (this.timer) clearTimeout(this.timer);
@@ -190,9 +191,7 @@ export class InsertCoalescer {
     this.waiting = null;
     this.inFlight = true;
     this.lastStart = Date.now();
-    // A block whose only batch's encode threw holds no batch: nothing to insert.
-    const written = block.batches.length > 0 ? this.write(block.sink.bytes, block.batches) : Promise.resolve();
-    written.then(
+    this.write(block.sink.bytes, block.batches).then(
       () => this.finish(block, (waiter) => waiter.resolve()),
       (error: unknown) => this.finish(block, (waiter) => waiter.reject(error)),
     );
