@@ -4,9 +4,6 @@ import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event'
 import { ClicksRepository } from './clicks.repository';
 import { ByteSink, InsertCoalescer, batchKey } from './insert-coalescer';
 
-/** A resent batch's own sink starts at this size (a job of 1,000 clicks is about 470 KB). */
-const RESENT_SINK_BYTES = 64 * 1024;
-
 @Injectable()
 export class ClicksService {
   /** Seconds between the newest click ingested and its ingestion (the ingest lag metric). */
@@ -48,7 +45,7 @@ export class ClicksService {
       indexes = indexes.filter((i) => !stored.has(batch.ids[i]));
       if (indexes.length > 0) {
         const linkStamps = await stamps();
-        const sink = new ByteSink(RESENT_SINK_BYTES);
+        const sink = new ByteSink();
         const encoded = this.repository.encode(batch, indexes, linkStamps, sink);
         await this.repository.insert(sink.bytes, [encoded]);
       }
