@@ -53,20 +53,23 @@ function push(
   return pushed;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('ClickBuffer batching', () => {
+  // The clock is Jest's (timers and Date), so each hand-over's time is exact, whatever the machine's load.
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+  afterEach(() => jest.useRealTimers());
+  const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
   it('does not send the clicks that came in during a hand-over as a small job of their own', async () => {
     const { queue, jobs } = slowQueue(20);
     const clicks = buffer(queue);
     push(clicks, FLUSH_SIZE);
     push(clicks, 100);
-    await sleep(40);
+    await advance(40);
     // The first batch went; the 100 that arrived meanwhile wait for a full batch or their interval.
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
     expect(clicks.size).toBe(100);
     push(clicks, FLUSH_SIZE - 100);
-    await sleep(40);
+    await advance(40);
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, FLUSH_SIZE]);
     expect(clicks.size).toBe(0);
     await clicks.beforeApplicationShutdown();
@@ -77,13 +80,14 @@ describe('ClickBuffer batching', () => {
     const clicks = buffer(queue);
     const started = Date.now();
     push(clicks, 10);
-    await sleep(FLUSH_INTERVAL_MS / 2);
+    await advance(FLUSH_INTERVAL_MS / 2);
     push(clicks, 5);
+    await advance(FLUSH_INTERVAL_MS / 2 - 1);
     expect(jobs).toEqual([]);
-    await sleep(FLUSH_INTERVAL_MS);
+    await advance(2);
     expect(jobs.map((j) => j.size)).toEqual([15]);
-    expect(jobs[0].at - started).toBeGreaterThanOrEqual(FLUSH_INTERVAL_MS - 5);
-    expect(jobs[0].at - started).toBeLessThan(FLUSH_INTERVAL_MS * 1.5);
+    // The interval, then the 1 ms hand-over: counted from the oldest click, not from the latest.
+    expect(jobs[0].at - started).toBe(FLUSH_INTERVAL_MS + 1);
     await clicks.beforeApplicationShutdown();
   });
 
@@ -93,10 +97,14 @@ describe('ClickBuffer batching', () => {
     push(clicks, FLUSH_SIZE);
     push(clicks, 7);
     const leftAt = Date.now();
-    await sleep(FLUSH_INTERVAL_MS + 60);
+    await advance(FLUSH_INTERVAL_MS + 29);
+    expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
+    await advance(1);
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 7]);
-    // Added after the 30 ms hand-over, about the interval after the 7 clicks came in.
-    expect(jobs[1].at - leftAt).toBeGreaterThanOrEqual(FLUSH_INTERVAL_MS - 5);
+    // The full batch's 30 ms hand-over, then the 7 clicks' after the interval from their arrival
+    // (not from the end of the first hand-over, which would be 30 ms later).
+    expect(jobs[0].at - leftAt).toBe(30);
+    expect(jobs[1].at - leftAt).toBe(FLUSH_INTERVAL_MS + 30);
     await clicks.beforeApplicationShutdown();
   });
 
@@ -105,16 +113,21 @@ describe('ClickBuffer batching', () => {
     const clicks = buffer(queue);
     push(clicks, FLUSH_SIZE + 250);
     // A full batch is already on its way: flush() waits for it and sends the rest too.
-    await clicks.flush();
+    const flushed = clicks.flush();
+    await advance(10);
+    await flushed;
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250]);
     push(clicks, 3);
-    await clicks.beforeApplicationShutdown();
+    const shutdown = clicks.beforeApplicationShutdown();
+    await advance(5);
+    await shutdown;
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250, 3]);
     expect(clicks.size).toBe(0);
   });
 });
 
 describe('ClickBuffer journal', () => {
+  afterEach(() => jest.useRealTimers());
   /** The clicks in DATA_DIR/journal. */
   const journaled = (dataDir: string) =>
     readdirSync(path.join(dataDir, 'journal')).flatMap(
@@ -142,17 +155,20 @@ describe('ClickBuffer journal', () => {
   });
 
   it('releases clicks from the journal once the queue holds them, and leaves none at shutdown', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     const { queue, jobs } = slowQueue(5);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-'));
     const clicks = buffer(queue, dataDir);
     push(clicks, FLUSH_SIZE + 20);
     await new Promise((resolve) => setImmediate(resolve));
     expect(clicks.journaled).toBe(FLUSH_SIZE + 20);
-    await sleep(20);
+    await jest.advanceTimersByTimeAsync(5);
     // The full batch is in the queue; the 20 left wait for their interval.
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
     expect(clicks.journaled).toBe(20);
-    await clicks.beforeApplicationShutdown();
+    const shutdown = clicks.beforeApplicationShutdown();
+    await jest.advanceTimersByTimeAsync(5);
+    await shutdown;
     expect(clicks.journaled).toBe(0);
     expect(readdirSync(path.join(dataDir, 'journal'))).toEqual([]);
   });
