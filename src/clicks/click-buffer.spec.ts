@@ -53,11 +53,22 @@ function push(
   return pushed;
 }
 
+/**
+ * Jest's clock (timers and Date), so each hand-over's time is exact whatever the machine's load;
+ * setImmediate stays real for the journal's end of turn.
+ */
+const useJestClock = () => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+/** `work`'s result once Jest's clock has moved `ms` on (the hand-overs it waits for run meanwhile). */
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  await advance(ms);
+  return work;
+}
+
 describe('ClickBuffer batching', () => {
-  // The clock is Jest's (timers and Date), so each hand-over's time is exact, whatever the machine's load.
-  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+  beforeEach(useJestClock);
   afterEach(() => jest.useRealTimers());
-  const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
   it('does not send the clicks that came in during a hand-over as a small job of their own', async () => {
     const { queue, jobs } = slowQueue(20);
@@ -113,14 +124,10 @@ describe('ClickBuffer batching', () => {
     const clicks = buffer(queue);
     push(clicks, FLUSH_SIZE + 250);
     // A full batch is already on its way: flush() waits for it and sends the rest too.
-    const flushed = clicks.flush();
-    await advance(10);
-    await flushed;
+    await within(10, clicks.flush());
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250]);
     push(clicks, 3);
-    const shutdown = clicks.beforeApplicationShutdown();
-    await advance(5);
-    await shutdown;
+    await within(5, clicks.beforeApplicationShutdown());
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE, 250, 3]);
     expect(clicks.size).toBe(0);
   });
@@ -155,20 +162,18 @@ describe('ClickBuffer journal', () => {
   });
 
   it('releases clicks from the journal once the queue holds them, and leaves none at shutdown', async () => {
-    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    useJestClock();
     const { queue, jobs } = slowQueue(5);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-'));
     const clicks = buffer(queue, dataDir);
     push(clicks, FLUSH_SIZE + 20);
     await new Promise((resolve) => setImmediate(resolve));
     expect(clicks.journaled).toBe(FLUSH_SIZE + 20);
-    await jest.advanceTimersByTimeAsync(5);
+    await advance(5);
     // The full batch is in the queue; the 20 left wait for their interval.
     expect(jobs.map((j) => j.size)).toEqual([FLUSH_SIZE]);
     expect(clicks.journaled).toBe(20);
-    const shutdown = clicks.beforeApplicationShutdown();
-    await jest.advanceTimersByTimeAsync(5);
-    await shutdown;
+    await within(5, clicks.beforeApplicationShutdown());
     expect(clicks.journaled).toBe(0);
     expect(readdirSync(path.join(dataDir, 'journal'))).toEqual([]);
   });
