@@ -154,6 +154,14 @@ export class LinksRepository {
     return raw[0] ? toLink(raw[0]) : null;
   }
 
+  /** Frees a static fingerprint held by a link (uses pk_links); no-op when another took it already. */
+  async releaseStaticKey(id: string, staticKey: string, manager?: EntityManager): Promise<void> {
+    await this.m(manager).query(
+      `UPDATE links SET static_key = NULL WHERE id = $1 AND static_key = $2`,
+      [id, staticKey],
+    );
+  }
+
   async updateLink(id: string, changes: Partial<NewLink>, manager?: EntityManager): Promise<LinkEntity> {
     const sets: string[] = [];
     const params: unknown[] = [];

@@ -124,16 +124,24 @@ export class LinksService {
         context.parents = await this.parentCandidates(project, [input.url], manager, context.domains);
       }
       const prepared = await this.prepare(project, input, context, false, manager);
-      prepared.row.staticKey = staticFingerprint(prepared.row, prepared.customPath);
+      const key = staticFingerprint(prepared.row, prepared.customPath);
+      prepared.row.staticKey = key;
       // Any link of the project with this url and metadata, however it was made (SPEC.md 4.3a).
       const existing = await this.repository.findSame(prepared.row, prepared.customPath ? prepared.row.path : null, manager);
       if (existing) return { ...(await this.records(project, [existing], manager))[0], new: false };
-      // A concurrent identical request may insert first, or a static link made with this metadata
-      // and updated since holds its fingerprint: that row wins (uq_links_static) and is returned.
-      const [first] = await this.repository.insertLinks([prepared.row], manager);
+      // A concurrent identical request may insert first: its row holds the fingerprint
+      // (uq_links_static) and is returned.
+      let [first] = await this.repository.insertLinks([prepared.row], manager);
       if (!first) {
-        const raced = await this.repository.findStatic(project.id, prepared.row.staticKey, manager);
-        if (raced) return { ...(await this.records(project, [raced], manager))[0], new: false };
+        let holder = await this.repository.findStatic(project.id, key, manager);
+        if (holder && staticFingerprint(holder, prepared.customPath) !== key) {
+          // Its metadata changed since it took the fingerprint (updated before update released
+          // fingerprints): it is no longer this metadata's link and gives the fingerprint up.
+          await this.repository.releaseStaticKey(holder.id, key, manager);
+          [first] = await this.repository.insertLinks([prepared.row], manager);
+          holder = first ? null : await this.repository.findStatic(project.id, key, manager);
+        }
+        if (holder) return { ...(await this.records(project, [holder], manager))[0], new: false };
       }
       const [link] = first ? [first] : await this.insertAll([prepared], manager);
       if (prepared.customPath) created = prepared;
@@ -207,6 +215,16 @@ export class LinksService {
         changes.userId = input.userId;
         await this.identity(project, input, manager);
       }
+      // A static link answers for its current metadata only (docs/api.md, static): once that
+      // changes, its fingerprint is free for a new link with the old metadata.
+      if (
+        link.staticKey !== null &&
+        LINK_METADATA.some(
+          ([property]) => property in changes && !sameValue(changes[property], link[property]),
+        )
+      ) {
+        changes.staticKey = null;
+      }
       const saved = await this.repository.updateLink(link.id, changes, manager);
       updated = saved;
       const [record] = await this.records(project, [saved], manager);
@@ -269,7 +287,8 @@ export class LinksService {
       tool: input.tool,
       application: tool.application,
       parent,
-      sharerId: input.sharerId ?? null,
+      // Lower case, as PostgreSQL returns a uuid: a stored row's fingerprint matches the request's.
+      sharerId: input.sharerId?.toLowerCase() ?? null,
       username,
       serviceUserid: input.serviceUserid === undefined ? null : this.serviceId(input.serviceUserid, channel, 'service_userid'),
       servicePostid: input.servicePostid === undefined ? null : this.serviceId(input.servicePostid, channel, 'service_postid'),
@@ -474,6 +493,11 @@ function linkIdsOf(url: string, linkHosts: Set<string>): string[] {
   const svc = URL.canParse(url) ? new URL(url).searchParams.get('svc') : null;
   if (svc) ids.push(svc);
   return ids;
+}
+
+/** Whether two link column values are equal (tag arrays compared element by element). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 /** The fingerprint of a static link: its domain, URL and every metadata value (LINK_METADATA). */

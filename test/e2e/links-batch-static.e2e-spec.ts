@@ -379,6 +379,52 @@ describe('url/batch.{format} and url/static.{format}', () => {
       expect(theirs.body.svc_id).not.toBe(mine.body.svc_id);
     });
 
+    it('matches a link by its current metadata: after an update the old metadata makes a new link', async () => {
+      const params = staticParams({ url: 'https://example.com/static-updated', tag: 'a' });
+      const first = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      expect([first.body.new, first.body.tag]).toEqual([true, 'a']);
+      const updated = await t.http
+        .post(`/url/update/${first.body.svc_id}.json`)
+        .type('form')
+        .send({ v: '3', key, tool: 'publisher-static', tag: 'b' })
+        .expect(200);
+      expect(updated.body.tag).toBe('b');
+      // The fingerprint of metadata the link no longer has is released with the update.
+      const held = await t.db.query('SELECT static_key FROM links WHERE svc_id = $1', [
+        first.body.svc_id,
+      ]);
+      expect(held.rows).toEqual([{ static_key: null }]);
+
+      const again = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      expect([again.body.new, again.body.tag, again.body.original_url]).toEqual([
+        true,
+        'a',
+        'https://example.com/static-updated',
+      ]);
+      expect(again.body.svc_id).not.toBe(first.body.svc_id);
+      const repeated = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      expect(repeated.body).toEqual({ ...again.body, new: false });
+      // The updated link is the static link of its new metadata.
+      const b = await t.http
+        .post('/url/static.json')
+        .type('form')
+        .send({ ...params, tag: 'b' })
+        .expect(200);
+      expect([b.body.new, b.body.svc_id, b.body.tag]).toEqual([false, first.body.svc_id, 'b']);
+    });
+
+    it('makes a new link when the static link holding the metadata was changed without a new fingerprint', async () => {
+      // Links updated before update released their fingerprint still hold it.
+      const params = staticParams({ url: 'https://example.com/static-stale', tag: 'old' });
+      const first = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      await t.db.query(`UPDATE links SET tag = 'changed' WHERE svc_id = $1`, [first.body.svc_id]);
+      const again = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      expect([again.body.new, again.body.tag]).toEqual([true, 'old']);
+      expect(again.body.svc_id).not.toBe(first.body.svc_id);
+      const repeated = await t.http.post('/url/static.json').type('form').send(params).expect(200);
+      expect([repeated.body.new, repeated.body.svc_id]).toEqual([false, again.body.svc_id]);
+    });
+
     it('keeps a custom path on the repeated call', async () => {
       const first = await t.http
         .post('/url/static.json')
