@@ -6,6 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import { RedirectHandler } from './redirects/redirect.handler';
 import { cleanInput, rawBodyVerifier } from './common/clean-input';
+import { PARAMETER_LIMIT, parseQueryString } from './common/query-parser';
 import { setupSwagger } from './common/swagger';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './web-console/web-console';
@@ -16,7 +17,10 @@ import { serveConsole } from './web-console/web-console';
  */
 function installRedirects(app: NestExpressApplication): void {
   const server: Server = app.getHttpServer();
-  const express = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  const express = server.listeners('request') as ((
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void)[];
   const next = (req: IncomingMessage, res: ServerResponse) => {
     for (const listener of express) listener.call(server, req, res);
   };
@@ -31,14 +35,13 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  // `name[]=value` arrays (batch, tag_3[]) need the extended query parser.
-  app.set('query parser', 'extended');
+  app.set('query parser', parseQueryString);
   app.set('trust proxy', false);
   app.disable('x-powered-by');
   app.useBodyParser('urlencoded', {
     extended: true,
     limit: '1mb',
-    parameterLimit: 5000,
+    parameterLimit: PARAMETER_LIMIT,
     verify: rawBodyVerifier('form'),
   });
   app.useBodyParser('json', { limit: '1mb', verify: rawBodyVerifier('json') });
@@ -48,7 +51,9 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     // A worker answers only health checks.
     app.use((req: Request, res: Response, next: NextFunction) => {
       if (req.path.startsWith('/health')) return next();
-      res.status(404).json({ error: 404, error_message: 'This process runs workers only (ROLE=worker)' });
+      res
+        .status(404)
+        .json({ error: 404, error_message: 'This process runs workers only (ROLE=worker)' });
     });
   }
   setupSwagger(app, config);

@@ -2,6 +2,9 @@ import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 import type { Response, Test } from 'supertest';
+import Redis from 'ioredis';
+import { FixedWindowStorage } from '../../src/common/rate-limit/fixed-window.storage';
+import { TEST_REDIS_URL } from '../support/env';
 
 const LIMITED = {
   error: 429,
@@ -98,6 +101,12 @@ describe.each([
     expect(rateHeaders(limited)).toEqual(['3', '0']);
     expectReset(limited);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(3500);
+    // Both say when the window ends, when the project is let in again.
+    expect(
+      Math.abs(
+        Number(limited.headers['retry-after']) - Number(limited.headers['x-ratelimit-reset']),
+      ),
+    ).toBeLessThanOrEqual(1);
     const txt = await endpoints[1][1](key, '').expect(429);
     expect(txt.text).toBe(LIMITED.error_message);
   });
@@ -137,6 +146,23 @@ describe.each([
     expect(rateHeaders(res)).toEqual(['3', '2']);
   });
 
+  it('counts the key that authenticated: a form key wins over a throwaway one in the query string', async () => {
+    const key = await newKey();
+    for (const remaining of ['2', '1', '0']) {
+      const res = await t.http
+        .post(`/url.json?key=throwaway${remaining}`)
+        .type('form')
+        .send({ v: '3', key, tool: 'x', channel: 'email', url: 'https://example.com/' })
+        .expect(200);
+      expect(rateHeaders(res)).toEqual(['3', remaining]);
+    }
+    await t.http
+      .post('/url.json?key=throwaway')
+      .type('form')
+      .send({ v: '3', key, tool: 'x', channel: 'email', url: 'https://example.com/' })
+      .expect(429);
+  });
+
   it('counts a key given in the query and in the form body alike', async () => {
     const key = await newKey();
     await t.http
@@ -146,5 +172,39 @@ describe.each([
       .expect(200);
     const res = await endpoints[0][1](key, '').expect(200);
     expect(rateHeaders(res)).toEqual(['3', '1']);
+  });
+});
+
+describe('the rate limit window on Redis', () => {
+  let redis: Redis;
+  const prefix = `svctest:${process.pid}:window`;
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('refuses over the limit until the window ends, then lets the key in again (no second window of blocking)', async () => {
+    const storage = new FixedWindowStorage(redis, prefix);
+    const hit = () => storage.increment('k', 1000, 2, 1000, 'default');
+    expect((await hit()).isBlocked).toBe(false);
+    expect((await hit()).isBlocked).toBe(false);
+    const over = await hit();
+    expect(over).toMatchObject({
+      totalHits: 3,
+      isBlocked: true,
+      timeToExpire: 1,
+      timeToBlockExpire: 1,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await hit()).toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+      timeToExpire: 1,
+      timeToBlockExpire: 0,
+    });
   });
 });

@@ -2,18 +2,19 @@ import { createHash } from 'node:crypto';
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { requestParams } from '../params.decorator';
 
 /**
- * Counts per project: the tracker is the `key` parameter (the caller's IP when there is none). One
- * budget covers every guarded endpoint (SPEC.md 8: create, batch, static, retweet and update
- * together), not one per handler as the stock guard counts.
+ * Counts per project: the tracker is the `key` parameter, read as the handlers read it (a form value
+ * over a query one) so that the count is the authenticated project's; the caller's IP when there is
+ * no key. One budget covers every guarded endpoint (create, batch, static, retweet and update
+ * together: docs/api.md, "Rate limit"), not one per handler as the stock guard counts.
  */
 @Injectable()
 export class ProjectThrottlerGuard extends ThrottlerGuard {
   protected override getTracker(req: Record<string, unknown>): Promise<string> {
     const request = req as unknown as Request;
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const key = (request.query as Record<string, unknown>).key ?? body.key;
+    const key = requestParams(request).key;
     return Promise.resolve(
       typeof key === 'string' && key !== '' ? `key:${key}` : `ip:${request.ip ?? 'unknown'}`,
     );

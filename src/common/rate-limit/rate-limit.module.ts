@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
 import { RedisClient } from '../../queue/redis.provider';
-import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { FixedWindowStorage } from './fixed-window.storage';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -17,7 +17,7 @@ const HOUR_MS = 3600 * 1000;
       useFactory: (config: AppConfig, redis: RedisClient) => ({
         throttlers: [{ name: 'default', ttl: HOUR_MS, limit: config.createRateLimit }],
         errorMessage: `Rate limit exceeded: at most ${config.createRateLimit} create requests per hour per project`,
-        storage: redis.client ? new RedisThrottlerStorage(redis.client, config.redisPrefix) : undefined,
+        storage: new FixedWindowStorage(redis.client, config.redisPrefix),
       }),
     }),
   ],

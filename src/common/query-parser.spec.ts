@@ -1,0 +1,18 @@
+import { parseQueryString } from './query-parser';
+
+describe('parseQueryString', () => {
+  it('reads no query as no parameters', () => {
+    expect(parseQueryString(undefined)).toEqual({});
+    expect(parseQueryString(null)).toEqual({});
+    expect(parseQueryString('')).toEqual({});
+  });
+
+  it('keeps more than 20 name[] values an array, in order', () => {
+    const values = Array.from({ length: 150 }, (_, i) => `u${i}`);
+    expect(parseQueryString(values.map((v) => `url[]=${v}`).join('&'))).toEqual({ url: values });
+  });
+
+  it('reads a lone far index as an object, not a sparse array', () => {
+    expect(parseQueryString('url[5000]=x')).toEqual({ url: { 5000: 'x' } });
+  });
+});
