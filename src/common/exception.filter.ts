@@ -27,7 +27,11 @@ export class AppExceptionFilter implements ExceptionFilter {
     const req = ctx.getRequest<Request & { id?: string }>();
     const res = ctx.getResponse<Response>();
     // A failed readiness check answers its report (which dependency is down, and why).
-    if (!res.headersSent && exception instanceof HttpException && isHealthReport(exception.getResponse())) {
+    if (
+      !res.headersSent &&
+      exception instanceof HttpException &&
+      isHealthReport(exception.getResponse())
+    ) {
       res.status(exception.getStatus()).json(exception.getResponse());
       return;
     }
@@ -42,10 +46,17 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     const { format, callback } = this.formatOf(req);
     res.status(error.status);
-    sendFormatted(res, format, callback, { error: error.status, error_message: error.message }, error.message);
+    sendFormatted(
+      res,
+      format,
+      callback,
+      { error: error.status, error_message: error.message },
+      error.message,
+    );
   }
 
-  private normalise(exception: unknown, req: Request & { id?: string }): Normalised {
+  /** The status, code and message of an exception; logs an unexpected one with the request id. */
+  protected normalise(exception: unknown, req: Request & { id?: string }): Normalised {
     if (exception instanceof AppError) {
       return { status: exception.status, code: exception.code, message: exception.message };
     }
@@ -61,7 +72,11 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     const parserStatus = bodyParserStatus(exception);
     if (parserStatus) {
-      return { status: parserStatus, code: ErrorCode.invalidParameter, message: (exception as Error).message };
+      return {
+        status: parserStatus,
+        code: ErrorCode.invalidParameter,
+        message: (exception as Error).message,
+      };
     }
     this.logUnexpected(exception, req);
     return {
@@ -84,7 +99,10 @@ export class AppExceptionFilter implements ExceptionFilter {
     const params = (req.params as Record<string, string | undefined> | undefined) ?? {};
     const format = 'format' in params ? params.format : routeParamsOf(req)?.format;
     if (format === 'txt') return { format: 'txt', callback: null };
-    const body = typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
+    const body =
+      typeof req.body === 'object' && req.body !== null
+        ? (req.body as Record<string, unknown>)
+        : {};
     const callback = (req.query as Record<string, unknown> | undefined)?.callback ?? body.callback;
     return {
       format: 'json',
@@ -95,7 +113,12 @@ export class AppExceptionFilter implements ExceptionFilter {
 
 /** The body @nestjs/terminus gives a failed health check: {status: 'error', info, error, details}. */
 function isHealthReport(response: unknown): boolean {
-  return typeof response === 'object' && response !== null && (response as { status?: unknown }).status === 'error' && 'details' in response;
+  return (
+    typeof response === 'object' &&
+    response !== null &&
+    (response as { status?: unknown }).status === 'error' &&
+    'details' in response
+  );
 }
 
 function codeForStatus(status: number): number {
@@ -125,5 +148,7 @@ function messageOf(exception: HttpException): string {
 function bodyParserStatus(exception: unknown): number | null {
   const status = (exception as { status?: unknown; type?: unknown } | null)?.status;
   const type = (exception as { type?: unknown } | null)?.type;
-  return typeof status === 'number' && status >= 400 && status < 500 && typeof type === 'string' ? status : null;
+  return typeof status === 'number' && status >= 400 && status < 500 && typeof type === 'string'
+    ? status
+    : null;
 }

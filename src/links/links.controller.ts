@@ -1,17 +1,31 @@
-import { Controller, Get, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { LinkBatchResponseDto, LinkRecordDto, RetweetResponseDto } from './dto/link-record.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
-import { AppError, Errors } from '../common/app-error';
+import { Errors } from '../common/app-error';
 import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { bool, readBatchInputs, readLinkInput, requireKey, requireVersion } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
-import { RetweetService, fillDestination, readDestination } from './retweet.service';
+import { DestinationFallbackFilter } from './destination-fallback.filter';
+import {
+  fillUrl,
+  readDestination,
+  retweetDestination,
+  retweetFallback,
+  shareFallback,
+} from './destination';
+import { RetweetService } from './retweet.service';
 import { LinksService } from './links.service';
-import { extractLinks } from './text-links';
 
 type RawParams = Record<string, unknown>;
 
@@ -28,7 +42,10 @@ export class LinksController {
   @ApiOperation({ summary: 'Create a tracked link (SPEC.md 4.2)' })
   @ApiFormatted()
   @ApiLinkParameters('create')
-  @ApiOkResponse({ type: LinkRecordDto, description: 'The link record (2.1); txt: the bare svc_url' })
+  @ApiOkResponse({
+    type: LinkRecordDto,
+    description: 'The link record (2.1); txt: the bare svc_url',
+  })
   @ApiResponse(LINK_ERRORS)
   createPost(@Params() params: RawParams) {
     return this.create(params);
@@ -52,7 +69,10 @@ export class LinksController {
   })
   @ApiFormatted()
   @ApiLinkParameters('batch')
-  @ApiOkResponse({ type: LinkBatchResponseDto, description: '{svc_urls: [link record, …]}; txt: one svc_url per line' })
+  @ApiOkResponse({
+    type: LinkBatchResponseDto,
+    description: '{svc_urls: [link record, …]}; txt: one svc_url per line',
+  })
   @ApiResponse(LINK_ERRORS)
   batchPost(@Params() params: RawParams) {
     return this.batch(params);
@@ -71,7 +91,8 @@ export class LinksController {
   @Post('url/static.:format')
   @ApiOperation({
     summary: 'Get or create a static link (SPEC.md 4.3a)',
-    description: 'Returns the project’s link with the same url and metadata when there is one, else creates it; `new` says which.',
+    description:
+      'Returns the project’s link with the same url and metadata when there is one, else creates it; `new` says which.',
   })
   @ApiFormatted()
   @ApiLinkParameters('static')
@@ -97,7 +118,11 @@ export class LinksController {
     description:
       'Only within 30 days of creation. original_url, redirect_url and created_at never change; fields not given stay unchanged.',
   })
-  @ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x', description: 'The link id (domain_path, every / as _)' })
+  @ApiParam({
+    name: 'svc_id',
+    example: 'svc.example_aB3dE9x',
+    description: 'The link id (domain_path, every / as _)',
+  })
   @ApiFormatted()
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
@@ -138,9 +163,13 @@ export class LinksController {
   @ApiOperation({ summary: 'Retweet, GET form (format optional: json)' })
   @ApiFormatted({ formatInPath: false })
   @ApiRetweetParameters(true)
-  @ApiResponse({ status: 302, description: 'With destination: redirect to it, SVC_TEXT replaced by the new text' })
+  @ApiResponse({
+    status: 302,
+    description: 'With destination: redirect to it, SVC_TEXT replaced by the new text',
+  })
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
+  @UseFilters(new DestinationFallbackFilter(retweetFallback))
   retweetGet(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }
@@ -151,6 +180,7 @@ export class LinksController {
   @ApiRetweetParameters(true)
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
+  @UseFilters(new DestinationFallbackFilter(retweetFallback))
   retweetGetFormatted(@Params() params: RawParams, @Req() req: Request) {
     return this.retweet(params, req);
   }
@@ -163,59 +193,64 @@ export class LinksController {
   })
   @ApiFormatted({ txt: false, formatInPath: false })
   @ApiLinkParameters('create')
-  @ApiQuery({ name: 'destination', required: true, example: 'https://www.facebook.com/sharer.php?u=SVC_URL' })
-  @ApiQuery({ name: 'errors', required: false, description: 'true: a failure answers an error instead of redirecting' })
+  @ApiQuery({
+    name: 'destination',
+    required: true,
+    example: 'https://www.facebook.com/sharer.php?u=SVC_URL',
+  })
+  @ApiQuery({
+    name: 'errors',
+    required: false,
+    description: 'true: a failure answers an error instead of redirecting',
+  })
   @ApiResponse({ status: 302, description: 'Redirect to destination' })
   @ApiResponse(LINK_ERRORS)
+  @UseFilters(new DestinationFallbackFilter(shareFallback))
   async share(@Params() params: RawParams, @Req() req: Request): Promise<FormattedResult> {
     const destination = readDestination(params);
     if (destination === undefined) throw Errors.missing('destination');
-    const errors = bool(params, 'errors', false);
-    try {
-      this.retweets.refuseBots(req.headers['user-agent']);
-      requireVersion(params);
-      const project = await this.links.authenticate(requireKey(params));
-      const record = await this.retweets.share(project, params);
-      return FormattedResult.redirect(fillDestination(destination, 'SVC_URL', record.svc_url));
-    } catch (error) {
-      const url = typeof params.url === 'string' ? params.url : '';
-      if (errors || !(error instanceof AppError)) throw error;
-      return FormattedResult.redirect(fillDestination(destination, 'SVC_URL', url));
-    }
+    bool(params, 'errors', false); // refused when not a boolean, even if nothing else fails
+    this.retweets.refuseBots(req.headers['user-agent']);
+    requireVersion(params);
+    const project = await this.links.authenticate(requireKey(params));
+    const record = await this.retweets.share(project, params);
+    return FormattedResult.redirect(fillUrl(destination, record.svc_url));
   }
 
+  /** With a destination, a failure still sends the visitor on (DestinationFallbackFilter). */
   private async retweet(params: RawParams, req: Request): Promise<FormattedResult> {
     const destination = readDestination(params);
-    const errors = bool(params, 'errors', false);
-    try {
-      this.retweets.refuseBots(req.headers['user-agent']);
-      requireVersion(params);
-      const project = await this.links.authenticate(requireKey(params));
-      const result = await this.retweets.retweet(project, params);
-      if (destination !== undefined) {
-        return FormattedResult.redirect(retweetDestination(destination, result.svc_text, result.svc_urls[0]?.svc_url ?? ''));
-      }
-      return new FormattedResult(result, () => result.svc_text);
-    } catch (error) {
-      if (destination === undefined || errors || !(error instanceof AppError)) throw error;
-      // No link was made: the text as given, and its first link as it is.
-      const text = typeof params.text === 'string' ? params.text : '';
-      return FormattedResult.redirect(retweetDestination(destination, text, extractLinks(text)[0]?.url ?? ''));
+    bool(params, 'errors', false); // refused when not a boolean, even if nothing else fails
+    this.retweets.refuseBots(req.headers['user-agent']);
+    requireVersion(params);
+    const project = await this.links.authenticate(requireKey(params));
+    const result = await this.retweets.retweet(project, params);
+    if (destination !== undefined) {
+      return FormattedResult.redirect(
+        retweetDestination(destination, result.svc_text, result.svc_urls[0]?.svc_url ?? ''),
+      );
     }
+    return new FormattedResult(result, () => result.svc_text);
   }
 
   private async create(params: RawParams): Promise<FormattedResult<LinkRecord>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
-    const [record] = await this.links.create(project, [readLinkInput(params)], { requireChannel: true });
+    const [record] = await this.links.create(project, [readLinkInput(params)], {
+      requireChannel: true,
+    });
     return new FormattedResult(record, () => record.svc_url);
   }
 
   private async batch(params: RawParams): Promise<FormattedResult<{ svc_urls: LinkRecord[] }>> {
     requireVersion(params);
     const project = await this.links.authenticate(requireKey(params));
-    const records = await this.links.create(project, readBatchInputs(params), { requireChannel: true });
-    return new FormattedResult({ svc_urls: records }, () => records.map((r) => r.svc_url).join('\n'));
+    const records = await this.links.create(project, readBatchInputs(params), {
+      requireChannel: true,
+    });
+    return new FormattedResult({ svc_urls: records }, () =>
+      records.map((r) => r.svc_url).join('\n'),
+    );
   }
 
   private async static(params: RawParams): Promise<FormattedResult<LinkRecord>> {
@@ -233,12 +268,4 @@ export class LinksController {
     const record = await this.links.update(project, id, input);
     return new FormattedResult(record, () => record.svc_url);
   }
-}
-
-/**
- * A retweet's destination: every SVC_URL replaced by the (first) link and every SVC_TEXT by the
- * text, URL-escaped; SVC_URL first, so a text that holds the word SVC_URL arrives as written.
- */
-function retweetDestination(destination: string, text: string, url: string): string {
-  return fillDestination(fillDestination(destination, 'SVC_URL', url), 'SVC_TEXT', text);
 }

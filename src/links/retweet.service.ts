@@ -18,7 +18,8 @@ export interface RetweetResult {
 
 /** The metadata parameters retweet and share accept besides tool, channel and url/text. */
 function metadataInput(params: RawParams): LinkInput {
-  if (single(params, 'path') !== undefined) throw Errors.invalid('path', 'is not usable on this endpoint');
+  if (single(params, 'path') !== undefined)
+    throw Errors.invalid('path', 'is not usable on this endpoint');
   const input = readLinkInput({ ...params, url: undefined });
   delete input.url;
   return input;
@@ -34,7 +35,11 @@ export class RetweetService {
   /** Known crawlers may not create links through retweet or share (SPEC.md 4.4); HTTP clients may. */
   refuseBots(userAgent: string | undefined): void {
     if (isCrawler(userAgent)) {
-      throw new AppError(403, ErrorCode.notPermitted, 'Known bots may not create links through this endpoint');
+      throw new AppError(
+        403,
+        ErrorCode.notPermitted,
+        'Known bots may not create links through this endpoint',
+      );
     }
   }
 
@@ -53,34 +58,40 @@ export class RetweetService {
     const found = extractLinks(text);
     if (found.length === 0) return { svc_text: text, svc_urls: [] };
     const urls = found.map((link) => link.url);
-    const parents = makeParent && input.parent === undefined ? await this.links.parentCandidates(project, urls) : new Map<string, string>();
-    const destinations = unwrap ? await Promise.all(urls.map((url) => this.unwrapper.unwrap(url))) : urls;
-    const inputs = urls.map((url, i) => ({ ...input, url: destinations[i], parent: input.parent ?? parents.get(url) }));
-    const records = await this.links.create(project, inputs, { requireChannel: true, implicitParents: makeParent });
-    return { svc_text: replaceLinks(text, found, records.map((r) => r.svc_url)), svc_urls: records };
+    const parents =
+      makeParent && input.parent === undefined
+        ? await this.links.parentCandidates(project, urls)
+        : new Map<string, string>();
+    const destinations = unwrap
+      ? await Promise.all(urls.map((url) => this.unwrapper.unwrap(url)))
+      : urls;
+    const inputs = urls.map((url, i) => ({
+      ...input,
+      url: destinations[i],
+      parent: input.parent ?? parents.get(url),
+    }));
+    const records = await this.links.create(project, inputs, {
+      requireChannel: true,
+      implicitParents: makeParent,
+    });
+    return {
+      svc_text: replaceLinks(
+        text,
+        found,
+        records.map((r) => r.svc_url),
+      ),
+      svc_urls: records,
+    };
   }
 
   /** share: one link for `url`, returned for the redirect to `destination`. */
   async share(project: ProjectEntity, params: RawParams): Promise<LinkRecord> {
     const url = single(params, 'url', 4096);
-    if (url !== undefined && !isHttpUrl(url)) throw Errors.invalid('url', 'must be an absolute http(s) URL');
-    const [record] = await this.links.create(project, [{ ...metadataInput(params), url }], { requireChannel: true });
+    if (url !== undefined && !isHttpUrl(url))
+      throw Errors.invalid('url', 'must be an absolute http(s) URL');
+    const [record] = await this.links.create(project, [{ ...metadataInput(params), url }], {
+      requireChannel: true,
+    });
     return record;
   }
-}
-
-/**
- * The `destination` of retweet and share: an absolute http(s) URL in which a placeholder is replaced
- * by a URL-escaped value (SVC_TEXT by the text, SVC_URL by the link).
- */
-export function readDestination(params: RawParams): string | undefined {
-  const destination = single(params, 'destination', 8192);
-  if (destination !== undefined && !isHttpUrl(destination)) {
-    throw Errors.invalid('destination', 'must be an absolute http(s) URL');
-  }
-  return destination;
-}
-
-export function fillDestination(destination: string, placeholder: 'SVC_TEXT' | 'SVC_URL', value: string): string {
-  return destination.split(placeholder).join(encodeURIComponent(value));
 }

@@ -1,3 +1,5 @@
+import { isHttpUrl } from '../common/validators';
+
 export interface TextLink {
   url: string;
   start: number;
@@ -10,7 +12,8 @@ const TRAILING = /[.,;:!?'"»”’]+$/;
 
 /**
  * The links of a text, in order, with their positions. Sentence punctuation after a link is not
- * part of it, nor is a closing bracket that has no opening one inside the link.
+ * part of it, nor is a closing bracket that has no opening one inside the link. Text that looks
+ * like a link but does not parse as a URL is left alone (not replaced).
  */
 export function extractLinks(text: string): TextLink[] {
   const links: TextLink[] = [];
@@ -27,7 +30,8 @@ export function extractLinks(text: string): TextLink[] {
       url = trimmed;
       break;
     }
-    if (/^http:\/\/[^/?#]+/i.test(url)) {
+    // A link that is no URL (a port over 65535, a broken escape or punycode label) stays as it is.
+    if (/^http:\/\/[^/?#]+/i.test(url) && isHttpUrl(url)) {
       links.push({ url, start: match.index, end: match.index + url.length });
     }
   }
