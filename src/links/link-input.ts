@@ -1,5 +1,5 @@
 import { Errors } from '../common/app-error';
-import { isHttpUrl } from '../common/validators';
+import { isHttpUrl, normaliseLinkHost } from '../common/validators';
 
 type Params = Record<string, unknown>;
 
@@ -53,6 +53,11 @@ export function single(params: Params, name: string, max = 2048): string | undef
   if (typeof value !== 'string') throw Errors.invalid(name, 'must be given once, as a single value');
   if (value.length > max) throw Errors.invalid(name, `must be at most ${max} characters`);
   return value;
+}
+
+/** `domain`: the host part in any case; a `_segment` is a path segment of the links, kept as written. */
+function linkDomain(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : normaliseLinkHost(value);
 }
 
 /** A boolean written true/false in any case (SPEC.md 4). */
@@ -113,7 +118,7 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
     userIdIconUrl: single(params, 'user_id_icon_url', 2048),
     userIdProfileUrl: single(params, 'user_id_profile_url', 2048),
     sharerId: get('sharer_id', 64),
-    domain: single(params, 'domain', 255)?.toLowerCase(),
+    domain: linkDomain(single(params, 'domain', 255)),
     path: get('path', 200),
     servicePostid: single(params, 'service_postid', 255),
   };

@@ -1,4 +1,5 @@
 import { Errors } from '../common/app-error';
+import { normaliseLinkHost } from '../common/validators';
 import { single } from '../links/link-input';
 import {
   FilterField,
@@ -95,7 +96,8 @@ export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject:
       const max = SHARED_AT_RANGE[name];
       if (!/^\d+$/.test(value) || Number(value) > max) throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
     }
-    filters[name as FilterField] = value;
+    // A domain's host part compares in any case, its `_segment` as connected (normaliseLinkHost).
+    filters[name as FilterField] = name === 'domain' ? normaliseLinkHost(value) : value;
   }
   const groups = groupNames(kind, multiProject);
   const groupBy = single(params, 'group_by', 64) ?? null;

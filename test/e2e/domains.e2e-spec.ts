@@ -5,6 +5,8 @@ import {
   SubscriptionsService,
 } from '../../src/subscriptions/subscriptions.service';
 import { TestApp, createTestApp } from '../support/app';
+import { BROWSER } from '../support/clicks';
+import { createProject } from '../factories/projects';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 
@@ -813,6 +815,102 @@ describe('domains administration API', () => {
         request: echo('delete', keys(), 'dst-theirs.example.com'),
         error: { code: 1003, message: 'Cannot GET /domains/dst-theirs.example.com/destroy' },
       });
+    });
+  });
+
+  describe('links on a domain_segment', () => {
+    it('takes the host in any case and the segment as connected: domain=, redirects and the stats domain filter', async () => {
+      const project = await createProject(t);
+      await connect('brand.example_Deals', [project.api_key]);
+      const base = { v: '3', key: project.api_key, tool: 'pub-bar', channel: 'email' };
+      const domain = 'BRAND.Example_Deals';
+
+      const created = await post('/url.json', {
+        ...base,
+        url: 'https://example.com/create',
+        domain,
+      }).expect(200);
+      const path = created.body.path as string;
+      expect([created.body.domain, created.body.svc_id, created.body.svc_url]).toEqual([
+        'brand.example_Deals',
+        `brand.example_Deals_${path}`,
+        `http://brand.example/Deals/${path}`,
+      ]);
+      const batch = await t.http
+        .post('/url/batch.json')
+        .type('form')
+        .send(
+          `${new URLSearchParams({ ...base, domain }).toString()}&url[]=https%3A%2F%2Fexample.com%2Fb1&url[]=https%3A%2F%2Fexample.com%2Fb2`,
+        )
+        .expect(200);
+      const fixed = await post('/url/static.json', {
+        ...base,
+        url: 'https://example.com/static',
+        domain,
+      }).expect(200);
+      const retweet = await post('/url/retweet.json', {
+        ...base,
+        text: 'see http://example.com/retweet now',
+        domain,
+      }).expect(200);
+      expect(
+        [...batch.body.svc_urls, fixed.body, ...retweet.body.svc_urls].map(
+          (r: { domain: string }) => r.domain,
+        ),
+      ).toEqual([
+        'brand.example_Deals',
+        'brand.example_Deals',
+        'brand.example_Deals',
+        'brand.example_Deals',
+      ]);
+      // The segment is a path segment of the links: in another case it names another domain.
+      const other = await post('/url.json', {
+        ...base,
+        url: 'https://example.com/create',
+        domain: 'brand.example_deals',
+      }).expect(403);
+      expect(other.body).toEqual({
+        error: 403,
+        error_message: 'The project has no access to domain brand.example_deals',
+      });
+
+      const visit = (host: string, linkPath: string) =>
+        t.http.get(`/${linkPath}`).set('Host', host).set('User-Agent', BROWSER);
+      const hit = await visit('Brand.EXAMPLE', `Deals/${path}`).expect(302);
+      expect(hit.headers.location).toBe('https://example.com/create');
+      expect((await visit('brand.example', 'Deals').expect(302)).headers.location).toBe(
+        'https://brand.example/',
+      );
+      expect((await visit('brand.example', `deals/${path}`).expect(404)).text).toContain(
+        'Link not found',
+      );
+      await t.settle();
+
+      const totals = async (filter: string) =>
+        (
+          await t.http
+            .get('/stats/totals.json')
+            .query({ v: '3', key: project.api_key, domain: filter })
+            .expect(200)
+        ).body.totals as unknown;
+      expect(await totals('Brand.Example_Deals')).toEqual({
+        clicks: 1,
+        shares: 5,
+        clicks_per_share: 0.2,
+      });
+      expect(await totals('brand.example_deals')).toEqual({
+        clicks: 0,
+        shares: 0,
+        clicks_per_share: 0,
+      });
+      const range = await t.http
+        .get('/stats/range.json')
+        .query({ v: '3', key: project.api_key, domain: 'BRAND.EXAMPLE_Deals', group_by: 'domain' })
+        .expect(200);
+      expect([range.body.filters, range.body.groups]).toEqual([
+        { domain: 'brand.example_Deals', domain_metadata: null },
+        [{ domain: 'brand.example_Deals', clicks: 1, shares: 5, clicks_per_share: 0.2 }],
+      ]);
     });
   });
 
