@@ -108,6 +108,12 @@ export class LinksRepository {
     return raw.map(toLink);
   }
 
+  /** The transaction's start time: what now(), the default of links.created_at, gives in it. */
+  async transactionTime(manager: EntityManager): Promise<Date> {
+    const raw: { now: Date | string }[] = await manager.query(`SELECT now() AS now`);
+    return new Date(raw[0].now);
+  }
+
   /** Uses uq_links_svc_id. */
   async findBySvcId(svcId: string, manager?: EntityManager): Promise<LinkEntity | null> {
     const raw: Raw[] = await this.m(manager).query(`SELECT * FROM links WHERE svc_id = $1`, [svcId]);

@@ -31,6 +31,8 @@ interface CreateContext {
   parents: Map<string, string>;
   /** Campaigns already settled in this request. */
   campaigns: Map<string, CampaignEntity>;
+  /** When the request's links are created, for %created_at%; read only for a project with patterns. */
+  createdAt: Date | null;
 }
 
 interface Prepared {
@@ -47,6 +49,7 @@ interface RedirectInputs {
   scheme: string;
   campaign: CampaignEntity | null;
   identity: UserIdentityEntity | null;
+  createdAt: Date | null;
 }
 
 @Injectable()
@@ -86,6 +89,7 @@ export class LinksService {
   ): Promise<LinkRecord[]> {
     const context = await this.context(project);
     return this.dataSource.transaction(async (manager) => {
+      context.createdAt = await this.creationTime(project, manager);
       const implicit = inputs.filter((i) => i.parent === undefined && i.url !== undefined).map((i) => i.url!);
       if (options.implicitParents !== false) {
         context.parents = await this.parentCandidates(project, implicit, manager, context.domains);
@@ -120,6 +124,7 @@ export class LinksService {
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
+      context.createdAt = await this.creationTime(project, manager);
       if (input.parent === undefined && input.url !== undefined) {
         context.parents = await this.parentCandidates(project, [input.url], manager, context.domains);
       }
@@ -241,7 +246,18 @@ export class LinksService {
       domains: new Set([this.config.defaultDomain, ...authorised.map((d) => d.hostname)]),
       parents: new Map(),
       campaigns: new Map(),
+      createdAt: null,
     };
+  }
+
+  /**
+   * The created_at links inserted in this transaction get (the column defaults to now(), the
+   * transaction's start), so a pattern's %created_at% is the link's; null without patterns.
+   */
+  private async creationTime(project: ProjectEntity, manager: EntityManager): Promise<Date | null> {
+    const patterns = project.settings.redirection_patterns;
+    if (!patterns || Object.keys(patterns).length === 0) return null;
+    return this.repository.transactionTime(manager);
   }
 
   private async prepare(
@@ -311,6 +327,7 @@ export class LinksService {
       scheme: this.config.publicScheme,
       campaign,
       identity,
+      createdAt: context.createdAt,
     };
     applyRedirect(row, redirect);
     return { row, customPath: input.path !== undefined, redirect };
@@ -525,7 +542,7 @@ export function canonicalUrl(url: string): string {
  * (DESIGN.md). Stored campaign and user identity values fill their %fields%.
  */
 function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
-  const { settings, campaign, identity } = inputs;
+  const { settings, campaign, identity, createdAt } = inputs;
   let originalUrl = inputs.pageUrl;
   let redirectUrl = inputs.pageUrl;
   const hostname = new URL(originalUrl).hostname.toLowerCase();
@@ -537,6 +554,7 @@ function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
       svc_id: row.svcId,
       domain: row.domain,
       path: row.path,
+      created_at: createdAt ? isoTimestamp(createdAt) : null,
       original_url: originalUrl,
       channel: row.channel,
       service: row.service,
@@ -547,6 +565,10 @@ function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
       username: row.username,
       service_userid: row.serviceUserid,
       service_postid: row.servicePostid,
+      service_postid_reach: row.servicePostidReach,
+      service_postid_shared_at: row.servicePostidSharedAt
+        ? isoTimestamp(row.servicePostidSharedAt)
+        : null,
       campaign: row.campaign,
       campaign_name: campaign?.name ?? null,
       campaign_description: campaign?.description ?? null,
