@@ -86,6 +86,40 @@ describe('crawl', () => {
     expect((error as CrawlError).reason).toBe('timeout');
   });
 
+  it('takes a local hop without a request, counted toward the limit like a redirect', async () => {
+    const requested: string[] = [];
+    const localHop = (url: string) => {
+      requested.push(url);
+      return Promise.resolve(url === 'http://links.invalid/abc' ? `${server.base}/hop?n=1` : null);
+    };
+    const result = await crawl('http://links.invalid/abc', { ...loopback, localHop });
+    expect([result.url, result.status]).toEqual([`${server.base}/final`, 200]);
+    expect(result.redirects).toEqual([
+      'http://links.invalid/abc',
+      `${server.base}/hop?n=1`,
+      `${server.base}/hop?n=0`,
+    ]);
+    expect(requested).toEqual([
+      'http://links.invalid/abc',
+      `${server.base}/hop?n=1`,
+      `${server.base}/hop?n=0`,
+      `${server.base}/final`,
+    ]);
+    await expect(
+      crawl('http://links.invalid/abc', { ...loopback, localHop, maxRedirects: 2 }),
+    ).rejects.toMatchObject({
+      reason: 'too_many_redirects',
+    });
+  });
+
+  it('checks where a local hop leads like a redirect: a private address is refused', async () => {
+    const localHop = (url: string) =>
+      Promise.resolve(url === 'http://links.invalid/p' ? 'http://10.1.2.3/admin' : null);
+    await expect(crawl('http://links.invalid/p', { ...loopback, localHop })).rejects.toMatchObject({
+      reason: 'forbidden_address',
+    });
+  });
+
   it('refuses hosts that resolve to private addresses', async () => {
     await expect(crawl('http://localhost:1/', {})).rejects.toMatchObject({ reason: 'forbidden_address' });
   });

@@ -15,6 +15,11 @@ export interface CrawlOptions extends GuardOptions {
   /** Whether to download the final page's body at all (unwrap needs only the final URL). */
   readBody?: boolean;
   userAgent?: string;
+  /**
+   * Where a URL leads without a request (links of this service, read from the database), or null
+   * to request it. Such a hop counts toward maxRedirects like a redirect.
+   */
+  localHop?: (url: string) => Promise<string | null>;
 }
 
 export interface CrawlResult {
@@ -57,18 +62,31 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULTS.timeoutMs);
   const redirects: string[] = [];
   let current = parse(start);
+  const hop = (location: string) => {
+    if (redirects.length >= maxRedirects) {
+      throw new CrawlError(
+        'too_many_redirects',
+        `more than ${maxRedirects} redirects from ${start}`,
+      );
+    }
+    redirects.push(current.toString());
+    current = parse(location, current);
+  };
   for (;;) {
+    const local = options.localHop
+      ? await withTimeout(options.localHop(current.toString()), remaining(deadline))
+      : null;
+    if (local !== null) {
+      hop(local);
+      continue;
+    }
     const address = await resolveAllowed(current.hostname, options, deadline);
     const response = await request(current, address, options, deadline);
     const location = response.headers.location;
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && location) {
       response.resume();
-      if (redirects.length >= maxRedirects) {
-        throw new CrawlError('too_many_redirects', `more than ${maxRedirects} redirects from ${start}`);
-      }
-      redirects.push(current.toString());
-      current = parse(location, current);
+      hop(location);
       continue;
     }
     const body = options.readBody === false ? (response.resume(), '') : await readBody(response, options.maxBytes ?? DEFAULTS.maxBytes, deadline);

@@ -44,25 +44,26 @@ export class UnwrapService {
   }
 
   /**
-   * The processor's work: links of this service resolve from the database without a request (and
-   * are followed when they point at another of our links); other URLs are crawled SSRF-safely.
+   * The processor's work: the final destination, crawled SSRF-safely. A link of this service on
+   * the way leads to its stored URL without a request (one hop of the limit), and the crawl goes on
+   * from there. When the crawl fails, the URL is the one given, or the stored URL of the last link
+   * of this service passed (docs/api.md, unwrap).
    */
   async resolve(url: string): Promise<UnwrapResult> {
-    let current = url;
-    for (let hop = 0; hop < 10; hop++) {
-      const link = await this.findServiceLink(current);
-      if (!link) break;
-      current = link;
-    }
-    if (current !== url) return { url: current };
+    let reached = url;
     try {
-      const result = await crawl(current, {
+      const result = await crawl(url, {
         allowLoopback: this.config.crawlerAllowLoopback,
         readBody: false,
+        localHop: async (hop) => {
+          const stored = await this.findServiceLink(hop);
+          if (stored !== null) reached = stored;
+          return stored;
+        },
       });
       return { url: result.url };
     } catch (error) {
-      if (error instanceof CrawlError) return { url: current };
+      if (error instanceof CrawlError) return { url: reached };
       throw error;
     }
   }

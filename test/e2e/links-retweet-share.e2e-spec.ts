@@ -9,7 +9,10 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
-/** A real peer for unwrapping: /start → /middle → /final (200), /loop redirects to itself. */
+/**
+ * A real peer for unwrapping: /start → /middle → /final (200), /loop redirects to itself,
+ * /hops/<n> takes n redirects to /final, /to?u=<url> redirects to url.
+ */
 async function startPeer(): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
     const redirects: Record<string, [number, string]> = {
@@ -21,7 +24,18 @@ async function startPeer(): Promise<{ server: Server; base: string }> {
     };
     const path = (req.url ?? '/').split('?')[0];
     const hop = redirects[path];
-    if (hop) {
+    const hops = /^\/hops\/(\d+)$/.exec(path);
+    if (hops) {
+      // /hops/<n>: n redirects to /final.
+      const n = Number(hops[1]);
+      res.writeHead(302, { Location: n > 0 ? `/hops/${n - 1}` : '/final' }).end();
+    } else if (path === '/to') {
+      res
+        .writeHead(302, {
+          Location: new URL(req.url ?? '/', 'http://x').searchParams.get('u') ?? '/',
+        })
+        .end();
+    } else if (hop) {
       res.writeHead(hop[0], { Location: hop[1] }).end();
     } else {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><title>final</title></html>');
@@ -215,6 +229,50 @@ describe('url/retweet and url/share', () => {
           `${peer.base}/final?from=chain`,
           `${peer.base}/final`,
         ]);
+      });
+
+      it('follows a link of the service to its stored URL and on to where that redirects', async () => {
+        const link = await createLink(t, key, { url: `${peer.base}/start` });
+        const onward = await createLink(t, key, { url: link.svc_url });
+        const res = await retweet({
+          text: `${link.svc_url} ${onward.svc_url}`,
+          unwrap: 'true',
+        }).expect(200);
+        expect((res.body.svc_urls as LinkRecord[]).map((r) => [r.original_url, r.parent])).toEqual([
+          [`${peer.base}/final?from=chain`, link.svc_id],
+          [`${peer.base}/final?from=chain`, onward.svc_id],
+        ]);
+      });
+
+      it('resolves a link of the service reached by a redirect without requesting it', async () => {
+        const link = await createLink(t, key, { url: `${peer.base}/start` });
+        const res = await retweet({
+          text: `${peer.base}/to?u=${encodeURIComponent(link.svc_url)}`,
+          unwrap: 'true',
+        }).expect(200);
+        expect(res.body.svc_urls[0].original_url).toBe(`${peer.base}/final?from=chain`);
+      });
+
+      it('counts a link of the service as a hop of the ten; a failed crawl keeps its stored URL', async () => {
+        // Nine redirects after the link: ten hops, the final page.
+        const nine = await createLink(t, key, { url: `${peer.base}/hops/8` });
+        // Ten after it: eleven hops, one too many.
+        const ten = await createLink(t, key, { url: `${peer.base}/hops/9` });
+        const loop = await createLink(t, key, { url: `${peer.base}/loop` });
+        const toPrivate = await createLink(t, key, { url: `${peer.base}/to-private` });
+        const res = await retweet({
+          text: [nine, ten, loop, toPrivate].map((l) => l.svc_url).join(' '),
+          unwrap: 'true',
+        }).expect(200);
+        expect((res.body.svc_urls as LinkRecord[]).map((r) => r.original_url)).toEqual([
+          `${peer.base}/final`,
+          `${peer.base}/hops/9`,
+          `${peer.base}/loop`,
+          `${peer.base}/to-private`,
+        ]);
+        // Without a link of the service first, ten redirects are within the limit.
+        const direct = await retweet({ text: `${peer.base}/hops/9`, unwrap: 'true' }).expect(200);
+        expect(direct.body.svc_urls[0].original_url).toBe(`${peer.base}/final`);
       });
 
       it('keeps the URL as given without unwrap, and when the crawl fails (redirect loop)', async () => {
