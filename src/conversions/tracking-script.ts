@@ -3,6 +3,11 @@
  * `svc=<svc_id>`, keeps `_svcsession={session_id}:{svc_id}` on the customer's own domain, and offers
  * `svc.convert('goal_1', value)` and `svc.pageview()`, which record conversions with the project key
  * given as `data-key` on the script tag.
+ *
+ * The cookie's colons are written as they are (RFC 6265 allows them in a cookie value), so a
+ * customer's server splits the raw value on its first colon; any other character unsafe in a cookie
+ * is percent-encoded. Earlier versions encoded the whole value (the colon as %3A): reading decodes,
+ * so their cookies still work.
  */
 export const TRACKING_SCRIPT = `/* svc tracking script */
 (function (w, d) {
@@ -15,9 +20,14 @@ export const TRACKING_SCRIPT = `/* svc tracking script */
   function read() {
     var m = d.cookie.match(/(?:^|;\\s*)_svcsession=([^;]*)/);
     if (!m) return null;
-    var value = decodeURIComponent(m[1]);
+    var value;
+    try { value = decodeURIComponent(m[1]); } catch (e) { return null; }
     var i = value.indexOf(':');
     return i < 1 ? null : { id: value.slice(0, i), svc: value.slice(i + 1) };
+  }
+  function write(id, svc) {
+    var value = (encodeURIComponent(id) + ':' + encodeURIComponent(svc)).replace(/%3A/gi, ':');
+    d.cookie = NAME + '=' + value + '; path=/; max-age=' + DAYS * 86400 + '; SameSite=Lax';
   }
   function newId() {
     if (w.crypto && w.crypto.randomUUID) return w.crypto.randomUUID();
@@ -30,7 +40,7 @@ export const TRACKING_SCRIPT = `/* svc tracking script */
   if (svc) {
     var current = read();
     var id = current && current.svc === svc ? current.id : newId();
-    d.cookie = NAME + '=' + encodeURIComponent(id + ':' + svc) + '; path=/; max-age=' + DAYS * 86400 + '; SameSite=Lax';
+    write(id, svc);
   }
   function send(type, value) {
     var s = read();

@@ -13,6 +13,8 @@ describe('in a real browser: the tracking script after a redirect', () => {
   let apiPort: number;
   let shopPort: number;
   let key: string;
+  /** The Cookie headers the shop's server received on /cart. */
+  const shopCookies: string[] = [];
 
   beforeAll(async () => {
     apiPort = await freePort();
@@ -25,6 +27,11 @@ describe('in a real browser: the tracking script after a redirect', () => {
     ).api_key;
     // The customer's landing page, on another origin, with the snippet of the README.
     shop = http.createServer((req, res) => {
+      if (req.url === '/cart') {
+        shopCookies.push(req.headers.cookie ?? '');
+        res.writeHead(204).end();
+        return;
+      }
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><html><head><title>Shop</title>
         <script src="http://127.0.0.1:${apiPort}/svc.js" data-key="${key}"></script></head>
@@ -63,12 +70,14 @@ describe('in a real browser: the tracking script after a redirect', () => {
     const cookies = await page.context().cookies(`http://localhost:${shopPort}/`);
     const session = cookies.find((c) => c.name === '_svcsession');
     expect(session?.domain).toBe('localhost');
-    const [sessionId, svcId] = [
-      session!.value.split('%3A')[0],
-      decodeURIComponent(session!.value).slice(37),
-    ];
-    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    // {session_id}:{svc_id} as the raw cookie value: a server splits it on the first colon.
+    const colon = session!.value.indexOf(':');
+    const [sessionId, svcId] = [session!.value.slice(0, colon), session!.value.slice(colon + 1)];
+    expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(svcId).toBe(link.body.svc_id);
+    // The shop's own server receives the same value in the Cookie header.
+    await expect(page.evaluate(() => fetch('/cart').then((r) => r.status))).resolves.toBe(204);
+    expect(shopCookies).toEqual([`_svcsession=${sessionId}:${link.body.svc_id}`]);
     await page.click('#buy');
     await expect(page.locator('#sent').textContent()).resolves.toBe('true');
 
