@@ -46,7 +46,7 @@ export interface RequestContext {
 function param(params: RawParams, names: string[], max: number): string | undefined {
   for (const name of names) {
     const value = params[name];
-    if (value === undefined || value === null || value === '') continue;
+    if (isAbsent(value)) continue;
     if (typeof value !== 'string') throw Errors.invalid(name, 'must be given once, as a single value');
     if (value.length > max) throw Errors.invalid(name, `must be at most ${max} characters`);
     return value;
@@ -83,12 +83,7 @@ export class ConversionsService {
     if (!(CONVERSION_TYPES as readonly string[]).includes(type)) {
       throw Errors.invalid('conversion_type', `must be one of ${CONVERSION_TYPES.join(', ')}`);
     }
-    const rawValue = param(params, ['conversion_value'], 20);
-    if (rawValue === undefined) throw Errors.missing('conversion_value');
-    if (!/^-?\d+$/.test(rawValue) || !Number.isSafeInteger(Number(rawValue))) {
-      throw Errors.invalid('conversion_value', 'must be an integer (cents suggested for money)');
-    }
-    const value = type === 'pageview' ? 0 : Number(rawValue);
+    const value = conversionValue(params, type);
     const accountConversionId = param(params, ['account_conversion_id', 'account_conversionid'], 50);
     const accountUserId = param(params, ['account_user', 'account_userid'], 50);
     const createdAt = param(params, ['created_at', 'converted_at'], 20);
@@ -179,6 +174,27 @@ export class ConversionsService {
       user_agent: row.user_agent,
     };
   }
+}
+
+/**
+ * conversion_value: required, an integer for a goal. A pageview has no value: whatever is given
+ * (a tracking snippet may send a placeholder such as `n/a`) is recorded as 0 (docs/api.md).
+ */
+function conversionValue(params: RawParams, type: string): number {
+  if (type === 'pageview') {
+    if (isAbsent(params.conversion_value)) throw Errors.missing('conversion_value');
+    return 0;
+  }
+  const raw = param(params, ['conversion_value'], 20);
+  if (raw === undefined) throw Errors.missing('conversion_value');
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw Errors.invalid('conversion_value', 'must be an integer (cents suggested for money)');
+  }
+  return Number(raw);
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
 }
 
 /** svc_url is the link's svc_id; a full short link is accepted too. */

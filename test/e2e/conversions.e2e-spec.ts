@@ -102,6 +102,190 @@ describe('conversions/new', () => {
     ]);
   });
 
+  it('records a pageview whatever its value says, as 0; a goal’s value must still be an integer', async () => {
+    const fresh = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/pv' })
+      .expect(200);
+    const pageview = (value: string) =>
+      t.http
+        .get('/conversions/new')
+        .query({
+          key,
+          svc_url: fresh.body.svc_id,
+          conversion_type: 'pageview',
+          conversion_value: value,
+        });
+    const res = await pageview('n/a').expect(200);
+    expect(res.body.request.conversion_value).toBe('n/a');
+    expect([res.body.response.conversion.type, res.body.response.conversion.value]).toEqual([
+      'pageview',
+      0,
+    ]);
+    await pageview('12.5').expect(200);
+    const posted = await t.http
+      .post('/conversions/new')
+      .type('form')
+      .send({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'pageview',
+        conversion_value: 'x'.repeat(100),
+      })
+      .expect(200);
+    expect(posted.body.response.conversion.value).toBe(0);
+    const { rows } = await t.db.query<{ type: string; value: string }>(
+      `SELECT type, value::text FROM conversions WHERE svc_id = $1 ORDER BY converted_at, id`,
+      [fresh.body.svc_id],
+    );
+    expect(rows).toEqual([
+      { type: 'pageview', value: '0' },
+      { type: 'pageview', value: '0' },
+      { type: 'pageview', value: '0' },
+    ]);
+    const totals = await t.http
+      .get('/stats/totals.json')
+      .query({ v: '3', key, svc_id: fresh.body.svc_id, with_conversions: 'true' })
+      .expect(200);
+    expect(totals.body.totals.conversions.pageviews).toBe(3);
+    // The parameter stays required, and a goal's value is checked.
+    const missing = await pageview('').expect(400);
+    expect(missing.body.error).toEqual({
+      code: 1001,
+      message: 'Missing required parameter: conversion_value',
+    });
+    const goal = await t.http
+      .get('/conversions/new')
+      .query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'goal_1',
+        conversion_value: 'n/a',
+      })
+      .expect(400);
+    expect(goal.body.error).toEqual({
+      code: 1002,
+      message: 'Invalid parameter conversion_value: must be an integer (cents suggested for money)',
+    });
+  });
+
+  it('dates a conversion without created_at at the time of the request', async () => {
+    const fresh = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/now' })
+      .expect(200);
+    // Only Date is faked: the clock stands still at a known instant while timers and I/O run.
+    const at = new Date('2031-05-06T07:08:09.750Z');
+    jest.useFakeTimers({
+      now: at,
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+    let res: Awaited<ReturnType<typeof convert>>;
+    try {
+      res = await t.http
+        .get('/conversions/new')
+        .query({
+          key,
+          svc_url: fresh.body.svc_id,
+          conversion_type: 'goal_1',
+          conversion_value: '5',
+        })
+        .expect(200);
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(res.body.response.conversion.converted_at).toBe(Math.floor(at.getTime() / 1000));
+    const { rows } = await t.db.query<{ converted_at: Date }>(
+      `SELECT converted_at FROM conversions WHERE svc_id = $1`,
+      [fresh.body.svc_id],
+    );
+    expect(rows.map((r) => r.converted_at.toISOString())).toEqual([at.toISOString()]);
+  });
+
+  it('without read_headers records none of the caller’s own headers', async () => {
+    const fresh = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/server' })
+      .expect(200);
+    const headers = {
+      'User-Agent': 'CallerServer/2.0',
+      'X-Forwarded-For': '203.0.113.50',
+      Referer: 'https://caller.example/admin',
+      'Accept-Language': 'fr-CA',
+    };
+    const asked = [
+      t.http
+        .get('/conversions/new')
+        .query({
+          key,
+          svc_url: fresh.body.svc_id,
+          conversion_type: 'goal_1',
+          conversion_value: '7',
+        }),
+      t.http
+        .post('/conversions/new')
+        .type('form')
+        .send({
+          key,
+          svc_url: fresh.body.svc_id,
+          conversion_type: 'goal_2',
+          conversion_value: '8',
+          read_headers: 'false',
+        }),
+    ];
+    for (const request of asked) {
+      const res = await request.set(headers).expect(200);
+      const c = res.body.response.conversion;
+      expect([c.ip_address, c.user_agent, c.language, c.referrer]).toEqual([
+        null,
+        null,
+        null,
+        null,
+      ]);
+    }
+    const { rows } = await t.db.query<Record<string, unknown>>(
+      `SELECT type, ip, user_agent, language, referrer FROM conversions WHERE svc_id = $1 ORDER BY type`,
+      [fresh.body.svc_id],
+    );
+    expect(rows).toEqual([
+      { type: 'goal_1', ip: null, user_agent: null, language: null, referrer: null },
+      { type: 'goal_2', ip: null, user_agent: null, language: null, referrer: null },
+    ]);
+    // Given as parameters, the visitor's values are recorded as given, headers or not.
+    const given = await t.http
+      .get('/conversions/new')
+      .query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'goal_3',
+        conversion_value: '9',
+        ip: '198.51.100.20',
+        user_agent: 'Visitor/3.0',
+        language: 'nl',
+        referrer: 'https://shop.example/x',
+      })
+      .set(headers)
+      .expect(200);
+    const c = given.body.response.conversion;
+    expect([c.ip_address, c.user_agent, c.language, c.referrer]).toEqual([
+      '198.51.100.20',
+      'Visitor/3.0',
+      'nl',
+      'https://shop.example/x',
+    ]);
+  });
+
   it('attributes later conversions of a session to the click of its first, and takes the original spellings', async () => {
     const first = await convert({ conversion_type: 'pageview', conversion_value: '0', session_id: 'sess-9', ip_address: '198.51.100.7', user_agent: 'Other/1.0' }).expect(200);
     const clickId = first.body.response.conversion.redirection_id as string;
