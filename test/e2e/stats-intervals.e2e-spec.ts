@@ -132,4 +132,121 @@ describe('stats/{svc_id}/intervals.json', () => {
     const jsonp = await get({ start_date: '2026-11-02', end_date: '2026-11-03', callback: 'show' }).expect(200);
     expect(jsonp.text).toMatch(/^show\(\{"svc_id":.*\}\);$/);
   });
+
+  it('answers POST with the same body as GET: form parameters, or in the query string', async () => {
+    const query = {
+      start_date: '2026-11-01T23:30:00Z',
+      end_date: '2026-11-05T00:00:00Z',
+      interval: 'hour',
+      with_conversions: 'true',
+      with_metadata: 'true',
+    };
+    const get = await t.http
+      .get(`/stats/${svcId}/intervals.json`)
+      .query({ v: '3', key, ...query })
+      .expect(200);
+    expect(get.body.clicks).toBe(10);
+    expect(get.body.intervals).toHaveLength(3);
+    const form = await t.http
+      .post(`/stats/${svcId}/intervals.json`)
+      .type('form')
+      .send({ v: '3', key, ...query })
+      .expect(200);
+    expect(form.body).toEqual(get.body);
+    const inQuery = await t.http
+      .post(`/stats/${svcId}/intervals.json`)
+      .query({ v: '3', key, ...query })
+      .expect(200);
+    expect(inQuery.body).toEqual(get.body);
+    // Errors too.
+    const bad = await t.http
+      .post(`/stats/${svcId}/intervals.json`)
+      .type('form')
+      .send({ v: '3', key, start_date: '2026-11-03', end_date: '2026-11-02' })
+      .expect(400);
+    expect(bad.body).toEqual({
+      error: 400,
+      error_message: 'Invalid parameter end_date: must be after start_date',
+    });
+  });
+
+  it('takes a period of exactly 500 intervals and refuses 501', async () => {
+    // 500 hours from 2026-11-01 00:00 end on 2026-11-21 20:00; 500 days from 2026-01-01 on 2027-05-16.
+    const cases: [Record<string, string>, number][] = [
+      [
+        { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-21T20:00:00Z', interval: 'hour' },
+        500,
+      ],
+      [
+        { start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-21T20:00:01Z', interval: 'hour' },
+        501,
+      ],
+      [{ start_date: '2026-01-01', end_date: '2027-05-16', interval: 'day' }, 500],
+      [{ start_date: '2026-01-01', end_date: '2027-05-16T00:00:01Z', interval: 'day' }, 501],
+    ];
+    for (const [query, count] of cases) {
+      if (count === 500) {
+        const res = await get({ ...query, with_zeros: 'true' }).expect(200);
+        expect(res.body.intervals).toHaveLength(500);
+        expect(res.body.clicks).toBe(10);
+        const post = await t.http
+          .post(`/stats/${svcId}/intervals.json`)
+          .type('form')
+          .send({ v: '3', key, ...query })
+          .expect(200);
+        expect(post.body.intervals).toHaveLength(query.interval === 'hour' ? 3 : 2);
+      } else {
+        for (const res of [
+          await get(query).expect(400),
+          await t.http
+            .post(`/stats/${svcId}/intervals.json`)
+            .type('form')
+            .send({ v: '3', key, ...query })
+            .expect(400),
+        ]) {
+          expect(res.body).toEqual({
+            error: 400,
+            error_message: `Invalid parameter interval: the period holds 501 ${query.interval} intervals; at most 500`,
+          });
+        }
+      }
+    }
+  });
+
+  it('takes a start_date from the first hour after 2010-06-04 (rounded down to the hour, it must be after the day)', async () => {
+    // start_date is rounded down to the hour first: any instant of 2010-06-04 00:xx is that day's midnight.
+    for (const start of [
+      '2010-06-04',
+      '2010-06-04T00:00:00Z',
+      '2010-06-04T00:59:59Z',
+      '2010-06-03T23:00:00Z',
+      '1275609599',
+    ]) {
+      const res = await get({ start_date: start, end_date: '2010-06-05' }).expect(400);
+      expect(res.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter start_date: must be after 2010-06-04',
+      });
+    }
+    for (const start of [
+      '2010-06-04T01:00:00Z',
+      '2010-06-04 01:00:00',
+      '1275613200',
+      '2010-06-04T01:59:59Z',
+    ]) {
+      const res = await get({
+        start_date: start,
+        end_date: '2010-06-05',
+        interval: 'hour',
+        with_zeros: 'true',
+      }).expect(200);
+      expect([
+        res.body.start_date,
+        res.body.end_date,
+        res.body.clicks,
+        res.body.intervals.length,
+      ]).toEqual(['2010-06-04T01:00:00Z', '2010-06-05T00:00:00Z', 0, 23]);
+      expect(res.body.intervals[0]).toEqual({ hour: '2010-06-04T01:00:00Z', clicks: 0 });
+    }
+  });
 });
