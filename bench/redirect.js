@@ -1,7 +1,7 @@
 // npm run bench:redirect — the redirect hot path of the built service (on real PostgreSQL and Redis)
 // against a bare Node `http` server that answers every request with a 302, both in their own child
 // processes and driven by the same autocannon load from this process. Alternating rounds, medians
-// of req/s, p50 and p99; then every click must have reached the hourly rollups: clicks counted must
+// of req/s, p50 and p99; then every click must have reached the analytics store: clicks counted must
 // equal the 302 responses completed.
 const { spawn } = require('node:child_process');
 const os = require('node:os');

@@ -44,7 +44,7 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
         const logger = new Logger('Analytics');
         // The tables are made before anything is served; a server that does not answer yet is
         // waited for (as PostgreSQL is), so `docker compose up` may start both at once. A statement
-        // the server refuses (an old server: README, ClickHouse server versions) stops the start at once.
+        // the server refuses (an old server: docs/operations.md, ClickHouse server versions) stops the start at once.
         for (let attempt = 1; ; attempt++) {
           try {
             for (const statement of analyticsSchema(config.clickhouseDatabase))

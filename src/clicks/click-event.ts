@@ -24,8 +24,8 @@ export function nextClickSequence(): number {
 /**
  * A click id: a UUID version 7 (RFC 9562) with the millisecond time in its first 48 bits, a 26-bit
  * sequence in rand_a and the low bits of the variant group ("fixed-length dedicated counter",
- * method 1), and 48 random bits of the process that recorded it (`node`) in the last group. Raw
- * clicks go into pk_clicks in time order (the B-tree grows at its end), ids never repeat within a
+ * method 1), and 48 random bits of the process that recorded it (`node`) in the last group. Ids
+ * sort in time order (the clicks' sorting key and deduplication look-ups grow at their end), ids never repeat within a
  * process unless 67 million clicks fall in one millisecond, and processes differ by their random
  * bits. Built from lookup tables (randomUUID and hex formatting cost 3% of a redirect).
  */

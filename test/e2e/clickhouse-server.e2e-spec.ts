@@ -26,7 +26,7 @@ import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
  * 18.16 runs the transport (ping, DDL, JSONEachRow inserts, selects, errors) but not the service's
  * schema nor its queries (no DateTime64, no query parameters, …): the last two describes pin
  * exactly what it refuses and that the service then stops at start, naming the refusal (what the
- * README's "ClickHouse server versions" says). On a current server they expect it all to run.
+ * "ClickHouse server versions" in docs/operations.md says). On a current server they expect it all to run.
  */
 
 const SERVER_URL = process.env.TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:18123';
