@@ -37,6 +37,43 @@ export type MultiTagField = (typeof MULTI_TAG_FIELDS)[number];
 export type GroupField = LinkField | SharedAtField | MultiTagField | 'project';
 export type FilterField = LinkField | SharedAtField | MultiTagField;
 
+/** The longest link domain: a hostname (253), `:port` and `_segment` (64), per parseLinkHost. */
+const DOMAIN_MAX_LENGTH = 253 + ':65535'.length + '_'.length + 64;
+
+/** The longest svc_id: its domain, `_` and a path of at most 200 characters (isValidCustomPath). */
+const SVC_ID_MAX_LENGTH = DOMAIN_MAX_LENGTH + '_'.length + 200;
+
+/**
+ * The longest value of each filter: the longest value its field can hold, as link creation takes
+ * it (link-input.ts: url 4096, sharer_id a UUID, tag and the other texts 255) or derives it
+ * (svc_id, parent and domain from the connected domains and paths). A longer value could match no
+ * link and is refused (400); a shorter limit would make links impossible to filter on.
+ */
+export const FILTER_MAX_LENGTH: Record<FilterField, number> = {
+  application: 255,
+  svc_id: SVC_ID_MAX_LENGTH,
+  campaign: 255,
+  channel: 255,
+  domain: DOMAIN_MAX_LENGTH,
+  original_url: 4096,
+  parent: SVC_ID_MAX_LENGTH,
+  service: 255,
+  service_postid: 255,
+  service_userid: 255,
+  sharer_id: 36,
+  tag: 255,
+  tool: 255,
+  user_id: 255,
+  username: 255,
+  shared_at_hour_of_day: 255,
+  shared_at_day_of_week: 255,
+  shared_at_hour_of_week: 255,
+  tag_2: 255,
+  tag_3: 255,
+  tag_4: 255,
+  tag_5: 255,
+};
+
 export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
   shared_at_hour_of_day: 23,
   shared_at_day_of_week: 6,

@@ -2,6 +2,7 @@ import { Errors } from '../common/app-error';
 import { normaliseLinkHost } from '../common/validators';
 import { single } from '../links/link-input';
 import {
+  FILTER_MAX_LENGTH,
   FilterField,
   GroupField,
   LINK_FIELDS,
@@ -91,7 +92,10 @@ export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject:
       throw Errors.invalid(name, 'takes one value per request');
     }
     const value = values[0];
-    if (value.length > 255) throw Errors.invalid(name, 'must be at most 255 characters');
+    const maxLength = FILTER_MAX_LENGTH[name as FilterField];
+    if (value.length > maxLength) {
+      throw Errors.invalid(name, `must be at most ${maxLength} characters`);
+    }
     if (isSharedAtField(name)) {
       const max = SHARED_AT_RANGE[name];
       if (!/^\d+$/.test(value) || Number(value) > max) throw Errors.invalid(name, `must be an integer from 0 to ${max}`);

@@ -235,7 +235,7 @@ export class StatsRepository {
          SELECT ${bucketOf(interval, 'toStartOfHour(clicked_at)')} AS bucket, ${clicks} AS clicks, 0 AS shares
          FROM ${this.db}.clicks
          WHERE project_id IN ${projects} AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}
-         GROUP BY bucket
+         GROUP BY bucket ${COUNTED}
          UNION ALL
          SELECT ${bucketOf(interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
          FROM ${this.db}.links FINAL
@@ -602,7 +602,7 @@ export class StatsRepository {
       const freshClicks = `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at FROM (
           SELECT ${grouped}, ${clicks} AS clicks, ${latest} AS last FROM ${this.db}.clicks
           WHERE project_id IN ${projects} AND ${inPeriod(range ? 'toStartOfHour(clicked_at)' : 'shared_at')}${freshClickRows ? ` AND ${freshClickRows}` : ''}${where}
-          GROUP BY g, p)`;
+          GROUP BY g, p ${COUNTED})`;
       const freshConversions = query.withConversions
         ? `UNION ALL
            SELECT g, p, 0 AS clicks, toUInt64(0) AS shared${conversionNames}, last AS shared_at FROM (
@@ -618,7 +618,7 @@ export class StatsRepository {
         ...(freshClickRows
           ? [
               `SELECT link_id, ${clicks} AS clicks${noConversions} FROM ${this.db}.clicks
-               WHERE project_id IN ${projects} AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${freshClickRows}) GROUP BY link_id`,
+               WHERE project_id IN ${projects} AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${freshClickRows}) GROUP BY link_id ${COUNTED}`,
             ]
           : []),
         ...(freshConversionRows
@@ -660,7 +660,7 @@ export class StatsRepository {
       const activity = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
         FROM (
           SELECT link_id, ${clicks} AS clicks${noConversions}
-          FROM ${this.db}.clicks WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')} GROUP BY link_id
+          FROM ${this.db}.clicks WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')} GROUP BY link_id ${COUNTED}
           ${conversions})
         GROUP BY link_id`;
       return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')}, l.shared_at AS shared_at
@@ -698,6 +698,14 @@ function withSettings(sql: string, settings: string[]): string {
 function countOf(withBots: boolean): string {
   return withBots ? '(countIf(is_bot = 0) + countIf(is_bot = 1))' : 'countIf(is_bot = 0)';
 }
+
+/**
+ * Keeps the rows of click counts that count a click: without with_bots, a link or interval whose
+ * only clicks are bots' would otherwise make a row of zeros, and so a group of zeros in range
+ * (bots are left out of the statistics). A filter over the projections' own aggregate: they still
+ * answer the statement.
+ */
+const COUNTED = 'HAVING clicks > 0';
 
 /** The conversion figure columns of a row set: pageviews, then each goal's count and value. */
 const CONVERSION_FIGURES = ['pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])];

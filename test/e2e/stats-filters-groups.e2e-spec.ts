@@ -1,4 +1,9 @@
+import { LinkStamps } from '../../src/analytics/link-stamps';
+import { ClicksRepository } from '../../src/clicks/clicks.repository';
+import { ClicksService } from '../../src/clicks/clicks.service';
+import { StatsRepository } from '../../src/stats/stats.repository';
 import { TestApp, createTestApp } from '../support/app';
+import { clicksOf, linkRow } from '../support/clicks';
 import {
   EMPTY_ECHO,
   NOVEMBER,
@@ -8,6 +13,7 @@ import {
   conv,
   fig,
   pivotValues,
+  setCreatedAt,
   statsLink,
 } from '../factories/stats';
 import { createProject } from '../factories/projects';
@@ -613,5 +619,191 @@ describe('stats/range.json: filters, groups, pivots', () => {
       { channel: 'email', ...fig(8, 2, 4) },
       { channel: 'facebook-post', ...fig(0, 1, 0) },
     ]);
+  });
+
+  it('filters on an original_url as long as link creation takes (4096 characters), not one character more', async () => {
+    const { api_key: key } = await createProject(t);
+    const long = `https://example.com/${'l'.repeat(4096 - 'https://example.com/'.length)}`;
+    const svcId = await statsLink(t, key, { url: long }, '2026-11-02T08:00:00Z');
+    const other = await statsLink(
+      t,
+      key,
+      { url: 'https://example.com/short' },
+      '2026-11-02T08:00:00Z',
+    );
+    await clickRollup(t, svcId, '2026-11-03T10:00:00Z', 3);
+    await clickRollup(t, other, '2026-11-03T10:00:00Z', 5);
+    for (const kind of ['range', 'totals']) {
+      const query = { v: '3', key, ...NOVEMBER, original_url: long, group_by: 'svc_id' };
+      const answers = [
+        await t.http.get(`/stats/${kind}.json`).query(query).expect(200),
+        await t.http.post(`/stats/${kind}.json`).type('form').send(query).expect(200),
+      ];
+      for (const res of answers) {
+        expect(res.body.filters).toEqual({ original_url: long, original_url_metadata: null });
+        expect(res.body.totals).toEqual(fig(3, 1, 3));
+        expect(res.body.groups).toEqual([{ svc_id: svcId, ...fig(3, 1, 3) }]);
+      }
+      const over = await t.http
+        .post(`/stats/${kind}.json`)
+        .type('form')
+        .send({ ...query, original_url: `${long}l` })
+        .expect(400);
+      expect(over.body).toEqual({
+        error: 400,
+        error_message: 'Invalid parameter original_url: must be at most 4096 characters',
+      });
+    }
+  });
+
+  describe('bots make no groups', () => {
+    // A project of its own. Shared before the period: S (bots only, stamped clicks), U (bots only,
+    // clicks stored without stamps) and M (a person and a bot, stamped); shared in it: N (a bot).
+    let key: string;
+    let ids: Record<'S' | 'U' | 'M' | 'N', string>;
+    beforeAll(async () => {
+      key = (await createProject(t)).api_key;
+      const link = async (channel: string, sharedAt: string) => {
+        const svcId = await statsLink(t, key, {
+          url: `https://example.com/${channel}`,
+          channel,
+          tag: `t-${channel}`,
+        });
+        await setCreatedAt(t, svcId, sharedAt);
+        return svcId;
+      };
+      ids = {
+        S: await link('email', '2026-10-01T08:00:00Z'),
+        U: await link('sms', '2026-10-01T08:00:00Z'),
+        M: await link('twitter', '2026-10-01T08:00:00Z'),
+        N: await link('facebook-post', '2026-11-05T08:00:00Z'),
+      };
+      const clicks = new ClicksService(
+        t.app.get(ClicksRepository, { strict: false }),
+        new LinkStamps(t.analytics),
+      );
+      await clicks.ingest(
+        clicksOf(await linkRow(t, ids.S), 0, 2, Date.parse('2026-11-02T10:30:00Z')),
+        { resent: true },
+      );
+      await clicks.ingest(
+        clicksOf(await linkRow(t, ids.M), 1, 1, Date.parse('2026-11-04T12:30:00Z')),
+        { resent: true },
+      );
+      await clickRollup(t, ids.U, '2026-11-03T09:00:00Z', 0, 3);
+      await clickRollup(t, ids.N, '2026-11-05T09:00:00Z', 0, 1);
+    });
+
+    /** The answer, the same whether events are grouped by their stamps or joined to the links. */
+    const ask = async (path: string, query: Record<string, string>) => {
+      const get = async () =>
+        (
+          await t.http
+            .get(path)
+            .query({ v: '3', key, ...NOVEMBER, ...query })
+            .expect(200)
+        ).body as Record<string, unknown>;
+      const stamped = await get();
+      const stats = t.app.get(StatsRepository, { strict: false });
+      stats.useStamps = false;
+      try {
+        expect(await get()).toEqual(stamped);
+      } finally {
+        stats.useStamps = true;
+      }
+      return stamped;
+    };
+
+    it('range: a link whose only clicks in the period are bots’ is no group, nor counted in total_results', async () => {
+      const bySvcId = await ask('/stats/range.json', { group_by: 'svc_id' });
+      expect([bySvcId.groups, bySvcId.total_results, bySvcId.totals]).toEqual([
+        [
+          { svc_id: ids.M, ...fig(1, 0, 0) },
+          { svc_id: ids.N, ...fig(0, 1, 0) },
+        ],
+        2,
+        fig(1, 1, 1),
+      ]);
+      // Grouped by stamped fields: S's and M's clicks by their stamps, U's and N's joined to their links.
+      const byChannel = await ask('/stats/range.json', { group_by: 'channel' });
+      expect([byChannel.groups, byChannel.total_results]).toEqual([
+        [
+          { channel: 'twitter', ...fig(1, 0, 0) },
+          { channel: 'facebook-post', ...fig(0, 1, 0) },
+        ],
+        2,
+      ]);
+      const pivoted = await ask('/stats/range.json', {
+        group_by: 'channel',
+        pivot: 'tag',
+        with_conversions: 'true',
+      });
+      const none = conv(0, {}, {});
+      expect([pivoted.groups, pivoted.total_results]).toEqual([
+        [
+          {
+            channel: 'twitter',
+            ...fig(1, 0, 0),
+            conversions: none,
+            pivots: [{ tag: 't-twitter', ...fig(1, 0, 0), conversions: none }],
+          },
+          {
+            channel: 'facebook-post',
+            ...fig(0, 1, 0),
+            conversions: none,
+            pivots: [{ tag: 't-facebook-post', ...fig(0, 1, 0), conversions: none }],
+          },
+        ],
+        2,
+      ]);
+    });
+
+    it('with_bots=true counts the bots’ clicks, and their links are groups', async () => {
+      const byChannel = await ask('/stats/range.json', { group_by: 'channel', with_bots: 'true' });
+      expect([byChannel.groups, byChannel.total_results]).toEqual([
+        [
+          { channel: 'sms', ...fig(3, 0, 0) },
+          { channel: 'email', ...fig(2, 0, 0) },
+          { channel: 'twitter', ...fig(2, 0, 0) },
+          { channel: 'facebook-post', ...fig(1, 1, 1) },
+        ],
+        4,
+      ]);
+      const res = await ask('/stats/range.json', { group_by: 'svc_id', with_bots: 'true' });
+      const tie = [ids.S, ids.M].sort();
+      expect([res.groups, res.total_results, res.totals]).toEqual([
+        [
+          { svc_id: ids.U, ...fig(3, 0, 0) },
+          { svc_id: tie[0], ...fig(2, 0, 0) },
+          { svc_id: tie[1], ...fig(2, 0, 0) },
+          { svc_id: ids.N, ...fig(1, 1, 1) },
+        ],
+        4,
+        fig(8, 1, 8),
+      ]);
+    });
+
+    it('range intervals: an interval whose only clicks are bots’ is no activity', async () => {
+      const humans = await ask('/stats/range/intervals.json', { interval: 'day' });
+      expect(humans.totals).toEqual({
+        clicks: 1,
+        shares: 1,
+        intervals: [
+          { day: '2026-11-04T00:00:00Z', clicks: 1, shares: 0 },
+          { day: '2026-11-05T00:00:00Z', clicks: 0, shares: 1 },
+        ],
+      });
+      const all = await ask('/stats/range/intervals.json', { interval: 'day', with_bots: 'true' });
+      expect(all.totals).toEqual({
+        clicks: 8,
+        shares: 1,
+        intervals: [
+          { day: '2026-11-02T00:00:00Z', clicks: 2, shares: 0 },
+          { day: '2026-11-03T00:00:00Z', clicks: 3, shares: 0 },
+          { day: '2026-11-04T00:00:00Z', clicks: 2, shares: 0 },
+          { day: '2026-11-05T00:00:00Z', clicks: 1, shares: 1 },
+        ],
+      });
+    });
   });
 });
