@@ -20,6 +20,9 @@ import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service
 
 type RawParams = Record<string, unknown>;
 
+/** The most project keys one totals request takes (key[]). */
+const MAX_TOTALS_KEYS = 100;
+
 const STATS_ERRORS = {
   status: 400,
   description: 'Bad parameter (named in error_message); 403 invalid API key; 404 unknown link',
@@ -151,18 +154,20 @@ export class StatsController {
     return new FormattedResult(await this.stats.aggregate(projects, query));
   }
 
-  /** `key`: one project; on totals also an array of projects of one subscription. */
+  /**
+   * `key`: one project; on totals also an array of at most MAX_TOTALS_KEYS projects, of any
+   * subscriptions: each key is a credential of its own project (docs/api.md).
+   */
   private async projectsOf(params: RawParams, kind: StatsKind): Promise<ProjectEntity[]> {
     const raw = keyArray(params.key);
     if (kind === 'totals' && raw !== null) {
-      if (raw.length === 0 || raw.length > 100) throw Errors.invalid('key', 'takes 1 to 100 project keys');
+      if (raw.length === 0 || raw.length > MAX_TOTALS_KEYS) {
+        throw Errors.invalid('key', `takes 1 to ${MAX_TOTALS_KEYS} project keys`);
+      }
       const projects: ProjectEntity[] = [];
       for (const key of new Set(raw)) {
         if (typeof key !== 'string') throw Errors.invalid('key', 'must be project API keys');
         projects.push(await this.links.authenticate(key));
-      }
-      if (new Set(projects.map((p) => p.subscriptionId)).size > 1) {
-        throw Errors.forbidden('The projects of key[] belong to different subscriptions');
       }
       return projects;
     }
@@ -255,7 +260,10 @@ function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       type: String,
       name: 'key',
       required: true,
-      description: kind === 'totals' ? 'Project API key, or key[]=… for several projects of one subscription' : 'Project API key',
+      description:
+        kind === 'totals'
+          ? `Project API key, or key[]=… for several projects (at most ${MAX_TOTALS_KEYS}, of any subscriptions)`
+          : 'Project API key',
     }),
     ApiQuery({
       type: String,

@@ -367,18 +367,57 @@ describe('stats/totals.json: extras', () => {
       });
     });
 
-    it("refuses a key of another subscription's project (403) and an unknown key", async () => {
-      const res = await both(
-        {},
+    it('answers keys of projects of other subscriptions together: each key is its project’s credential', async () => {
+      const shared = await statsLink(
+        t,
+        p3,
+        { url: 'https://example.com/p3', channel: 'sms' },
+        '2026-11-06T09:00:00Z',
+      );
+      await clickRollup(t, shared, '2026-11-06T10:00:00Z', 2);
+      const three = form([
+        ['key[]', f.key],
+        ['key[]', p3],
+        ['key[]', p2],
+      ]);
+      const res = await both({ group_by: 'project' }, three).expect(200);
+      expect([res.body.groups, res.body.total_results, res.body.totals]).toEqual([
+        [
+          { project: p2, ...fig(17, 4, 4.25) },
+          { project: f.key, ...fig(14, 4, 3.5) },
+          { project: p3, ...fig(2, 1, 2) },
+        ],
+        3,
+        fig(33, 9, 3.6667),
+      ]);
+      const byChannel = await both(
+        { group_by: 'channel', pivot: 'project' },
         form([
           ['key[]', f.key],
           ['key[]', p3],
         ]),
-      ).expect(403);
-      expect(res.body).toEqual({
-        error: 403,
-        error_message: 'The projects of key[] belong to different subscriptions',
-      });
+      ).expect(200);
+      expect(byChannel.body.groups).toEqual([
+        {
+          channel: 'twitter',
+          ...fig(11, 2, 5.5),
+          pivots: [{ project: f.key, ...fig(11, 2, 5.5) }],
+        },
+        { channel: 'email', ...fig(3, 1, 3), pivots: [{ project: f.key, ...fig(3, 1, 3) }] },
+        { channel: 'sms', ...fig(2, 1, 2), pivots: [{ project: p3, ...fig(2, 1, 2) }] },
+        {
+          channel: 'facebook-post',
+          ...fig(0, 1, 0),
+          pivots: [{ project: f.key, ...fig(0, 1, 0) }],
+        },
+      ]);
+      const bySvcId = await both({ group_by: 'svc_id', channel: 'sms' }, three).expect(200);
+      expect(bySvcId.body.groups).toEqual([{ svc_id: shared, ...fig(2, 1, 2) }]);
+      // The other project on its own gives its own figures.
+      expect((await totals(p3).expect(200)).body.totals).toEqual(fig(2, 1, 2));
+    });
+
+    it('refuses the keys when one of them is unknown (403)', async () => {
       const unknown = await both(
         {},
         form([
@@ -387,8 +426,6 @@ describe('stats/totals.json: extras', () => {
         ]),
       ).expect(403);
       expect(unknown.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
-      // The other project on its own is fine.
-      expect((await totals(p3).expect(200)).body.totals).toEqual(fig(0, 0, 0));
     });
   });
 
