@@ -1,7 +1,15 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  OpenAPIObject,
+  OperationObject,
+  ResponseObject,
+  SwaggerModule,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { AppConfig } from '../config/app-config';
 import { KNOWN_CHANNELS } from '../links/channels';
+import { AdminErrorDto, LinkErrorDto } from './dto/error-responses.dto';
 
 /**
  * The OpenAPI document of the API: served at /docs-json, committed as openapi.json (scripts/openapi.js)
@@ -22,7 +30,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
           'Keys printed at first start, or created with `npm run cli -- subscription:create`, work here.',
           '',
           '**Errors.** Link and stats endpoints answer `{error, error_message}`; administration and',
-          'conversions answer `{request, error: {code, message}}`. Codes are listed in the README.',
+          'conversions answer `{request, error: {code, message}}`. Codes are listed in docs/api.md.',
         ].join('\n'),
       )
       .setVersion('3')
@@ -34,6 +42,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       .addTag('conversions', 'Conversions and the tracking script')
       .addTag('health', 'Liveness and readiness')
       .build(),
+    { extraModels: [LinkErrorDto, AdminErrorDto] },
   );
   // Channels are open (any value is accepted), but clients offer the known ones (DESIGN.md).
   document.components ??= {};
@@ -42,7 +51,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     KnownChannel: {
       type: 'string',
       enum: KNOWN_CHANNELS,
-      description: 'Channels with a known service; any other channel is accepted too (its service is the part before the first -).',
+      description:
+        'Channels with a known service; any other channel is accepted too (its service is the part before the first -).',
     },
   };
   // A group or pivot carries its field's value under the field's own name (channel, campaign, …).
@@ -50,7 +60,51 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     const schema = document.components.schemas[name];
     if (schema && !('$ref' in schema)) schema.additionalProperties = true;
   }
+  declareErrors(document);
   return document;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * Every error is answered by the one exception filter, in the shape its path calls for (the rule of
+ * usesAdminShape): each operation of those paths gets that schema on its declared error responses
+ * and a `default` response for the others (403, 404, 409, 429, 500, 503 where they apply).
+ */
+function declareErrors(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const shape = /^\/(projects|domains|conversions)(\/|$)/.test(path)
+      ? AdminErrorDto
+      : /^\/(url|stats)[/.]/.test(path)
+        ? LinkErrorDto
+        : null;
+    if (!shape) continue;
+    const schema = { $ref: getSchemaPath(shape) };
+    for (const method of METHODS) {
+      const operation: OperationObject | undefined = item[method];
+      if (!operation) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!response || !(Number(status) >= 400) || '$ref' in response) continue;
+        const media = response.content?.['application/json'] ?? {};
+        // A schema of its own is kept; one that is only an example becomes the media's example.
+        if (media.schema && Object.keys(media.schema).some((key) => key !== 'example')) continue;
+        const example: unknown =
+          media.schema && 'example' in media.schema ? media.schema.example : undefined;
+        response.content = {
+          'application/json': {
+            ...media,
+            schema,
+            ...(example !== undefined && media.example === undefined ? { example } : {}),
+          },
+        };
+      }
+      operation.responses.default ??= {
+        description:
+          'Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id)',
+        content: { 'application/json': { schema } },
+      } satisfies ResponseObject;
+    }
+  }
 }
 
 /** Swagger UI at /docs, the OpenAPI document at /docs-json. */

@@ -1,11 +1,12 @@
 import { Controller, Get, Header, HttpCode, Post, Req, applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
 import { requireKey } from '../links/link-input';
 import { LinksService } from '../links/links.service';
 import { ConversionRecord, ConversionsService } from './conversions.service';
+import { ConversionResponseDto } from './dto/conversion-response.dto';
 import { TRACKING_SCRIPT } from './tracking-script';
 
 type RawParams = Record<string, unknown>;
@@ -41,6 +42,10 @@ export class ConversionsController {
   @Header('Cache-Control', 'public, max-age=3600')
   @Header('Access-Control-Allow-Origin', '*')
   @ApiOperation({ summary: 'The tracking script for landing pages' })
+  @ApiOkResponse({
+    description: 'The script (JavaScript)',
+    content: { 'application/javascript': { schema: { type: 'string' } } },
+  })
   script(): string {
     return TRACKING_SCRIPT;
   }
@@ -79,7 +84,7 @@ function ApiConversionParameters(): MethodDecorator {
   ];
   const decorators = [
     ...parameters.map(([name, required, description]) => ApiQuery({ name, required, description })),
-    ApiResponse({ status: 200, description: '{request: echo (strings) + action, controller; response: {conversion}}' }),
+    ApiResponse({ status: 200, description: '{request: echo (strings) + action, controller; response: {conversion}}', type: ConversionResponseDto }),
     ApiResponse({
       status: 400,
       description: 'Bad parameter; 403 invalid key or conversions not enabled; 404 unknown link',

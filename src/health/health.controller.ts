@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   HealthCheck,
   HealthCheckService,
@@ -10,6 +10,7 @@ import {
 import type Redis from 'ioredis';
 import { AnalyticsClient, messageOf } from '../analytics/analytics-client';
 import { RedisClient } from '../queue/redis.provider';
+import { HealthLiveDto } from './dto/health.dto';
 
 @ApiTags('health')
 @Controller('health')
@@ -25,6 +26,7 @@ export class HealthController {
   /** Liveness: the process answers. */
   @Get()
   @ApiOperation({ summary: 'Liveness' })
+  @ApiOkResponse({ type: HealthLiveDto })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }

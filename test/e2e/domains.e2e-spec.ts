@@ -19,7 +19,13 @@ interface OpenApiOperation {
   responses: Record<
     string,
     {
-      content: Record<string, { examples: Record<string, { value: { error: { code: number } } }> }>;
+      content: Record<
+        string,
+        {
+          schema: { $ref: string };
+          examples: Record<string, { value: { error: { code: number } } }>;
+        }
+      >;
     }
   >;
 }
@@ -961,7 +967,12 @@ describe('domains administration API', () => {
         expect(operation.tags).toEqual(['domains']);
         expect(typeof operation.summary).toBe('string');
         const errors = path === '/domains/list' ? ['400', '403'] : ['400', '403', '404'];
-        expect(Object.keys(operation.responses).sort()).toEqual(['200', ...errors]);
+        expect(Object.keys(operation.responses).sort()).toEqual(['200', ...errors, 'default']);
+        for (const status of [...errors, 'default']) {
+          expect(operation.responses[status].content['application/json'].schema).toEqual({
+            $ref: '#/components/schemas/AdminErrorDto',
+          });
+        }
         for (const status of errors) {
           const examples = operation.responses[status].content['application/json'].examples;
           for (const example of Object.values(examples)) {

@@ -893,9 +893,14 @@ describe('projects administration', () => {
       const operation = doc.paths[route][method] as Body;
       expect(operation.tags).toEqual(['projects']);
       expect(typeof operation.summary).toBe('string');
-      expect(Object.keys(operation.responses).sort()).toEqual(
-        route.includes('{api_key}') ? ['200', '400', '403', '404'] : ['200', '400', '403'],
-      );
+      const errors = route.includes('{api_key}') ? ['400', '403', '404'] : ['400', '403'];
+      expect(Object.keys(operation.responses).sort()).toEqual(['200', ...errors, 'default']);
+      for (const status of [...errors, 'default']) {
+        const schema = { $ref: '#/components/schemas/AdminErrorDto' };
+        expect((operation.responses as Body)[status]).toMatchObject({
+          content: { 'application/json': { schema } },
+        });
+      }
     }
     const getList = doc.paths['/projects/list'].get as Body;
     expect((getList.parameters as Body[]).map((p) => p.name as string)).toEqual([

@@ -17,6 +17,11 @@ import { AppConfig, Role, loadConfig } from '../../src/config/app-config';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
 import { JobQueue } from '../../src/queue/job-queue';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, stampedName, templateDatabase } from './env';
+import { installResponseValidation, leaveUnchecked, serviceValidator } from './openapi-validation';
+
+// Every test file that starts the app imports this module: each answer its requests receive is
+// checked against the OpenAPI document (see openapi-validation.ts).
+installResponseValidation();
 
 export interface TestAppOptions {
   /** BullMQ on the machine's Redis (default) or the in-process transport. */
@@ -112,6 +117,9 @@ export async function clearRedisPrefix(prefix: string): Promise<void> {
 
 /** The whole application on its own database and Redis prefix, served by supertest. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  // The document is built before any answer arrives: built later, it could wait on a clock the test
+  // has faked.
+  await serviceValidator();
   const useRedis = options.redis ?? true;
   const databaseName = await createTestDatabase();
   const prefix = `svctest:${randomBytes(4).toString('hex')}`;
@@ -132,6 +140,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const app = await createApp(config);
   await app.init();
+  if (!config.servesApi) leaveUnchecked(app.getHttpServer());
   const db = new Client({ connectionString: databaseUrl(databaseName) });
   await db.connect();
   const queue = app.get(JobQueue);

@@ -5,6 +5,7 @@ import TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { AppConfig } from '../../src/config/app-config';
 import { TestApp, testConfig } from './app';
+import { leaveUnchecked } from './openapi-validation';
 
 export interface SiblingApp {
   app: NestExpressApplication;
@@ -41,5 +42,7 @@ export async function startSiblingApp(
   // Listening on a port of its own, so requests may run in parallel.
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
-  return { app, http: request(`http://127.0.0.1:${port}`), config };
+  const url = `http://127.0.0.1:${port}`;
+  if (!config.servesApi) leaveUnchecked(url);
+  return { app, http: request(url), config };
 }

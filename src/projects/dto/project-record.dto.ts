@@ -97,7 +97,11 @@ export class ProjectRecordDto {
   conversions?: ConversionsRecordDto;
 
   /** Show and list: original-URL hostname → redirection pattern. */
-  @ApiPropertyOptional({ example: { 'shop.example.com': 'https://shop.example.com/r?to=%escaped_original_url%&by=%user_id%' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'shop.example.com': 'https://shop.example.com/r?to=%escaped_original_url%&by=%user_id%' },
+  })
   redirection_patterns?: Record<string, string>;
 
   /** Show and list: whether redirect URLs get the UTM parameters. */

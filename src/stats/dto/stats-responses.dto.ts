@@ -189,8 +189,13 @@ export class AggregateResponseDto {
   pivot_sort_type: (typeof SORT_TYPES)[number] | null;
   @ApiProperty({ enum: ['asc', 'desc'], enumName: 'SortOrder', nullable: true })
   pivot_sort_order: 'asc' | 'desc' | null;
-  @ApiProperty({ type: 'integer' })
-  page: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'The page asked for (1 by default); null when offset was given, which overrides it',
+  })
+  page: number | null;
   @ApiProperty({ type: 'integer' })
   per_page: number;
   @ApiProperty({ type: 'integer' })
