@@ -56,7 +56,9 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.publisher.publish(this.channel, JSON.stringify({ kind, keys }));
     } catch (error) {
-      this.logger.warn(`invalidation not published (${(error as Error).message}); other instances expire it by TTL`);
+      this.logger.warn(
+        `invalidation not published (${(error as Error).message}); other instances expire it by TTL`,
+      );
     }
   }
 

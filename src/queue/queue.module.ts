@@ -26,7 +26,12 @@ export class QueueModule {
           }),
           BullModule.registerQueue(...ALL_QUEUES.map((name) => ({ name }))),
         ],
-        providers: [{ provide: JobQueue, useClass: BullJobQueue }, WorkerRunner, RedisClient, InvalidationBus],
+        providers: [
+          { provide: JobQueue, useClass: BullJobQueue },
+          WorkerRunner,
+          RedisClient,
+          InvalidationBus,
+        ],
         exports: [JobQueue, RedisClient, InvalidationBus, BullModule],
       };
     }

@@ -1,4 +1,9 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 import type { Worker } from 'bullmq';
@@ -21,8 +26,14 @@ export class WorkerRunner implements OnApplicationBootstrap, BeforeApplicationSh
       const instance: unknown = wrapper.instance;
       if (!(instance instanceof WorkerHost)) continue;
       const worker = (instance as WorkerHost<Worker>).worker;
-      worker.on('error', (error: Error) => this.logger.warn(`worker ${worker.name}: ${error.message}`));
-      worker.run().catch((error: Error) => this.logger.error(`worker ${worker.name} stopped: ${error.message}`));
+      worker.on('error', (error: Error) =>
+        this.logger.warn(`worker ${worker.name}: ${error.message}`),
+      );
+      worker
+        .run()
+        .catch((error: Error) =>
+          this.logger.error(`worker ${worker.name} stopped: ${error.message}`),
+        );
       this.logger.log(`worker started for queue ${worker.name}`);
     }
   }
