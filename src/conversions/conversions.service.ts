@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { CONVERSION_TYPES } from '../common/goals';
 import { forwardedFor, storedIp } from '../common/ip';
 import { AppConfig } from '../config/app-config';
 import { bool } from '../links/link-input';
@@ -14,9 +15,10 @@ import { ConversionRow, ConversionsRepository } from './conversions.repository';
 
 type RawParams = Record<string, unknown>;
 
-export const CONVERSION_TYPES = ['pageview', 'goal_1', 'goal_2', 'goal_3', 'goal_4', 'goal_5'] as const;
+/** Kept importable from here for the response DTO (conversions/dto). */
+export { CONVERSION_TYPES };
 
-/** The conversion record of SPEC.md 2.2. */
+/** The conversion record conversions/new answers (docs/api.md, "Conversions and the tracking script"). */
 export interface ConversionRecord {
   id: string;
   svc_url: string;
@@ -42,12 +44,13 @@ export interface RequestContext {
   remoteAddress: string | null;
 }
 
-/** A parameter under its SPEC.md name or the original service's spelling; one value, bounded. */
+/** A parameter under its docs/api.md name or the original service's spelling; one value, bounded. */
 function param(params: RawParams, names: string[], max: number): string | undefined {
   for (const name of names) {
     const value = params[name];
     if (isAbsent(value)) continue;
-    if (typeof value !== 'string') throw Errors.invalid(name, 'must be given once, as a single value');
+    if (typeof value !== 'string')
+      throw Errors.invalid(name, 'must be given once, as a single value');
     if (value.length > max) throw Errors.invalid(name, `must be at most ${max} characters`);
     return value;
   }
@@ -69,12 +72,21 @@ export class ConversionsService {
   ) {}
 
   /**
-   * SPEC.md 4.9: records a pageview or goal against the link that brought the visitor, attributed
-   * to the click that led to it. A repeated account_conversion_id returns the first conversion.
+   * conversions/new (docs/api.md): records a pageview or goal against the link that brought the
+   * visitor, attributed to the click that led to it. A repeated account_conversion_id returns the
+   * first conversion.
    */
-  async record(project: ProjectEntity, params: RawParams, request: RequestContext): Promise<ConversionRecord> {
+  async record(
+    project: ProjectEntity,
+    params: RawParams,
+    request: RequestContext,
+  ): Promise<ConversionRecord> {
     if (!project.conversionsEnabled) {
-      throw new AppError(403, ErrorCode.notPermitted, 'Conversions are not enabled for this project');
+      throw new AppError(
+        403,
+        ErrorCode.notPermitted,
+        'Conversions are not enabled for this project',
+      );
     }
     const svcUrl = param(params, ['svc_url'], 2048);
     if (svcUrl === undefined) throw Errors.missing('svc_url');
@@ -84,7 +96,11 @@ export class ConversionsService {
       throw Errors.invalid('conversion_type', `must be one of ${CONVERSION_TYPES.join(', ')}`);
     }
     const value = conversionValue(params, type);
-    const accountConversionId = param(params, ['account_conversion_id', 'account_conversionid'], 50);
+    const accountConversionId = param(
+      params,
+      ['account_conversion_id', 'account_conversionid'],
+      50,
+    );
     const accountUserId = param(params, ['account_user', 'account_userid'], 50);
     const createdAt = param(params, ['created_at', 'converted_at'], 20);
     if (createdAt !== undefined && !/^\d{1,11}$/.test(createdAt)) {
@@ -113,7 +129,7 @@ export class ConversionsService {
     }
     // The redirection (click) that led here: the session's, else the visitor's latest click, else
     // a new id standing for a visit not seen yet (a click still on its way from the redirect
-    // layer, or older than 30 days): SPEC.md 2.2 gives every conversion one, and the session's
+    // layer, or older than 30 days): docs/api.md gives every conversion one, and the session's
     // later conversions share it.
     const redirectionId =
       (sessionId ? await this.repository.sessionRedirection(project.id, sessionId) : null) ??
@@ -145,7 +161,8 @@ export class ConversionsService {
         },
         manager,
       );
-      if (!inserted) return this.repository.findByAccountId(project.id, accountConversionId!, manager);
+      if (!inserted)
+        return this.repository.findByAccountId(project.id, accountConversionId!, manager);
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
       await this.repository.addEvent(inserted);

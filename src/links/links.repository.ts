@@ -10,8 +10,8 @@ import { UserIdentityEntity } from './user-identity.entity';
 export type NewLink = Omit<LinkEntity, 'id' | 'createdAt' | 'updatedAt'>;
 
 /**
- * The metadata that makes two links of a project's url the same link (static, SPEC.md 4.3a), in
- * the order of the static fingerprint: property, column and its SQL type.
+ * The metadata that makes two links of a project's url the same link (static; docs/api.md,
+ * "Tracked links"), in the order of the static fingerprint: property, column and its SQL type.
  */
 export const LINK_METADATA: [keyof NewLink, string, string][] = [
   ['tool', 'tool', 'text'],
@@ -116,12 +116,18 @@ export class LinksRepository {
 
   /** Uses uq_links_svc_id. */
   async findBySvcId(svcId: string, manager?: EntityManager): Promise<LinkEntity | null> {
-    const raw: Raw[] = await this.m(manager).query(`SELECT * FROM links WHERE svc_id = $1`, [svcId]);
+    const raw: Raw[] = await this.m(manager).query(`SELECT * FROM links WHERE svc_id = $1`, [
+      svcId,
+    ]);
     return raw[0] ? toLink(raw[0]) : null;
   }
 
   /** Uses uq_links_svc_id. */
-  async findProjectLinksBySvcIds(projectId: string, svcIds: string[], manager?: EntityManager): Promise<LinkEntity[]> {
+  async findProjectLinksBySvcIds(
+    projectId: string,
+    svcIds: string[],
+    manager?: EntityManager,
+  ): Promise<LinkEntity[]> {
     if (svcIds.length === 0) return [];
     const raw: Raw[] = await this.m(manager).query(
       `SELECT * FROM links WHERE svc_id = ANY($1::text[]) AND project_id = $2`,
@@ -135,7 +141,11 @@ export class LinksRepository {
    * for a null), and the same path when one is given: made through static first, else the oldest
    * (ix_links_project_url).
    */
-  async findSame(row: NewLink, path: string | null, manager?: EntityManager): Promise<LinkEntity | null> {
+  async findSame(
+    row: NewLink,
+    path: string | null,
+    manager?: EntityManager,
+  ): Promise<LinkEntity | null> {
     const params: unknown[] = [row.projectId, row.originalUrl, row.domain, path];
     const conditions = LINK_METADATA.map(([property, column, type]) => {
       params.push(row[property]);
@@ -152,7 +162,11 @@ export class LinksRepository {
   }
 
   /** Uses uq_links_static. */
-  async findStatic(projectId: string, staticKey: string, manager?: EntityManager): Promise<LinkEntity | null> {
+  async findStatic(
+    projectId: string,
+    staticKey: string,
+    manager?: EntityManager,
+  ): Promise<LinkEntity | null> {
     const raw: Raw[] = await this.m(manager).query(
       `SELECT * FROM links WHERE project_id = $1 AND static_key = $2`,
       [projectId, staticKey],
@@ -168,7 +182,11 @@ export class LinksRepository {
     );
   }
 
-  async updateLink(id: string, changes: Partial<NewLink>, manager?: EntityManager): Promise<LinkEntity> {
+  async updateLink(
+    id: string,
+    changes: Partial<NewLink>,
+    manager?: EntityManager,
+  ): Promise<LinkEntity> {
     const sets: string[] = [];
     const params: unknown[] = [];
     for (const [property, column] of LINK_COLUMNS) {
@@ -187,7 +205,13 @@ export class LinksRepository {
   }
 
   /** A registered tool, or the one just registered for an unknown key (uses pk_tools). */
-  async registerTool(projectId: string, key: string, label: string, application: string, manager?: EntityManager): Promise<ToolEntity> {
+  async registerTool(
+    projectId: string,
+    key: string,
+    label: string,
+    application: string,
+    manager?: EntityManager,
+  ): Promise<ToolEntity> {
     const m = this.m(manager);
     await m.query(
       `INSERT INTO tools (project_id, key, label, application) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
@@ -196,7 +220,11 @@ export class LinksRepository {
     return m.findOneByOrFail(ToolEntity, { projectId, key });
   }
 
-  findCampaigns(projectId: string, stubs: string[], manager?: EntityManager): Promise<CampaignEntity[]> {
+  findCampaigns(
+    projectId: string,
+    stubs: string[],
+    manager?: EntityManager,
+  ): Promise<CampaignEntity[]> {
     if (stubs.length === 0) return Promise.resolve([]);
     return this.m(manager)
       .createQueryBuilder(CampaignEntity, 'c')
@@ -223,7 +251,11 @@ export class LinksRepository {
     return m.findOneByOrFail(CampaignEntity, { projectId, stub });
   }
 
-  findUserIdentities(projectId: string, userIds: string[], manager?: EntityManager): Promise<UserIdentityEntity[]> {
+  findUserIdentities(
+    projectId: string,
+    userIds: string[],
+    manager?: EntityManager,
+  ): Promise<UserIdentityEntity[]> {
     if (userIds.length === 0) return Promise.resolve([]);
     return this.m(manager)
       .createQueryBuilder(UserIdentityEntity, 'u')
@@ -246,13 +278,88 @@ export class LinksRepository {
          icon_url = COALESCE(EXCLUDED.icon_url, user_identities.icon_url),
          profile_url = COALESCE(EXCLUDED.profile_url, user_identities.profile_url),
          updated_at = now()`,
-      [projectId, userId, values.username ?? null, values.iconUrl ?? null, values.profileUrl ?? null],
+      [
+        projectId,
+        userId,
+        values.username ?? null,
+        values.iconUrl ?? null,
+        values.profileUrl ?? null,
+      ],
     );
     return m.findOneByOrFail(UserIdentityEntity, { projectId, userId });
   }
 
+  /** The project's link id by svc_id (uq_links_svc_id), or null. */
+  async findIdBySvcId(projectId: string, svcId: string): Promise<string | null> {
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `SELECT id::text AS id FROM links WHERE svc_id = $1 AND project_id = $2`,
+      [svcId, projectId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** The metadata statistics show of a link of the projects by svc_id (uq_links_svc_id), or null. */
+  async findLinkMetadata(
+    projectIds: string[],
+    svcId: string,
+  ): Promise<{ original_url: string; notes: string | null } | null> {
+    const [row] = await this.dataSource.query<{ original_url: string; notes: string | null }[]>(
+      `SELECT original_url, notes FROM links WHERE svc_id = $1 AND project_id = ANY($2::uuid[])`,
+      [svcId, projectIds],
+    );
+    return row ? { original_url: row.original_url, notes: row.notes } : null;
+  }
+
+  /** The keys of the projects' tools with a label (pk_tools, ix_tools_label). */
+  async findToolKeysByLabel(projectIds: string[], label: string): Promise<string[]> {
+    const rows = await this.dataSource.query<{ key: string }[]>(
+      `SELECT key FROM tools WHERE project_id = ANY($1::uuid[]) AND label = $2`,
+      [projectIds, label],
+    );
+    return rows.map((r) => r.key);
+  }
+
+  /** The metadata statistics show of a user id: the projects' latest updated identity, or null. */
+  async findUserMetadata(
+    projectIds: string[],
+    userId: string,
+  ): Promise<{
+    username: string | null;
+    icon_url: string | null;
+    profile_url: string | null;
+  } | null> {
+    const [row] = await this.dataSource.query<
+      { username: string | null; icon_url: string | null; profile_url: string | null }[]
+    >(
+      `SELECT username, icon_url, profile_url FROM user_identities WHERE user_id = $1 AND project_id = ANY($2::uuid[])
+       ORDER BY updated_at DESC LIMIT 1`,
+      [userId, projectIds],
+    );
+    return row
+      ? { username: row.username, icon_url: row.icon_url, profile_url: row.profile_url }
+      : null;
+  }
+
+  /** The metadata statistics show of a campaign stub: the projects' first created, or null. */
+  async findCampaignMetadata(
+    projectIds: string[],
+    stub: string,
+  ): Promise<{ name: string | null; description: string | null } | null> {
+    const [row] = await this.dataSource.query<
+      { name: string | null; description: string | null }[]
+    >(
+      `SELECT name, description FROM campaigns WHERE stub = $1 AND project_id = ANY($2::uuid[]) ORDER BY created_at LIMIT 1`,
+      [stub, projectIds],
+    );
+    return row ? { name: row.name, description: row.description } : null;
+  }
+
   /** The username of a project member by sharer_id, or null when not a member. */
-  async findMemberUsername(projectId: string, sharerId: string, manager?: EntityManager): Promise<string | null> {
+  async findMemberUsername(
+    projectId: string,
+    sharerId: string,
+    manager?: EntityManager,
+  ): Promise<string | null> {
     const raw: { username: string }[] = await this.m(manager).query(
       `SELECT u.username FROM users u JOIN project_users pu ON pu.user_id = u.id
        WHERE pu.project_id = $1 AND u.id = $2`,

@@ -1,4 +1,5 @@
 import { Errors } from '../common/app-error';
+import { GOALS, RECORDED_GOALS } from '../common/goals';
 import { rejectUnknownFields, stringList } from '../common/json-parameter';
 import { normaliseLinkHost, parseLinkHost } from '../common/validators';
 import { isValidPattern } from '../common/redirect-pattern';
@@ -17,10 +18,10 @@ export interface MemberRef extends Named {
   role: ProjectRole;
 }
 
-/** Goal numbers whose labels the project objects set (SPEC.md 8: five goals are recorded). */
-export const SETTABLE_GOALS = [1, 2, 3, 4, 5] as const;
-/** Goal numbers that appear in project listings. */
-export const LISTED_GOALS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] as const;
+/** Goal numbers whose labels the project objects set: the goals conversions record. */
+export const SETTABLE_GOALS = RECORDED_GOALS;
+/** Goal numbers that appear in project listings: every goal. */
+export const LISTED_GOALS = GOALS;
 export const GOAL_LABEL_MAX = 256;
 export const PROJECT_NAME_MAX = 100;
 
@@ -77,7 +78,7 @@ const NAME_RE = /^[A-Za-z0-9_-]+$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The project creation object (SPEC.md 4.10); throws a 400 naming the offending field. */
+/** The project creation object (docs/api.md, "Administration"); throws a 400 naming the offending field. */
 export function parseProjectCreation(json: Record<string, unknown>): CreateProjectInput {
   rejectUnknownFields(json, CREATE_FIELDS, 'json', 'the project creation object');
   if (json.name === undefined || json.name === null || json.name === '')
@@ -92,7 +93,7 @@ export function parseProjectCreation(json: Record<string, unknown>): CreateProje
   };
 }
 
-/** The project update object (SPEC.md 4.10): only what changes. */
+/** The project update object (docs/api.md, "Administration"): only what changes. */
 export function parseProjectUpdate(json: Record<string, unknown>): UpdateProjectInput {
   rejectUnknownFields(json, UPDATE_FIELDS, 'json', 'the project update object');
   return {
@@ -108,7 +109,8 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
   };
 }
 
-const PATTERN_HOST_RE = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const PATTERN_HOST_RE =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /**
  * redirection_patterns: {"<original-URL hostname>": "<pattern>" | null}, one pattern per hostname,
@@ -124,7 +126,8 @@ function parseLinkSettings(json: Record<string, unknown>): LinkSettingsInput {
     for (const [host, pattern] of Object.entries(patterns as Record<string, unknown>)) {
       const hostname = host.toLowerCase();
       const parameter = `json.redirection_patterns.${host}`;
-      if (!PATTERN_HOST_RE.test(hostname)) throw Errors.invalid(parameter, 'the key must be a hostname');
+      if (!PATTERN_HOST_RE.test(hostname))
+        throw Errors.invalid(parameter, 'the key must be a hostname');
       if (pattern !== null && (typeof pattern !== 'string' || !isValidPattern(pattern))) {
         throw Errors.invalid(
           parameter,
@@ -141,7 +144,10 @@ function parseLinkSettings(json: Record<string, unknown>): LinkSettingsInput {
 }
 
 /** The stored settings after applying the given ones. */
-export function applyLinkSettings(current: ProjectSettings, input: LinkSettingsInput): ProjectSettings {
+export function applyLinkSettings(
+  current: ProjectSettings,
+  input: LinkSettingsInput,
+): ProjectSettings {
   const patterns = { ...(current.redirection_patterns ?? {}) };
   for (const [host, pattern] of Object.entries(input.redirectionPatterns)) {
     if (pattern === null) delete patterns[host];

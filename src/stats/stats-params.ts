@@ -34,12 +34,19 @@ export function readPeriod(
   params: RawParams,
   options: { required: boolean; earliest: Date | null },
 ): { start: Date | null; end: Date | null } {
-  const startRaw = options.required ? requiredDate(params, 'start_date') : optionalDate(params, 'start_date');
-  const endRaw = options.required ? requiredDate(params, 'end_date') : optionalDate(params, 'end_date');
+  const startRaw = options.required
+    ? requiredDate(params, 'start_date')
+    : optionalDate(params, 'start_date');
+  const endRaw = options.required
+    ? requiredDate(params, 'end_date')
+    : optionalDate(params, 'end_date');
   const start = startRaw ? floorHour(startRaw) : null;
   const end = endRaw ? ceilHour(endRaw) : null;
   if (start && options.earliest && start.getTime() <= options.earliest.getTime()) {
-    throw Errors.invalid('start_date', `must be after ${options.earliest.toISOString().slice(0, 10)}`);
+    throw Errors.invalid(
+      'start_date',
+      `must be after ${options.earliest.toISOString().slice(0, 10)}`,
+    );
   }
   if (start && end && end.getTime() <= start.getTime()) {
     throw Errors.invalid('end_date', 'must be after start_date');
@@ -55,7 +62,7 @@ export function readInterval(params: RawParams): Interval {
   return value as Interval;
 }
 
-/** The three switches every stats endpoint takes (SPEC.md 4.6–4.8), plus with_bots (ours). */
+/** The three switches every stats endpoint takes, plus with_bots (an extension; docs/api.md). */
 export function readSwitches(params: RawParams): {
   withConversions: boolean;
   withMetadata: boolean;
@@ -71,7 +78,13 @@ export function readSwitches(params: RawParams): {
 }
 
 /** A positive integer parameter within bounds. */
-export function readInt(params: RawParams, name: string, fallback: number, min: number, max: number): number {
+export function readInt(
+  params: RawParams,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const value = single(params, name, 12);
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -81,11 +94,20 @@ export function readInt(params: RawParams, name: string, fallback: number, min: 
   return number;
 }
 
-export function optionalInt(params: RawParams, name: string, min: number, max: number): number | null {
+export function optionalInt(
+  params: RawParams,
+  name: string,
+  min: number,
+  max: number,
+): number | null {
   return single(params, name, 12) === undefined ? null : readInt(params, name, 0, min, max);
 }
 
-const INTERVAL_MS: Record<Interval, number> = { hour: HOUR_MS, day: 24 * HOUR_MS, week: 7 * 24 * HOUR_MS };
+const INTERVAL_MS: Record<Interval, number> = {
+  hour: HOUR_MS,
+  day: 24 * HOUR_MS,
+  week: 7 * 24 * HOUR_MS,
+};
 
 /** The start of the interval holding `date` (UTC; weeks start on Monday, ISO 8601). */
 export function intervalStart(date: Date, interval: Interval): Date {

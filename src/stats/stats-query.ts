@@ -41,8 +41,8 @@ export interface StatsQuery {
 }
 
 /**
- * The earliest start_date of each kind (SPEC.md 8): totals after 2011-09-01; range has no bound.
- * Link intervals start after 2010-06-04 (INTERVALS_EARLIEST).
+ * The earliest start_date of each kind (docs/api.md, "Statistics"): totals after 2011-09-01; range
+ * has no bound. Link intervals start after 2010-06-04 (INTERVALS_EARLIEST).
  */
 export const EARLIEST: Record<StatsKind, Date | null> = {
   range: null,
@@ -80,7 +80,11 @@ function readSortOrder(params: RawParams, name: string): SortOrder {
   return value;
 }
 
-export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject: boolean): StatsQuery {
+export function readStatsQuery(
+  params: RawParams,
+  kind: StatsKind,
+  multiProject: boolean,
+): StatsQuery {
   const period = readPeriod(params, { required: false, earliest: EARLIEST[kind] });
   const switches = readSwitches(params);
   const filters: StatsQuery['filters'] = {};
@@ -98,7 +102,8 @@ export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject:
     }
     if (isSharedAtField(name)) {
       const max = SHARED_AT_RANGE[name];
-      if (!/^\d+$/.test(value) || Number(value) > max) throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
+      if (!/^\d+$/.test(value) || Number(value) > max)
+        throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
     }
     // A domain's host part compares in any case, its `_segment` as connected (normaliseLinkHost).
     filters[name as FilterField] = name === 'domain' ? normaliseLinkHost(value) : value;
@@ -110,7 +115,8 @@ export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject:
   }
   const pivot = single(params, 'pivot', 64) ?? null;
   if (pivot !== null) {
-    if (!groups.includes(pivot)) throw Errors.invalid('pivot', `must be one of ${groups.join(', ')}`);
+    if (!groups.includes(pivot))
+      throw Errors.invalid('pivot', `must be one of ${groups.join(', ')}`);
     if (groupBy === null) throw Errors.invalid('pivot', 'needs group_by');
     if (pivot === groupBy) throw Errors.invalid('pivot', 'cannot be the group_by field');
     if (pivot in filters) throw Errors.invalid('pivot', 'cannot be a filtered field');
@@ -120,7 +126,8 @@ export function readStatsQuery(params: RawParams, kind: StatsKind, multiProject:
   const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes];
   const readSortType = (name: string): string => {
     const value = single(params, name, 32) ?? 'clicks';
-    if (!sortTypes.includes(value)) throw Errors.invalid(name, `must be one of ${sortTypes.join(', ')}`);
+    if (!sortTypes.includes(value))
+      throw Errors.invalid(name, `must be one of ${sortTypes.join(', ')}`);
     if (conversionTypes.includes(value) && !switches.withConversions) {
       throw Errors.invalid(name, `${value} needs with_conversions=true`);
     }

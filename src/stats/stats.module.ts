@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LinksModule } from '../links/links.module';
+import { StampStates } from './stamp-states';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
@@ -7,7 +8,7 @@ import { StatsService } from './stats.service';
 @Module({
   imports: [LinksModule],
   controllers: [StatsController],
-  providers: [StatsRepository, StatsService],
+  providers: [StatsRepository, StampStates, StatsService],
   exports: [StatsService],
 })
 export class StatsModule {}

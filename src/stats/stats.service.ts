@@ -1,14 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
+import { LinkLookupsService } from '../links/link-lookups.service';
 import { LinkRecord } from '../links/link-record';
 import { LinksService } from '../links/links.service';
 import { ProjectEntity } from '../projects/project.entity';
-import { ConversionCounts, ConversionsObject, addConversion, conversionsObject, emptyCounts } from './conversions-object';
-import { Interval, countIntervals, intervalStart, nextInterval } from './stats-params';
+import { ConversionsObject, conversionsObject, emptyCounts } from './conversions-object';
+import { Figures, GroupRow, GroupValue, PivotRow } from './figures';
+import { countByBucket, mergeBuckets, withZeros } from './interval-rows';
+import { orderPivots } from './pivot-order';
+import { RowsRequest } from './queries/range-totals.query';
+import { RowsContext } from './queries/row-parts';
+import { StampStates } from './stamp-states';
+import { Interval, countIntervals } from './stats-params';
 import { StatsQuery } from './stats-query';
-import { Figures, GroupRow, IntervalConversionRow, IntervalRow, PivotRow } from './stats.repository';
-import { StatsRepository } from './stats.repository';
+import { Aggregate, StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
 
@@ -45,23 +51,45 @@ export interface IntervalsResponse {
   conversions?: ConversionsObject;
 }
 
+/**
+ * The statistics endpoints' use cases (docs/api.md, "Statistics"): reads through StatsRepository
+ * (the analytics store) and the links module (PostgreSQL), fills in zero intervals, orders pivots
+ * and shapes the answers.
+ */
 @Injectable()
 export class StatsService {
   constructor(
     private readonly repository: StatsRepository,
+    private readonly stampStates: StampStates,
     private readonly links: LinksService,
+    private readonly lookups: LinkLookupsService,
   ) {}
 
-  /** SPEC.md 4.6: a link's clicks per hour, day or week. */
+  /** stats/{svc_id}/intervals.json: a link's clicks per hour, day or week. */
   async intervals(project: ProjectEntity, query: IntervalsQuery): Promise<IntervalsResponse> {
     const count = countIntervals(query.start, query.end, query.interval);
     if (count > MAX_INTERVALS) {
-      throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
+      throw Errors.invalid(
+        'interval',
+        `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`,
+      );
     }
-    const linkId = await this.repository.linkId(project.id, query.svcId);
+    const linkId = await this.lookups.linkId(project.id, query.svcId);
     if (!linkId) throw Errors.notFound(`No link ${query.svcId} in this project`);
-    const { rows: activity, last } = await this.repository.linkIntervals(project.id, linkId, query.start, query.end, query.interval, query);
-    const rows = query.withZeros ? withZeros(activity, query.start, query.end, query.interval) : activity;
+    const period = {
+      projectId: project.id,
+      linkId,
+      start: query.start,
+      end: query.end,
+      interval: query.interval,
+    };
+    const { rows: activity, last } = await this.repository.linkIntervals({
+      ...period,
+      withBots: query.withBots,
+    });
+    const rows = query.withZeros
+      ? withZeros(activity, query.start, query.end, query.interval)
+      : activity;
     const response: IntervalsResponse = {
       svc_id: query.svcId,
       start_date: isoTimestamp(query.start),
@@ -75,15 +103,22 @@ export class StatsService {
       intervals: [],
     };
     const { byBucket, total } = countByBucket(
-      query.withConversions ? await this.repository.linkIntervalConversions(project.id, linkId, query.start, query.end, query.interval) : [],
+      query.withConversions ? await this.repository.linkIntervalConversions(period) : [],
     );
     if (query.withConversions) response.conversions = conversionsObject(total, project.goalLabels);
     // An interval with conversions and no click is activity too: listed without with_zeros.
-    const intervalRows = query.withConversions && !query.withZeros ? mergeBuckets(rows, byBucket.keys()) : rows;
+    const intervalRows =
+      query.withConversions && !query.withZeros ? mergeBuckets(rows, byBucket.keys()) : rows;
     response.intervals = intervalRows.map((row) => {
-      const item: Record<string, unknown> = { [query.interval]: isoTimestamp(row.bucket), clicks: row.clicks };
+      const item: Record<string, unknown> = {
+        [query.interval]: isoTimestamp(row.bucket),
+        clicks: row.clicks,
+      };
       if (query.withConversions) {
-        item.conversions = conversionsObject(byBucket.get(row.bucket.getTime()) ?? emptyCounts(), project.goalLabels);
+        item.conversions = conversionsObject(
+          byBucket.get(row.bucket.getTime()) ?? emptyCounts(),
+          project.goalLabels,
+        );
       }
       return item;
     });
@@ -97,7 +132,11 @@ export class StatsService {
   }
 
   /** stats/{svc_id}.json: a link's clicks (in the period, when given) and its latest click. */
-  async linkDetails(project: ProjectEntity, svcId: string, options: DetailsOptions): Promise<Record<string, unknown>> {
+  async linkDetails(
+    project: ProjectEntity,
+    svcId: string,
+    options: DetailsOptions,
+  ): Promise<Record<string, unknown>> {
     const [details] = (await this.linkBatch(project, [svcId], options)).svc_ids;
     return {
       start_date: options.start ? isoTimestamp(options.start) : null,
@@ -119,13 +158,13 @@ export class StatsService {
       if (!link) throw Errors.notFound(`No link ${svcId} in this project`);
       links.push(link);
     }
-    const clicks = await this.repository.linkClicks(
-      project.id,
-      links.map((l) => l.id),
-      options.start,
-      options.end,
-      options.withBots,
-    );
+    const clicks = await this.repository.linkClicks({
+      projectId: project.id,
+      linkIds: links.map((l) => l.id),
+      start: options.start,
+      end: options.end,
+      withBots: options.withBots,
+    });
     const records = options.withMetadata ? await this.links.records(project, links) : [];
     return {
       svc_ids: links.map((link, i) => {
@@ -148,14 +187,23 @@ export class StatsService {
   ): Promise<Record<string, unknown>> {
     const count = countIntervals(query.start, query.end, query.interval);
     if (count > MAX_INTERVALS) {
-      throw Errors.invalid('interval', `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`);
+      throw Errors.invalid(
+        'interval',
+        `the period holds ${count} ${query.interval} intervals; at most ${MAX_INTERVALS}`,
+      );
     }
-    const activity = await this.repository.projectIntervals([project.id], query.start, query.end, query.interval, query.filters, query);
+    const request = {
+      projectIds: [project.id],
+      start: query.start,
+      end: query.end,
+      interval: query.interval,
+      filters: query.filters,
+      toolKeys: await this.toolKeys([project.id], query),
+    };
+    const activity = await this.repository.rangeIntervals({ ...request, withBots: query.withBots });
     // With conversions, an interval with conversions and no click or share is activity too.
     const { byBucket, total } = countByBucket(
-      query.withConversions
-        ? await this.repository.projectIntervalConversions([project.id], query.start, query.end, query.interval, query.filters)
-        : [],
+      query.withConversions ? await this.repository.rangeIntervalConversions(request) : [],
     );
     const zero = { shares: 0 };
     const rows = query.withZeros
@@ -165,8 +213,16 @@ export class StatsService {
       clicks: rows.reduce((sum, r) => sum + r.clicks, 0),
       shares: rows.reduce((sum, r) => sum + r.shares, 0),
       intervals: rows.map((r) => {
-        const item: Record<string, unknown> = { [query.interval]: isoTimestamp(r.bucket), clicks: r.clicks, shares: r.shares };
-        if (query.withConversions) item.conversions = conversionsObject(byBucket.get(r.bucket.getTime()) ?? emptyCounts(), project.goalLabels);
+        const item: Record<string, unknown> = {
+          [query.interval]: isoTimestamp(r.bucket),
+          clicks: r.clicks,
+          shares: r.shares,
+        };
+        if (query.withConversions)
+          item.conversions = conversionsObject(
+            byBucket.get(r.bucket.getTime()) ?? emptyCounts(),
+            project.goalLabels,
+          );
         return item;
       }),
     };
@@ -182,18 +238,27 @@ export class StatsService {
     };
   }
 
-  /** SPEC.md 4.7 and 4.8: totals, one page of groups and their pivots, with the full echo. */
+  /**
+   * stats/range.json and stats/totals.json: totals, one page of groups and their pivots, with the
+   * full echo.
+   */
   async aggregate(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown>> {
     const labels = projects[0].goalLabels;
-    const { totals, groups, totalResults, pivots } = await this.repository.aggregate(query, {
-      ids: projects.map((p) => p.id),
-      keys: projects.map((p) => p.apiKey),
-    });
+    const ids = projects.map((p) => p.id);
+    const request: RowsRequest = {
+      query,
+      scope: { ids, keys: projects.map((p) => p.apiKey) },
+      context: await this.rowsContext(query, ids),
+    };
+    const found = await this.repository.aggregate(request);
+    const { totals, groups, totalResults } = found;
+    const pivots = await this.orderedPivots(request, found);
     // A group's or pivot's figures, added to its object (which holds its value first).
     const withFigures = (object: Record<string, unknown>, f: Figures): Record<string, unknown> => {
       object.clicks = f.clicks;
       object.shares = f.shares;
-      object.clicks_per_share = f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000;
+      object.clicks_per_share =
+        f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000;
       if (query.withConversions) {
         object.conversions = conversionsObject({ pageviews: f.pageviews, goals: f.goals }, labels);
       }
@@ -202,10 +267,13 @@ export class StatsService {
     const groupObjects = await Promise.all(
       groups.map(async (group: GroupRow, i) => {
         const object = withFigures({ [query.groupBy!]: group.value }, group);
-        if (query.withMetadata) object.metadata = await this.metadata(projects, query.groupBy!, group.value);
+        if (query.withMetadata)
+          object.metadata = await this.metadata(projects, query.groupBy!, group.value);
         if (query.pivot) {
           const pivot = query.pivot;
-          object.pivots = pivots[i].map((row: PivotRow) => withFigures({ [pivot]: row.value }, row));
+          object.pivots = pivots[i].map((row: PivotRow) =>
+            withFigures({ [pivot]: row.value }, row),
+          );
         }
         return object;
       }),
@@ -234,65 +302,70 @@ export class StatsService {
   }
 
   /**
-   * The filters applied, each with its `<field>_metadata` (an empty array when there are none):
-   * null (SPEC.md 2.5), or with with_metadata=true the link, user or campaign it names.
+   * What range's or totals' rows are made from: the tool filter's keys (PostgreSQL, only with a
+   * tool filter), then the stamp state (StampStates).
    */
-  private async filtersEcho(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown> | []> {
+  private async rowsContext(query: StatsQuery, projectIds: string[]): Promise<RowsContext> {
+    return {
+      toolKeys: await this.toolKeys(projectIds, query),
+      stamped: await this.stampStates.forRequest(query, projectIds),
+    };
+  }
+
+  /** The keys of the tools whose label is the tool filter (none without one). */
+  private async toolKeys(
+    projectIds: string[],
+    query: Pick<StatsQuery, 'filters'>,
+  ): Promise<string[]> {
+    const label = query.filters.tool;
+    return label === undefined ? [] : this.lookups.toolKeysByLabel(projectIds, label);
+  }
+
+  /**
+   * Each group's pivots in pivot_sort_type order; with with_zeros, every pivot value of the whole
+   * result (not only of this page) in every group. As found without a pivot or groups.
+   */
+  private async orderedPivots(request: RowsRequest, found: Aggregate): Promise<PivotRow[][]> {
+    const { query } = request;
+    if (!query.pivot || found.groups.length === 0) return found.pivots;
+    const zeroValues = query.withZeros ? await this.repository.pivotValues(request) : null;
+    return orderPivots(found.pivots, query, zeroValues);
+  }
+
+  /**
+   * The filters applied, each with its `<field>_metadata` (an empty array when there are none):
+   * null, or with with_metadata=true the link, user or campaign it names (docs/api.md).
+   */
+  private async filtersEcho(
+    projects: ProjectEntity[],
+    query: StatsQuery,
+  ): Promise<Record<string, unknown> | []> {
     const entries = Object.entries(query.filters);
     if (entries.length === 0) return [];
     const echo: Record<string, unknown> = {};
     for (const [name, value] of entries) {
       echo[name] = value;
-      echo[`${name}_metadata`] = query.withMetadata ? await this.metadata(projects, name, value) : null;
+      echo[`${name}_metadata`] = query.withMetadata
+        ? await this.metadata(projects, name, value)
+        : null;
     }
     return echo;
   }
 
-  /** svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name, description. */
+  /**
+   * svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name,
+   * description.
+   */
   private async metadata(
     projects: ProjectEntity[],
     field: string,
-    value: string | number | null,
+    value: GroupValue,
   ): Promise<Record<string, string | null> | null> {
     if (value === null || typeof value !== 'string') return null;
     const ids = projects.map((p) => p.id);
-    if (field === 'svc_id') return this.repository.linkMetadata(ids, value);
-    if (field === 'user_id') return this.repository.userMetadata(ids, value);
-    if (field === 'campaign') return this.repository.campaignMetadata(ids, value);
+    if (field === 'svc_id') return this.lookups.linkMetadata(ids, value);
+    if (field === 'user_id') return this.lookups.userMetadata(ids, value);
+    if (field === 'campaign') return this.lookups.campaignMetadata(ids, value);
     return null;
   }
-}
-
-/**
- * Every interval of [start, end) in order, with the activity rows where there was activity and
- * zeros elsewhere: the first interval is the one `start` falls in (weeks start on Monday, UTC).
- */
-function withZeros<T extends { bucket: Date; clicks: number }>(rows: T[], start: Date, end: Date, interval: Interval, zero: Omit<T, 'bucket' | 'clicks'> = {} as Omit<T, 'bucket' | 'clicks'>): T[] {
-  const byTime = new Map(rows.map((row) => [row.bucket.getTime(), row]));
-  const out: T[] = [];
-  for (let bucket = intervalStart(start, interval); bucket.getTime() < end.getTime(); bucket = nextInterval(bucket, interval)) {
-    out.push(byTime.get(bucket.getTime()) ?? ({ ...zero, bucket, clicks: 0 } as T));
-  }
-  return out;
-}
-
-/** Conversion rows summed per interval (by its start time) and in all. */
-function countByBucket(rows: IntervalConversionRow[]): { byBucket: Map<number, ConversionCounts>; total: ConversionCounts } {
-  const byBucket = new Map<number, ConversionCounts>();
-  const total = emptyCounts();
-  for (const row of rows) {
-    const counts = byBucket.get(row.bucket.getTime()) ?? emptyCounts();
-    addConversion(counts, row.type, row.count, row.value);
-    addConversion(total, row.type, row.count, row.value);
-    byBucket.set(row.bucket.getTime(), counts);
-  }
-  return { byBucket, total };
-}
-
-/** The activity rows plus a zero row for every other bucket given, in time order. */
-function mergeBuckets<T extends IntervalRow>(rows: T[], buckets: Iterable<number>, zero: Omit<T, 'bucket' | 'clicks'> = {} as Omit<T, 'bucket' | 'clicks'>): T[] {
-  const seen = new Set(rows.map((row) => row.bucket.getTime()));
-  const extra = [...buckets].filter((time) => !seen.has(time)).map((time) => ({ ...zero, bucket: new Date(time), clicks: 0 }) as T);
-  if (extra.length === 0) return rows;
-  return [...rows, ...extra].sort((a, b) => a.bucket.getTime() - b.bucket.getTime());
 }

@@ -1,7 +1,7 @@
 import { LinkStamps } from '../../src/analytics/link-stamps';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { StatsRepository } from '../../src/stats/stats.repository';
+import { StampStates } from '../../src/stats/stamp-states';
 import { TestApp, createTestApp } from '../support/app';
 import { clicksOf, linkRow } from '../support/clicks';
 import {
@@ -89,9 +89,12 @@ describe('stats/range.json: filters, groups, pivots', () => {
     });
 
     it('combines filters (AND) and echoes each of them', async () => {
-      const res = await range({ campaign: 'spring', channel: 'twitter', user_id: 'u1', with_metadata: 'true' }).expect(
-        200,
-      );
+      const res = await range({
+        campaign: 'spring',
+        channel: 'twitter',
+        user_id: 'u1',
+        with_metadata: 'true',
+      }).expect(200);
       expect(res.body.filters).toEqual({
         campaign: 'spring',
         campaign_metadata: { name: 'Spring Sale', description: 'Spring sale' },
@@ -369,19 +372,32 @@ describe('stats/range.json: filters, groups, pivots', () => {
   describe('pivots', () => {
     it("a group whose value is the text 'null' and the group of links without one keep their own pivots", async () => {
       const key = (await createProject(t)).api_key;
-      const named = await statsLink(t, key, { url: 'https://example.com/n', tag: 'null', tag_2: 'null', channel: 'email' });
+      const named = await statsLink(t, key, {
+        url: 'https://example.com/n',
+        tag: 'null',
+        tag_2: 'null',
+        channel: 'email',
+      });
       const none = await statsLink(t, key, { url: 'https://example.com/none', channel: 'sms' });
       await clickRollup(t, named, '2026-11-03T10:00:00Z', 2);
       await clickRollup(t, none, '2026-11-03T10:00:00Z', 1);
       const groupsOf = async (kind: string, query: Record<string, string>) =>
-        (await t.http.get(`/stats/${kind}.json`).query({ v: '3', key, ...query, pivot: 'channel' }).expect(200)).body.groups as unknown[];
+        (
+          await t.http
+            .get(`/stats/${kind}.json`)
+            .query({ v: '3', key, ...query, pivot: 'channel' })
+            .expect(200)
+        ).body.groups as unknown[];
       // Range by tag: groups and pivots from one statement.
       expect(await groupsOf('range', { ...NOVEMBER, group_by: 'tag' })).toEqual([
         { tag: 'null', ...fig(2, 0, 0), pivots: [{ channel: 'email', ...fig(2, 0, 0) }] },
         { tag: null, ...fig(1, 0, 0), pivots: [{ channel: 'sms', ...fig(1, 0, 0) }] },
       ]);
       // Totals by tag_2 (multi-value): the pivots from a statement of their own.
-      const today = { start_date: new Date(Date.now() - 86_400_000).toISOString(), end_date: new Date(Date.now() + 86_400_000).toISOString() };
+      const today = {
+        start_date: new Date(Date.now() - 86_400_000).toISOString(),
+        end_date: new Date(Date.now() + 86_400_000).toISOString(),
+      };
       expect(await groupsOf('totals', { ...today, group_by: 'tag_2' })).toEqual([
         { tag_2: 'null', ...fig(2, 1, 2), pivots: [{ channel: 'email', ...fig(2, 1, 2) }] },
         { tag_2: null, ...fig(1, 1, 1), pivots: [{ channel: 'sms', ...fig(1, 1, 1) }] },
@@ -704,12 +720,14 @@ describe('stats/range.json: filters, groups, pivots', () => {
             .expect(200)
         ).body as Record<string, unknown>;
       const stamped = await get();
-      const stats = t.app.get(StatsRepository, { strict: false });
-      stats.useStamps = false;
+      // No stamp state for any request: every event joined to `links`.
+      const joined = jest
+        .spyOn(t.app.get(StampStates, { strict: false }), 'forRequest')
+        .mockResolvedValue(null);
       try {
         expect(await get()).toEqual(stamped);
       } finally {
-        stats.useStamps = true;
+        joined.mockRestore();
       }
       return stamped;
     };

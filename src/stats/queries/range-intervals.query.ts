@@ -1,0 +1,82 @@
+import { chTime } from '../../analytics/analytics-client';
+import { filterConditions } from '../stats-fields';
+import { Interval } from '../stats-params';
+import { StatsQuery } from '../stats-query';
+import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
+
+/** A project's period of stats/range/intervals.json (docs/api.md, "Statistics"). */
+export interface RangeIntervalsRequest {
+  projectIds: string[];
+  start: Date;
+  end: Date;
+  interval: Interval;
+  /** Whitelisted names (stats-fields), values bound. */
+  filters: StatsQuery['filters'];
+  /** The keys of the tools whose label is the tool filter (LinksService.toolKeysByLabel). */
+  toolKeys: string[];
+}
+
+/**
+ * A project's clicks and shares per interval: clicks by the hour of the click (projection
+ * stamped_hourly of `clicks`, sorted by project_id, toStartOfHour(clicked_at)), shares by the time
+ * the link was shared (`links`, its minmax index of shared_at); filters as on range, over the
+ * links mirror. Rows: bucket, clicks, shares, in bucket order.
+ */
+export function rangeIntervalsQuery(
+  db: string,
+  request: RangeIntervalsRequest & { withBots: boolean },
+): Statement {
+  const binder = new Binder();
+  const projects = binder.bind(request.projectIds, 'Array(UUID)');
+  const from = binder.bind(chTime(request.start), TIME);
+  const to = binder.bind(chTime(request.end), TIME);
+  const conditions = filterConditions(request.filters, binder.bind, request.toolKeys);
+  const where = andAll(conditions);
+  const clicks = countOf(request.withBots);
+  const filtered =
+    conditions.length > 0
+      ? `AND link_id IN (SELECT link_id FROM ${db}.links FINAL
+           WHERE project_id IN ${projects}${where})`
+      : '';
+  const sql = `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
+         SELECT ${bucketOf(request.interval, 'toStartOfHour(clicked_at)')} AS bucket,
+                ${clicks} AS clicks, 0 AS shares
+         FROM ${db}.clicks
+         WHERE project_id IN ${projects}
+           AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}
+         GROUP BY bucket ${COUNTED}
+         UNION ALL
+         SELECT ${bucketOf(request.interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
+         FROM ${db}.links FINAL
+         WHERE project_id IN ${projects} AND shared_at >= ${from} AND shared_at < ${to}${where}
+         GROUP BY bucket)
+       GROUP BY bucket ORDER BY bucket`;
+  return { sql, params: binder.params };
+}
+
+/**
+ * A project's conversions per interval and type in [start, end) (`conversions`, sorting key
+ * project_id, link_id, converted_at); filters as on range. Rows: bucket, type, count, value.
+ */
+export function rangeIntervalConversionsQuery(
+  db: string,
+  request: RangeIntervalsRequest,
+): Statement {
+  const binder = new Binder();
+  const projects = binder.bind(request.projectIds, 'Array(UUID)');
+  const conditions = filterConditions(request.filters, binder.bind, request.toolKeys);
+  const filtered =
+    conditions.length > 0
+      ? `AND link_id IN (SELECT link_id FROM ${db}.links FINAL
+           WHERE project_id IN ${projects}${andAll(conditions)})`
+      : '';
+  const from = binder.bind(chTime(request.start), TIME);
+  const to = binder.bind(chTime(request.end), TIME);
+  const sql = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
+         count() AS count, sum(value) AS value
+       FROM ${db}.conversions
+       WHERE project_id IN ${projects} AND converted_at >= ${from}
+         AND converted_at < ${to} ${filtered}
+       GROUP BY bucket, type`;
+  return { sql, params: binder.params };
+}

@@ -1,0 +1,90 @@
+import { StatsQuery } from '../stats-query';
+import {
+  Grouping,
+  ProjectScope,
+  RowParts,
+  RowsContext,
+  conversionSums,
+  rowParts,
+} from './row-parts';
+import { stampedRowsSql } from './stamped-rows.query';
+import { Binder, COUNTED } from './statement';
+
+/**
+ * The rows of range and totals (docs/architecture.md, "How a statistic flows"): figures with the
+ * group and pivot values (g, p) and the shared time of their links; `shared` counts the links a
+ * row counts as shares. On stamps (`context.stamped`, stampedRowsSql) the fresh events and the
+ * shares come already summed per (g, p), the other events per link; joined to `links`, a row per
+ * link. A multi-value tag group or pivot (joined only) gives a row per value (one with null when
+ * the link has none). Every statement over them sums the rows per group, pivot or in all
+ * (range-totals.query.ts). Values are bound through `binder`, so that the statement binds its own
+ * after them.
+ */
+export function rowsSql(
+  db: string,
+  query: StatsQuery,
+  scope: ProjectScope,
+  context: RowsContext,
+  binder: Binder,
+  grouping: Grouping,
+): string {
+  const parts = rowParts(db, query, scope, context, binder, grouping);
+  if (context.stamped) return stampedRowsSql(parts, context.stamped);
+  return query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts);
+}
+
+/**
+ * Range joined: each link's activity in the period (clicks, and conversions a column per type)
+ * joined to its attributes, and a share row for each link shared in the period: a link is in the
+ * rows when it had activity or was shared in the period (two rows when both). Joining only the
+ * active links, rather than every link of the project to its activity, reads less. Clicks per link
+ * from projection stamped_hourly of `clicks` (project_id, toStartOfHour(clicked_at), link_id, …),
+ * conversions by the sorting key of `conversions` (project_id, link_id, converted_at), attributes
+ * from `links FINAL` (project_id, link_id).
+ */
+function rangeRowsSql(parts: RowParts): string {
+  const { db, query, projects, inPeriod, links, clicks } = parts;
+  const { conversionCounts, noConversions, conversionsOf } = parts;
+  const conversions = query.withConversions
+    ? `UNION ALL
+           SELECT link_id, 0 AS clicks${conversionCounts}
+           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${inPeriod('converted_at')}
+           GROUP BY link_id`
+    : '';
+  const activity = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
+        FROM (
+          SELECT link_id, ${clicks} AS clicks${noConversions}
+          FROM ${db}.clicks
+          WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')}
+          GROUP BY link_id ${COUNTED}
+          ${conversions})
+        GROUP BY link_id`;
+  return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')},
+               l.shared_at AS shared_at
+        FROM (${activity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.link_id
+        UNION ALL
+        SELECT g, p, 0 AS clicks, toUInt8(1) AS shared${noConversions}, shared_at
+        FROM (${links}) WHERE ${inPeriod('shared_at')}`;
+}
+
+/**
+ * Totals joined: the all-time figures of the links shared in the period (`links FINAL`, its minmax
+ * index of shared_at): each link's clicks in countOf's aggregates, which a projection of `clicks`
+ * (stamped_hourly or stamped_totals, both keyed by project_id and link_id) answers, and its
+ * conversions by the sorting key of `conversions` (project_id, link_id, converted_at).
+ */
+function totalsRowsSql(parts: RowParts): string {
+  const { db, query, projects, links, clicks, conversionCounts, conversionsOf } = parts;
+  const conversionTotals = query.withConversions
+    ? `LEFT JOIN (SELECT link_id${conversionCounts} FROM ${db}.conversions
+                   WHERE project_id IN ${projects} GROUP BY link_id) AS c
+        ON c.link_id = l.link_id`
+    : '';
+  return `SELECT l.g AS g, l.p AS p, t.clicks AS clicks, toUInt8(1) AS shared${conversionsOf('c')},
+             l.shared_at AS shared_at
+      FROM (${links}) AS l
+      LEFT JOIN (SELECT link_id, ${clicks} AS clicks FROM ${db}.clicks
+                 WHERE project_id IN ${projects} GROUP BY link_id) AS t
+        ON t.link_id = l.link_id
+      ${conversionTotals}`;
+}

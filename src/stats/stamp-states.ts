@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AnalyticsClient } from '../analytics/analytics-client';
+import { stampStateWrites } from '../analytics/stamp-state';
+import { StampState } from './queries/row-parts';
+import { isMultiTagField, isStampedField } from './stats-fields';
+import { StatsQuery } from './stats-query';
+import { StatsRepository } from './stats.repository';
+
+/** Stamp states kept at most (by set of projects); all are dropped when there would be more. */
+const STAMP_STATES_KEPT = 10_000;
+
+/**
+ * Whether a range or totals request groups events by their stamps: when every field it groups,
+ * pivots or filters by is stamped (LINK_STAMP_COLUMNS; a multi-value tag only as a filter).
+ * Otherwise every event is joined to `links` (docs/architecture.md, "How a statistic flows").
+ */
+export function readsStamps(query: StatsQuery): boolean {
+  const grouped: string[] = [];
+  for (const field of [query.groupBy, query.pivot]) if (field) grouped.push(field);
+  if (grouped.some((field) => isMultiTagField(field))) return false;
+  return [...grouped, ...Object.keys(query.filters)].every(
+    (field) => field === 'project' || isStampedField(field),
+  );
+}
+
+/**
+ * The stamp state a range or totals request's rows are built on (RowsContext.stamped). Read in
+ * one small statement before the request's own; when this process alone writes the store
+ * (embedded), kept per set of projects while no write that may change it has ended since.
+ */
+@Injectable()
+export class StampStates {
+  /**
+   * The stamp state last read per set of projects, with the store's count of writes that may change
+   * one (stampStateWrites) as it was when the read began: while the count is the same, no such
+   * write has ended since, and the state is the store's.
+   */
+  private readonly kept = new Map<string, { writes: number; state: StampState }>();
+
+  constructor(
+    private readonly repository: StatsRepository,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+  ) {}
+
+  /** The projects' stamp state when the request reads stamps (readsStamps), else null: joined. */
+  async forRequest(query: StatsQuery, projectIds: string[]): Promise<StampState | null> {
+    return readsStamps(query) ? this.of(projectIds) : null;
+  }
+
+  /** The projects' stamp state: kept, or read (and kept with a sole writer). */
+  private async of(projectIds: string[]): Promise<StampState> {
+    const writes = stampStateWrites(this.analytics);
+    const key = projectIds.join(',');
+    const kept = writes === null ? undefined : this.kept.get(key);
+    if (kept && kept.writes === writes) return kept.state;
+    const state = await this.repository.stampState(projectIds);
+    if (writes !== null) {
+      if (this.kept.size >= STAMP_STATES_KEPT) this.kept.clear();
+      this.kept.set(key, { writes, state });
+    }
+    return state;
+  }
+}
