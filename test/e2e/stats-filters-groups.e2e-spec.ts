@@ -18,7 +18,10 @@ import {
 } from '../factories/stats';
 import { createProject } from '../factories/projects';
 
-/** Range (SPEC.md 4.7) over the fixture of test/factories/stats.ts: filters, group_by, pivots, metadata, conversions. */
+/**
+ * Range (docs/api.md, "Statistics") over the fixture of test/factories/stats.ts: filters, group_by,
+ * pivots, metadata, conversions.
+ */
 describe('stats/range.json: filters, groups, pivots', () => {
   let t: TestApp;
   let f: StatsFixture;
@@ -82,7 +85,7 @@ describe('stats/range.json: filters, groups, pivots', () => {
         filters: { [name]: value, [`${name}_metadata`]: metadata },
         totals,
       });
-      // Without with_metadata every <field>_metadata is null (SPEC.md 2.5).
+      // Without with_metadata every <field>_metadata is null (docs/api.md).
       const plain = await range({ [name]: value }).expect(200);
       expect(plain.body.filters).toEqual({ [name]: value, [`${name}_metadata`]: null });
       expect(plain.body.totals).toEqual(totals);
