@@ -12,7 +12,7 @@ export interface RangeIntervalsRequest {
   interval: Interval;
   /** Whitelisted names (stats-fields), values bound. */
   filters: StatsQuery['filters'];
-  /** The keys of the tools whose label is the tool filter (LinksService.toolKeysByLabel). */
+  /** The keys of the tools whose label is the tool filter (LinkLookupsService.toolKeysByLabel). */
   toolKeys: string[];
 }
 
