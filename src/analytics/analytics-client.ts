@@ -1,5 +1,10 @@
 import { Readable } from 'node:stream';
-import { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import {
+  ClickHouseClient,
+  ClickHouseClientConfigOptions,
+  ClickHouseLogLevel,
+  createClient,
+} from '@clickhouse/client';
 // Types only: the engine itself is loaded by openAnalyticsClient, and only when embedded.
 import type { RawInsertParams, RawInsertSummary } from 'chdb';
 import { AppError, ErrorCode } from '../common/app-error';
@@ -13,22 +18,7 @@ export interface InsertOptions {
    * (non_replicated_deduplication_window) is skipped.
    */
   token?: string;
-  /**
-   * Every row is an event stamped with a version (no LinkStamps' UNSTAMPED): the insert adds no
-   * unstamped event, so it leaves the stamp state as it was (AnalyticsClient.stampStateWrites).
-   */
-  stamped?: boolean;
 }
-
-/** The tables of events: an insert of unstamped ones changes a project's stamp state (StatsRepository), as any insert into link_updates does. */
-const EVENT_TABLES: ReadonlySet<string> = new Set(['clicks', 'conversions']);
-
-/**
- * Writes into the embedded engine that may have changed a stamp state, completed in this process:
- * the engine is one process's (chDB locks its folder), and every client of the process on it counts
- * here (test apps share it).
- */
-let embeddedStampStateWrites = 0;
 
 /** A page of a `SELECT … [WITH TOTALS] … LIMIT`: its rows, its totals row (null without WITH TOTALS) and the rows before the LIMIT. */
 export interface Page<T> {
@@ -44,9 +34,9 @@ export interface AnalyticsObserver {
 }
 
 /**
- * The analytics store: ClickHouse SQL, one dialect, over one client API (@clickhouse/client). The
- * transport is the embedded engine (chDB, `chdb/connection`) or a ClickHouse server over HTTP; every
- * statistics query is written once, against this class.
+ * The analytics store's transport: ClickHouse SQL, one dialect, over one client API
+ * (@clickhouse/client), to the embedded engine (chDB, `chdb/connection`) or a ClickHouse server over
+ * HTTP. It connects, inserts, selects and maps errors; every query is written once, against it.
  */
 export class AnalyticsClient {
   observer: AnalyticsObserver | null = null;
@@ -72,30 +62,19 @@ export class AnalyticsClient {
     return this.rawInsert !== null;
   }
 
-  /**
-   * With a sole writer, how many writes that may have changed a project's stamp state (updated
-   * links, unstamped events) have completed: every command (DDL, DELETE, mutations, INSERT …
-   * SELECT), and every insert into clicks, conversions or link_updates but those of stamped events.
-   * A stamp state read while this count stayed the same is still the store's. Null for a server,
-   * which other processes write.
-   */
-  get stampStateWrites(): number | null {
-    return this.soleWriter ? embeddedStampStateWrites : null;
-  }
-
   /** Runs a statement that returns no rows (DDL, INSERT … SELECT). */
   async command(sql: string, params: Params = {}): Promise<void> {
-    try {
-      await this.timed(() => this.client.command({ query: sql, query_params: params }));
-    } finally {
-      this.wrote(true);
-    }
+    await this.timed(() => this.client.command({ query: sql, query_params: params }));
   }
 
   /** Runs a SELECT and returns its rows (64-bit integers may come as strings: read them with Number). */
   async query<T>(sql: string, params: Params = {}): Promise<T[]> {
     return this.timed(async () => {
-      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      const result = await this.client.query({
+        query: sql,
+        query_params: params,
+        format: 'JSONEachRow',
+      });
       return result.json<T>();
     });
   }
@@ -108,12 +87,17 @@ export class AnalyticsClient {
    */
   async queryPage<T>(sql: string, params: Params = {}): Promise<Page<T>> {
     return this.timed(async () => {
-      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRowWithProgress' });
+      const result = await this.client.query({
+        query: sql,
+        query_params: params,
+        format: 'JSONEachRowWithProgress',
+      });
       const page: Page<T> = { rows: [], totals: null, before: 0 };
       for (const line of await result.json<Record<string, unknown>>()) {
         if ('row' in line) page.rows.push(line.row as T);
         else if ('totals' in line) page.totals = line.totals as T;
-        else if ('rows_before_limit_at_least' in line) page.before = Number(line.rows_before_limit_at_least);
+        else if ('rows_before_limit_at_least' in line)
+          page.before = Number(line.rows_before_limit_at_least);
         else if ('exception' in line) throw new Error(String(line.exception));
       }
       return page;
@@ -124,7 +108,12 @@ export class AnalyticsClient {
   async insert(table: string, rows: readonly object[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
     await this.send(table, rows.length, options, (settings) =>
-      this.client.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow', clickhouse_settings: settings }),
+      this.client.insert({
+        table: `${this.database}.${table}`,
+        values: rows,
+        format: 'JSONEachRow',
+        clickhouse_settings: settings,
+      }),
     );
   }
 
@@ -134,13 +123,25 @@ export class AnalyticsClient {
    * objects and no JSON on the way. The embedded engine takes the bytes as they are (raw insert); a
    * server, streamed over HTTP.
    */
-  async insertTabSeparated(table: string, columns: readonly string[], body: string | Buffer, rows: number, options: InsertOptions = {}): Promise<void> {
+  async insertTabSeparated(
+    table: string,
+    columns: readonly string[],
+    body: string | Buffer,
+    rows: number,
+    options: InsertOptions = {},
+  ): Promise<void> {
     if (rows === 0) return;
     const rawInsert = this.rawInsert;
     if (rawInsert) {
       const values = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       await this.send(table, rows, options, (settings) =>
-        rawInsert({ table: `${this.database}.${table}`, values, format: 'TabSeparated', columns, settings }),
+        rawInsert({
+          table: `${this.database}.${table}`,
+          values,
+          format: 'TabSeparated',
+          columns,
+          settings,
+        }),
       );
       return;
     }
@@ -155,7 +156,12 @@ export class AnalyticsClient {
     );
   }
 
-  private async send(table: string, rows: number, options: InsertOptions, run: (settings: Record<string, string>) => Promise<unknown>): Promise<void> {
+  private async send(
+    table: string,
+    rows: number,
+    options: InsertOptions,
+    run: (settings: Record<string, string>) => Promise<unknown>,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     let ok = false;
     try {
@@ -165,14 +171,7 @@ export class AnalyticsClient {
       throw unavailableOr(error);
     } finally {
       this.observer?.inserted(table, ok ? rows : 0, seconds(started), ok);
-      // Counted when it ends, whether it went in or not (a failed insert may have written a part).
-      this.wrote(table === 'link_updates' || (EVENT_TABLES.has(table) && !options.stamped));
     }
-  }
-
-  /** Counts a write that ended, when it may have changed a stamp state (stampStateWrites). */
-  private wrote(changesStampState: boolean): void {
-    if (changesStampState && this.soleWriter) embeddedStampStateWrites++;
   }
 
   async ping(): Promise<void> {
@@ -208,11 +207,17 @@ type RawInsert = (params: RawInsertParams) => Promise<RawInsertSummary>;
 
 /** chdb/connection (its typings need a module resolution newer than this project's). */
 interface ChdbConnectionModule {
-  createChdbConnection(options: { path: string }): NonNullable<ClickHouseClientConfigOptions['connection']> & { chdb: { rawInsert: RawInsert } };
+  createChdbConnection(options: {
+    path: string;
+  }): NonNullable<ClickHouseClientConfigOptions['connection']> & { chdb: { rawInsert: RawInsert } };
 }
 
 /** Opens the store: a ClickHouse server when `url` is given, else the embedded engine in `embeddedDir`. */
-export async function openAnalyticsClient(options: { url: string | null; embeddedDir: string; database: string }): Promise<AnalyticsClient> {
+export async function openAnalyticsClient(options: {
+  url: string | null;
+  embeddedDir: string;
+  database: string;
+}): Promise<AnalyticsClient> {
   if (options.url) {
     const url = new URL(options.url);
     const client = createClient({
@@ -233,13 +238,22 @@ export async function openAnalyticsClient(options: { url: string | null; embedde
   const chdb = require('chdb/connection') as ChdbConnectionModule;
   const connection = chdb.createChdbConnection({ path: options.embeddedDir });
   const client = createClient({ connection, log: { level: ClickHouseLogLevel.OFF } });
-  return new AnalyticsClient(client, options.database, `embedded chDB in ${options.embeddedDir}`, (params) => connection.chdb.rawInsert(params));
+  return new AnalyticsClient(
+    client,
+    options.database,
+    `embedded chDB in ${options.embeddedDir}`,
+    (params) => connection.chdb.rawInsert(params),
+  );
 }
 
-/** The analytics store did not answer: statistics answer 503, click jobs retry. */
+/** The analytics store did not answer: a request answers 503, a job retries. */
 export class AnalyticsUnavailableError extends AppError {
   constructor(readonly reason: unknown) {
-    super(503, ErrorCode.unavailable, `Statistics are temporarily unavailable: the analytics store does not answer (${messageOf(reason)}); retry shortly`);
+    super(
+      503,
+      ErrorCode.unavailable,
+      `Statistics are temporarily unavailable: the analytics store does not answer (${messageOf(reason)}); retry shortly`,
+    );
     this.name = 'AnalyticsUnavailableError';
   }
 }
@@ -253,12 +267,26 @@ function unavailableOr(error: unknown): unknown {
   if (error instanceof AnalyticsUnavailableError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' && UNREACHABLE_CODES.has(code)) || UNREACHABLE.test(message) ? new AnalyticsUnavailableError(error) : error;
+  return (typeof code === 'string' && UNREACHABLE_CODES.has(code)) || UNREACHABLE.test(message)
+    ? new AnalyticsUnavailableError(error)
+    : error;
 }
 
 /** What a store out of reach fails with: the socket's errors, the client's timeout, a closed engine. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'CHDB_CLOSED', 'CHDB_CONNECTION']);
-const UNREACHABLE = /socket hang up|timeout error|connect ECONNREFUSED|ECONNRESET|other side closed|connection (is )?closed/i;
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'CHDB_CLOSED',
+  'CHDB_CONNECTION',
+]);
+const UNREACHABLE =
+  /socket hang up|timeout error|connect ECONNREFUSED|ECONNRESET|other side closed|connection (is )?closed/i;
 
 export function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -276,7 +304,13 @@ export function tsvValue(value: string | null): string {
 
 const TSV_SPECIAL = /[\\\t\n\r\0]/;
 const TSV_ESCAPES = /[\\\t\n\r\0]/g;
-const TSV_ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+const TSV_ESCAPED: Record<string, string> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': '\\0',
+};
 
 /** The second chTime formatted last ('YYYY-MM-DD hh:mm:ss'): a batch's clicks mostly share their second. */
 let formattedSecond = NaN;

@@ -12,6 +12,7 @@ import { analyticsSchema } from './analytics-schema';
 import { LinkMirror } from './link-mirror';
 import { LinkStamps } from './link-stamps';
 import { LinkUpdates } from './link-updates';
+import { countStampStateWrite } from './stamp-state';
 
 /** Closes the store when the application stops (after the click buffer's last flush was ingested). */
 @Injectable()
@@ -48,7 +49,7 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
         for (let attempt = 1; ; attempt++) {
           try {
             for (const statement of analyticsSchema(config.clickhouseDatabase))
-              await client.command(statement);
+              await countStampStateWrite(client, client.command(statement));
             break;
           } catch (error) {
             if (!(error instanceof AnalyticsUnavailableError)) {

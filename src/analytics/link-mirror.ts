@@ -1,12 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LinkEntity } from '../links/link.entity';
 import { AnalyticsClient, chTime } from './analytics-client';
+import { countStampStateWrite } from './stamp-state';
+
+/** A link as the mirror reads it: its id, times and statistics attributes (a LinkEntity is one). */
+export interface MirroredLink {
+  id: string;
+  projectId: string;
+  svcId: string;
+  domain: string;
+  originalUrl: string;
+  channel: string | null;
+  service: string | null;
+  tool: string;
+  application: string;
+  campaign: string | null;
+  tag: string | null;
+  tag2: string[] | null;
+  tag3: string[] | null;
+  tag4: string[] | null;
+  tag5: string[] | null;
+  parent: string | null;
+  sharerId: string | null;
+  username: string | null;
+  serviceUserid: string | null;
+  servicePostid: string | null;
+  servicePostidSharedAt: Date | null;
+  userId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
 /** A link's row of `links`. */
 type MirrorRow = Record<string, unknown> & { version: number };
 
 /** A link's statistics attributes as the `links` table of the analytics store holds them. */
-export function mirrorRow(link: LinkEntity, version?: number): MirrorRow {
+export function mirrorRow(link: MirroredLink, version?: number): MirrorRow {
   return {
     project_id: link.projectId,
     link_id: link.id,
@@ -50,13 +78,15 @@ export class LinkMirror {
    * recorded in `link_updates`: events stamped with another version of that link are then regrouped
    * by its latest attributes (StatsRepository).
    */
-  async mirror(links: LinkEntity[], version?: number): Promise<void> {
+  async mirror(links: MirroredLink[], version?: number): Promise<void> {
     const rows = links.map((link) => mirrorRow(link, version));
     // A link is created with the version of its creation time (updated_at = created_at).
     const updates = rows
       .filter((row, i) => row.version !== links[i].createdAt.getTime() * 1000)
       .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
-    await this.analytics.insert('link_updates', updates);
+    // A listed update changes its project's stamp state (stamp-state.ts).
+    if (updates.length > 0)
+      await countStampStateWrite(this.analytics, this.analytics.insert('link_updates', updates));
     await this.analytics.insert('links', rows);
   }
 }

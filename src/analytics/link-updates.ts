@@ -1,7 +1,14 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { AnalyticsClient, messageOf } from './analytics-client';
 import { STAMP_TTL_MS } from './link-stamps';
+import { countStampStateWrite } from './stamp-state';
 
 /**
  * How old an update must be before it is settled: well past the minute a process reuses a stamp
@@ -41,7 +48,9 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     if (!this.config.runsWorkers) return;
     this.timer = setInterval(() => {
-      this.settle().catch((error: unknown) => this.logger.warn(`settling link updates failed: ${messageOf(error)}`));
+      this.settle().catch((error: unknown) =>
+        this.logger.warn(`settling link updates failed: ${messageOf(error)}`),
+      );
     }, SETTLE_EVERY_MS);
     this.timer.unref();
   }
@@ -99,12 +108,16 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
     );
     const settled = candidates.filter((c) => !outdated.has(c.link));
     if (settled.length === 0) return 0;
-    // That version of each link and the earlier ones not merged away yet: an update made meanwhile stays.
-    await this.analytics.command(
-      `DELETE FROM ${db}.link_updates
-       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
-         AND version <= transform(link_id, {links:Array(UInt64)}, {versions:Array(UInt64)}, toUInt64(0))`,
-      paramsOf(settled),
+    // That version of each link and the earlier ones not merged away yet: an update made meanwhile
+    // stays. A settled update changes its project's stamp state (stamp-state.ts).
+    await countStampStateWrite(
+      this.analytics,
+      this.analytics.command(
+        `DELETE FROM ${db}.link_updates
+         WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
+           AND version <= transform(link_id, {links:Array(UInt64)}, {versions:Array(UInt64)}, toUInt64(0))`,
+        paramsOf(settled),
+      ),
     );
     return settled.length;
   }

@@ -1,7 +1,7 @@
 import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AnalyticsModule } from '../analytics/analytics.module';
-import { BackfillProgress, BackfillService } from '../analytics/backfill.service';
+import { BackfillProgress, BackfillService } from './backfill.service';
 import { ClicksRepository } from '../clicks/clicks.repository';
 import { ClicksService } from '../clicks/clicks.service';
 import { AppError } from '../common/app-error';
@@ -36,7 +36,11 @@ interface CommandSpec {
   required: Record<string, string>;
   /** Whether the command needs the analytics store (opened only for those). */
   analytics?: boolean;
-  run(context: INestApplicationContext, options: Record_, out: CliOutput): Promise<Record_ | Record_[]>;
+  run(
+    context: INestApplicationContext,
+    options: Record_,
+    out: CliOutput,
+  ): Promise<Record_ | Record_[]>;
 }
 
 /** A progress bar on stderr: redrawn in place on a terminal, a line per tenth otherwise. */
@@ -90,7 +94,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: 'Issues a new subscription_key; the old one stops working at once.',
     required: { id: 'subscription id' },
     async run(context, { id }) {
-      return { subscription_id: id, subscription_key: await context.get(SubscriptionsService).rotateSubscriptionKey(id) };
+      return {
+        subscription_id: id,
+        subscription_key: await context.get(SubscriptionsService).rotateSubscriptionKey(id),
+      };
     },
   },
   'application:create': {
@@ -98,7 +105,9 @@ const COMMANDS: Record<string, CommandSpec> = {
       'Authorises a new application on a subscription; prints its application_key (shown only now).',
     required: { subscription: 'subscription id', name: 'name of the application' },
     async run(context, { subscription, name }) {
-      const { application, applicationKey } = await context.get(SubscriptionsService).createApplication(subscription, name);
+      const { application, applicationKey } = await context
+        .get(SubscriptionsService)
+        .createApplication(subscription, name);
       return {
         application_id: application.id,
         application_name: application.name,
@@ -121,19 +130,27 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'analytics:backfill': {
     summary:
-      'Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link\'s attributes; idempotent and resumable (run it again after an interruption).',
+      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link's attributes; idempotent and resumable (run it again after an interruption).",
     required: {},
     analytics: true,
     async run(context, _options, out) {
       const copied = await context.get(BackfillService).run(progressBar(out, out.isTTY ?? false));
-      return { links: String(copied.links), clicks: String(copied.clicks), conversions: String(copied.conversions), stamps: String(copied.stamps) };
+      return {
+        links: String(copied.links),
+        clicks: String(copied.clicks),
+        conversions: String(copied.conversions),
+        stamps: String(copied.stamps),
+      };
     },
   },
   'application:rotate-key': {
     summary: 'Issues a new application_key; the old one stops working at once.',
     required: { id: 'application id' },
     async run(context, { id }) {
-      return { application_id: id, application_key: await context.get(SubscriptionsService).rotateApplicationKey(id) };
+      return {
+        application_id: id,
+        application_key: await context.get(SubscriptionsService).rotateApplicationKey(id),
+      };
     },
   },
 };
@@ -237,7 +254,12 @@ class CliModule {
   static forRoot(config: AppConfig, analytics: boolean): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, SubscriptionsModule, ...(analytics ? [MetricsModule, AnalyticsModule] : [])],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        SubscriptionsModule,
+        ...(analytics ? [MetricsModule, AnalyticsModule] : []),
+      ],
       providers: analytics ? [ClicksRepository, ClicksService, BackfillService] : [],
     };
   }
@@ -272,10 +294,13 @@ export async function runCli(
   const spec = COMMANDS[parsed.command];
   let context: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
   try {
-    context = await NestFactory.createApplicationContext(CliModule.forRoot(config, spec.analytics ?? false), {
-      logger: ['error', 'fatal'],
-      abortOnError: false,
-    });
+    context = await NestFactory.createApplicationContext(
+      CliModule.forRoot(config, spec.analytics ?? false),
+      {
+        logger: ['error', 'fatal'],
+        abortOnError: false,
+      },
+    );
     const result = await spec.run(context, parsed.options, out);
     out.stdout(render(result, parsed.json));
     return EXIT.ok;

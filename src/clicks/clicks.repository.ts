@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
 import { LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { UNSTAMPED } from '../analytics/link-stamps';
+import { countStampStateWrite } from '../analytics/stamp-state';
 import { ClickColumns } from './click-event';
 import { ByteSink, EncodedBatch } from './insert-coalescer';
 
@@ -27,7 +28,12 @@ export function batchToken(ids: readonly string[]): string {
 export function blockToken(batches: readonly Pick<EncodedBatch, 'rows' | 'token'>[]): string {
   if (batches.length === 1) return batches[0].token;
   const rows = batches.reduce((sum, b) => sum + b.rows, 0);
-  return `clicks:${rows}:${sha256(`${batches.map((b) => b.token).sort().join(',')},`)}`;
+  return `clicks:${rows}:${sha256(
+    `${batches
+      .map((b) => b.token)
+      .sort()
+      .join(',')},`,
+  )}`;
 }
 
 function sha256(text: string): string {
@@ -57,7 +63,12 @@ export class ClicksRepository {
    * ending with the stamp of the click's link (`stamps`, by link id: LinkStamps); the batch's
    * projects, referrers, user agents and IPs are each escaped once.
    */
-  encode(batch: ClickColumns, indexes: readonly number[], stamps: ReadonlyMap<string, string>, sink: ByteSink): EncodedBatch {
+  encode(
+    batch: ClickColumns,
+    indexes: readonly number[],
+    stamps: ReadonlyMap<string, string>,
+    sink: ByteSink,
+  ): EncodedBatch {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
@@ -81,13 +92,16 @@ export class ClicksRepository {
     return { rows: indexes.length, token: batchToken(indexes.map((i) => batch.ids[i])), stamped };
   }
 
-  /** Inserts batches, their lines in `bytes`, as one block, skipped when the token of their click ids was seen. */
+  /**
+   * Inserts batches, their lines in `bytes`, as one block, skipped when the token of their click ids
+   * was seen. A block with unstamped clicks changes its projects' stamp state (stamp-state.ts).
+   */
   async insert(bytes: Buffer, batches: readonly EncodedBatch[]): Promise<void> {
     const rows = batches.reduce((sum, b) => sum + b.rows, 0);
-    await this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, bytes, rows, {
+    const insert = this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, bytes, rows, {
       token: blockToken(batches),
-      stamped: batches.every((b) => b.stamped),
     });
+    await (batches.every((b) => b.stamped) ? insert : countStampStateWrite(this.analytics, insert));
   }
 
   /**
@@ -108,7 +122,13 @@ export class ClicksRepository {
        WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}
          AND clicked_at >= {from:DateTime64(3, 'UTC')} AND clicked_at <= {to:DateTime64(3, 'UTC')}
          AND click_id IN {ids:Array(UUID)}`,
-      { projects: batch.projects, links: [...new Set(batch.links)].map(Number), from: chTime(from), to: chTime(to), ids: batch.ids },
+      {
+        projects: batch.projects,
+        links: [...new Set(batch.links)].map(Number),
+        from: chTime(from),
+        to: chTime(to),
+        ids: batch.ids,
+      },
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AnalyticsClient, Params, chTime } from '../analytics/analytics-client';
+import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from '../analytics/analytics-schema';
+import { insertConversionEvents } from '../analytics/conversion-events';
+import { LinkMirror } from '../analytics/link-mirror';
+import { LinkStamps } from '../analytics/link-stamps';
+import { countStampStateWrite } from '../analytics/stamp-state';
 import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { LinkEntity } from '../links/link.entity';
-import { AnalyticsClient, chTime } from './analytics-client';
-import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
-import { insertConversionEvents } from './conversion-events';
-import { LinkMirror } from './link-mirror';
-import { LinkStamps } from './link-stamps';
 
 export type BackfillStep = 'links' | 'clicks' | 'conversions' | 'stamps';
 
@@ -45,8 +46,10 @@ export class BackfillService {
     private readonly stamps: LinkStamps,
   ) {}
 
-  async run(onProgress: (progress: BackfillProgress) => void): Promise<Record<BackfillStep, number>> {
-    await this.analytics.command(
+  async run(
+    onProgress: (progress: BackfillProgress) => void,
+  ): Promise<Record<BackfillStep, number>> {
+    await this.command(
       `CREATE TABLE IF NOT EXISTS ${this.analytics.database}.backfill_progress (
          step String, cursor String, done UInt64, at DateTime64(3, 'UTC')
        ) ENGINE = ReplacingMergeTree(at) ORDER BY step`,
@@ -88,15 +91,20 @@ export class BackfillService {
     if (total === 0) return 0;
     const join = `${db}.backfill_stamps`;
     // A run stopped earlier may have left its mutations waiting for this table: they are replaced.
-    await this.analytics.command(`KILL MUTATION WHERE database = {db:String} AND command LIKE '%backfill_stamps%' SYNC`, { db });
-    await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
-    await this.analytics.command(
+    await this.command(
+      `KILL MUTATION WHERE database = {db:String} AND command LIKE '%backfill_stamps%' SYNC`,
+      { db },
+    );
+    await this.command(`DROP TABLE IF EXISTS ${join}`);
+    await this.command(
       `CREATE TABLE ${join} ENGINE = Join(ANY, LEFT, link_id)
        AS SELECT link_id, ${STAMP_SOURCE_COLUMNS.join(', ')} FROM ${db}.links FINAL`,
     );
-    const assignments = LINK_STAMP_COLUMNS.map(([column], i) => `${column} = joinGet('${join}', '${STAMP_SOURCE_COLUMNS[i]}', link_id)`).join(', ');
+    const assignments = LINK_STAMP_COLUMNS.map(
+      ([column], i) => `${column} = joinGet('${join}', '${STAMP_SOURCE_COLUMNS[i]}', link_id)`,
+    ).join(', ');
     for (const table of ['clicks', 'conversions']) {
-      await this.analytics.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE ${outdated}`);
+      await this.command(`ALTER TABLE ${db}.${table} UPDATE ${assignments} WHERE ${outdated}`);
     }
     let left: number;
     for (;;) {
@@ -111,12 +119,20 @@ export class BackfillService {
       onProgress({ step: 'stamps', done: Math.max(0, total - left), total });
       await new Promise((resolve) => setTimeout(resolve, STAMP_POLL_MS));
     }
-    await this.analytics.command(`DROP TABLE IF EXISTS ${join}`);
+    await this.command(`DROP TABLE IF EXISTS ${join}`);
     onProgress({ step: 'stamps', done: total, total });
     return total - left;
   }
 
-  private async step(step: CopyStep, onProgress: (progress: BackfillProgress) => void): Promise<number> {
+  /** Runs a statement of the store; each may change a project's stamp state (stamp-state.ts). */
+  private async command(sql: string, params?: Params): Promise<void> {
+    await countStampStateWrite(this.analytics, this.analytics.command(sql, params));
+  }
+
+  private async step(
+    step: CopyStep,
+    onProgress: (progress: BackfillProgress) => void,
+  ): Promise<number> {
     const total = await this.count(step);
     let { cursor, done } = await this.position(step);
     onProgress({ step, done, total });
@@ -125,14 +141,19 @@ export class BackfillService {
       if (next === null) break;
       cursor = next.cursor;
       done += next.rows;
-      await this.analytics.insert('backfill_progress', [{ step, cursor, done, at: chTime(Date.now()) }]);
+      await this.analytics.insert('backfill_progress', [
+        { step, cursor, done, at: chTime(Date.now()) },
+      ]);
       onProgress({ step, done, total });
     }
     return done;
   }
 
   /** Copies the chunk after `cursor`; null when there is none. */
-  private async copyChunk(step: CopyStep, cursor: string): Promise<{ cursor: string; rows: number } | null> {
+  private async copyChunk(
+    step: CopyStep,
+    cursor: string,
+  ): Promise<{ cursor: string; rows: number } | null> {
     const limit = CHUNK[step];
     if (step === 'links') {
       const links = await this.dataSource
@@ -149,7 +170,16 @@ export class BackfillService {
     if (step === 'clicks') {
       // Keyset order of pk_clicks (click_id, clicked_at): click ids are unique on their own.
       const rows = await this.dataSource.query<
-        { click_id: string; clicked_at: Date; link_id: string; project_id: string; referrer: string | null; user_agent: string | null; ip: string | null; is_bot: boolean }[]
+        {
+          click_id: string;
+          clicked_at: Date;
+          link_id: string;
+          project_id: string;
+          referrer: string | null;
+          user_agent: string | null;
+          ip: string | null;
+          is_bot: boolean;
+        }[]
       >(
         `SELECT click_id::text AS click_id, clicked_at, link_id::text AS link_id, project_id::text AS project_id, referrer, user_agent,
                 host(ip) AS ip, is_bot
@@ -170,7 +200,16 @@ export class BackfillService {
       await this.clicks.ingest(events, { resent: true });
       return { cursor: rows[rows.length - 1].click_id, rows: rows.length };
     }
-    const rows = await this.dataSource.query<{ id: string; project_id: string; link_id: string; converted_at: Date; type: string; value: string }[]>(
+    const rows = await this.dataSource.query<
+      {
+        id: string;
+        project_id: string;
+        link_id: string;
+        converted_at: Date;
+        type: string;
+        value: string;
+      }[]
+    >(
       `SELECT id::text AS id, project_id::text AS project_id, link_id::text AS link_id, converted_at, type, value::text AS value
        FROM conversions WHERE id > $1::uuid ORDER BY id LIMIT $2`,
       [cursor || '00000000-0000-0000-0000-000000000000', limit],
@@ -210,13 +249,17 @@ export class BackfillService {
   }
 
   private async count(step: CopyStep): Promise<number> {
-    const [row] = await this.dataSource.query<{ n: string }[]>(`SELECT count(*)::text AS n FROM ${step}`);
+    const [row] = await this.dataSource.query<{ n: string }[]>(
+      `SELECT count(*)::text AS n FROM ${step}`,
+    );
     return Number(row.n);
   }
 
   /** Installations made after the move have no raw clicks table to copy. */
   private async hasRawClicks(): Promise<boolean> {
-    const [row] = await this.dataSource.query<{ found: boolean }[]>(`SELECT to_regclass('clicks') IS NOT NULL AS found`);
+    const [row] = await this.dataSource.query<{ found: boolean }[]>(
+      `SELECT to_regclass('clicks') IS NOT NULL AS found`,
+    );
     return row.found;
   }
 }

@@ -1,0 +1,25 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { AnalyticsClient } from '../analytics/analytics-client';
+import { stampStateWrites } from '../analytics/stamp-state';
+import { ClicksRepository } from './clicks.repository';
+
+describe('ClicksRepository.insert', () => {
+  it('counts a block as a write that changes a stamp state only when any of its clicks is unstamped', async () => {
+    const transport = { insert: async () => ({}) } as unknown as ClickHouseClient;
+    const store = new AnalyticsClient(transport, 'svc', 'test', async () => ({}) as never);
+    const repository = new ClicksRepository(store);
+    const count = () => stampStateWrites(store)!;
+    const before = count();
+    const lines = Buffer.from('a\nb\n');
+    await repository.insert(lines, [
+      { rows: 1, token: 'a', stamped: true },
+      { rows: 1, token: 'b', stamped: true },
+    ]);
+    expect(count()).toBe(before);
+    await repository.insert(lines, [
+      { rows: 1, token: 'a', stamped: true },
+      { rows: 1, token: 'c', stamped: false },
+    ]);
+    expect(count()).toBe(before + 1);
+  });
+});
