@@ -1,13 +1,48 @@
 import { createHash } from 'node:crypto';
-import { ClickEvent, PackedClicksV2, clickColumns, clickId, clickIdOf, nextClickSequence, packClicks } from './click-event';
+import {
+  ClickEvent,
+  PackedClicksV2,
+  clickColumns,
+  clickId,
+  clickIdOf,
+  nextClickSequence,
+  packClicks,
+} from './click-event';
 import { batchToken, blockToken } from './clicks.repository';
 
 describe('click batches', () => {
   const t0 = Date.UTC(2026, 10, 23, 10, 0, 0, 123);
   const clicks: ClickEvent[] = [
-    { id: 'a', linkId: '1', projectId: 'p1', clickedAt: t0, referrer: null, userAgent: 'UA', ip: '10.0.0.0', isBot: false },
-    { id: 'b', linkId: '2', projectId: 'p1', clickedAt: t0 + 877, referrer: 'https://r.example/', userAgent: 'UA', ip: null, isBot: true },
-    { id: 'c', linkId: '1', projectId: 'p2', clickedAt: t0 - 5, referrer: 'https://r.example/', userAgent: null, ip: '10.0.0.0', isBot: false },
+    {
+      id: 'a',
+      linkId: '1',
+      projectId: 'p1',
+      clickedAt: t0,
+      referrer: null,
+      userAgent: 'UA',
+      ip: '10.0.0.0',
+      isBot: false,
+    },
+    {
+      id: 'b',
+      linkId: '2',
+      projectId: 'p1',
+      clickedAt: t0 + 877,
+      referrer: 'https://r.example/',
+      userAgent: 'UA',
+      ip: null,
+      isBot: true,
+    },
+    {
+      id: 'c',
+      linkId: '1',
+      projectId: 'p2',
+      clickedAt: t0 - 5,
+      referrer: 'https://r.example/',
+      userAgent: null,
+      ip: '10.0.0.0',
+      isBot: false,
+    },
   ];
   // The columns that read the same in every layout.
   const shared = {
@@ -24,7 +59,14 @@ describe('click batches', () => {
   const columns = { ids: ['a', 'b', 'c'], at: [t0, t0 + 877, t0 - 5], ...shared, ...ipColumns };
 
   it('pack into columns, times from the first, every repeated string listed once (-1 for none)', () => {
-    expect(packClicks(clicks)).toEqual({ v: 3, ids: ['a', 'b', 'c'], at0: t0, at: [0, 877, -5], ...shared, ...ipColumns });
+    expect(packClicks(clicks)).toEqual({
+      v: 3,
+      ids: ['a', 'b', 'c'],
+      at0: t0,
+      at: [0, 877, -5],
+      ...shared,
+      ...ipColumns,
+    });
     expect(clickColumns(JSON.parse(JSON.stringify(packClicks(clicks))))).toEqual(columns);
   });
 
@@ -59,7 +101,7 @@ describe('click batches', () => {
       ips: ['10.0.0.0', null, '10.0.0.0'],
     };
     expect(clickColumns(v2)).toEqual(columns);
-    expect(clickColumns({ clicks })).toEqual(columns);
+    expect(clickColumns(clicks)).toEqual(columns);
   });
 });
 
@@ -83,8 +125,11 @@ describe('click ids', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(UUID_V7);
     // The 26-bit sequence: 12 bits after the version digit, 14 after the variant bits.
-    const sequenceOf = (id: string) => (parseInt(id.slice(15, 18), 16) << 14) | (parseInt(id.slice(19, 23), 16) & 0x3fff);
-    const steps = ids.slice(1).map((id, i) => (sequenceOf(id) - sequenceOf(ids[i]) + 2 ** 26) % 2 ** 26);
+    const sequenceOf = (id: string) =>
+      (parseInt(id.slice(15, 18), 16) << 14) | (parseInt(id.slice(19, 23), 16) & 0x3fff);
+    const steps = ids
+      .slice(1)
+      .map((id, i) => (sequenceOf(id) - sequenceOf(ids[i]) + 2 ** 26) % 2 ** 26);
     expect(new Set(steps)).toEqual(new Set([1]));
     expect(new Set(ids.map((id) => id.slice(24))).size).toBe(1);
   });
@@ -98,8 +143,12 @@ describe('batchToken', () => {
   });
 
   it('is the SHA-256 of the sorted ids, each followed by a comma (stable across versions: a job retried after an upgrade keeps its token)', () => {
-    expect(batchToken(['b', 'a'])).toBe(`clicks:2:${createHash('sha256').update('a,b,').digest('hex')}`);
-    expect(batchToken(['x'])).toBe(`clicks:1:${createHash('sha256').update('x').update(',').digest('hex')}`);
+    expect(batchToken(['b', 'a'])).toBe(
+      `clicks:2:${createHash('sha256').update('a,b,').digest('hex')}`,
+    );
+    expect(batchToken(['x'])).toBe(
+      `clicks:1:${createHash('sha256').update('x').update(',').digest('hex')}`,
+    );
   });
 });
 
@@ -121,6 +170,8 @@ describe('blockToken', () => {
   it('is the SHA-256 of the sorted batch tokens, each followed by a comma, after the block’s click count', () => {
     const [a, b] = [batch('x'), batch('y', 'z')];
     const sorted = [a.token, b.token].sort();
-    expect(blockToken([b, a])).toBe(`clicks:3:${createHash('sha256').update(`${sorted[0]},${sorted[1]},`).digest('hex')}`);
+    expect(blockToken([b, a])).toBe(
+      `clicks:3:${createHash('sha256').update(`${sorted[0]},${sorted[1]},`).digest('hex')}`,
+    );
   });
 });

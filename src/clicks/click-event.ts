@@ -99,7 +99,10 @@ export interface PackedClicks extends SharedColumns {
   ip: number[];
 }
 
-/** The version-2 layout (jobs enqueued by an earlier version): ids and times in full, IPs per click. */
+/**
+ * The version-2 layout: ids and times in full, IPs per click. The first released version wrote
+ * its click jobs so (into Redis); an installation upgraded from it may still hold some.
+ */
 export interface PackedClicksV2 extends SharedColumns {
   v: 2;
   ids: string[];
@@ -107,8 +110,8 @@ export interface PackedClicksV2 extends SharedColumns {
   ips: (string | null)[];
 }
 
-/** The job data: packed (either layout), or (jobs of the first version) one object per click. */
-export type ClickBatch = PackedClicks | PackedClicksV2 | { clicks: ClickEvent[] };
+/** The job data: packed, in either layout. */
+export type ClickBatch = PackedClicks | PackedClicksV2;
 
 /** What ingestion writes: every id and time (ms since the epoch) in full, IPs listed once. */
 export interface ClickColumns extends SharedColumns {
@@ -164,7 +167,9 @@ export function packClicks(clicks: ClickEvent[]): PackedClicks {
   for (const click of clicks) {
     if (packed.seq) {
       const seq = click.id as number;
-      packed.seq.push(packed.seq.length === 0 ? seq : (seq - previous + SEQUENCE_SPAN) % SEQUENCE_SPAN);
+      packed.seq.push(
+        packed.seq.length === 0 ? seq : (seq - previous + SEQUENCE_SPAN) % SEQUENCE_SPAN,
+      );
       previous = seq;
     } else {
       packed.ids!.push(clickId(click));
@@ -183,7 +188,6 @@ export function packClicks(clicks: ClickEvent[]): PackedClicks {
 /** A job's batch, whatever its layout, as ingestion writes it. */
 export function clickColumns(batch: ClickBatch | ClickEvent[]): ClickColumns {
   if (Array.isArray(batch)) return clickColumns(packClicks(batch));
-  if (!('v' in batch)) return clickColumns(packClicks(batch.clicks));
   if (batch.v === 2) {
     const { v: _version, ips: ipOfClick, ...rest } = batch;
     const ips: string[] = [];
@@ -205,7 +209,8 @@ export function clickColumns(batch: ClickBatch | ClickEvent[]): ClickColumns {
 /** A batch's clicks as objects, ids in full (what the journal hands back after a crash). */
 export function unpackClicks(batch: ClickBatch): ClickEvent[] {
   const c = clickColumns(batch);
-  const pick = (values: string[], index: number): string | null => (index === -1 ? null : values[index]);
+  const pick = (values: string[], index: number): string | null =>
+    index === -1 ? null : values[index];
   return c.ids.map((id, i) => ({
     id,
     linkId: c.links[i],
@@ -219,7 +224,16 @@ export function unpackClicks(batch: ClickBatch): ClickEvent[] {
 }
 
 /** A click as a row of the journal: [id or sequence number, at, link, project, bot, referrer, agent, ip]. */
-type ClickRow = [string | number, number, string, string, 0 | 1, string | null, string | null, string | null];
+type ClickRow = [
+  string | number,
+  number,
+  string,
+  string,
+  0 | 1,
+  string | null,
+  string | null,
+  string | null,
+];
 
 /**
  * A few clicks as JSON: `[node, row, …]`, one row per click. For a handful of clicks this costs a
@@ -229,7 +243,16 @@ type ClickRow = [string | number, number, string, string, 0 | 1, string | null, 
 export function clickRowsJson(clicks: ClickEvent[]): string {
   const rows: (string | ClickRow)[] = [NODE];
   for (const c of clicks) {
-    rows.push([c.id, c.clickedAt, c.linkId, c.projectId, c.isBot ? 1 : 0, c.referrer, c.userAgent, c.ip]);
+    rows.push([
+      c.id,
+      c.clickedAt,
+      c.linkId,
+      c.projectId,
+      c.isBot ? 1 : 0,
+      c.referrer,
+      c.userAgent,
+      c.ip,
+    ]);
   }
   return JSON.stringify(rows);
 }
