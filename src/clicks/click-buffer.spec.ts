@@ -2,19 +2,21 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AppConfig } from '../config/app-config';
-import { EnqueueOptions, JobQueue } from '../queue/job-queue';
+import { JobQueue } from '../queue/job-queue';
 import { ClickBuffer, FLUSH_INTERVAL_MS, FLUSH_SIZE } from './click-buffer';
 import { ClickEvent, PackedClicks, clickId, nextClickSequence } from './click-event';
-import { readJournal } from './click-journal';
+import { ClickJournal, readJournal } from './click-journal';
+import { ClickRecorder } from './click-recorder';
+import { ClickSpool } from './click-spool';
 
 /** A queue whose hand-over takes `latencyMs`, recording each job's size and when it was added. */
 function slowQueue(latencyMs: number) {
   const jobs: { size: number; at: number }[] = [];
   const queue = {
-    add: async (_queue: string, _name: string, data: PackedClicks, options: EnqueueOptions) => {
+    add: async (_queue: string, _name: string, data: PackedClicks) => {
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
       jobs.push({ size: data.at.length, at: Date.now() });
-      options.onStored?.();
+      return { stored: Promise.resolve(true) };
     },
     addAndWait: () => Promise.reject(new Error('not used')),
     drain: () => Promise.resolve(),
@@ -22,15 +24,30 @@ function slowQueue(latencyMs: number) {
   return { queue, jobs };
 }
 
-function buffer(
-  queue: JobQueue,
-  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-')),
-): ClickBuffer {
-  return new ClickBuffer({ dataDir } as AppConfig, queue);
+/**
+ * The click chain as ClicksModule wires it, from the redirects to the queue: ClickRecorder →
+ * ClickJournal → ClickBuffer → `queue`. `size` is the buffer's, `journaled` the journal's clicks
+ * not yet released.
+ */
+function buffer(queue: JobQueue, dataDir = mkdtempSync(path.join(tmpdir(), 'svc-buffer-'))) {
+  const clicks = new ClickBuffer(queue, new ClickSpool({ dataDir } as AppConfig));
+  const journal = new ClickJournal(path.join(dataDir, 'journal'), clicks);
+  const recorder = new ClickRecorder(journal);
+  return {
+    push: (click: ClickEvent, answer?: () => void) => recorder.push(click, answer),
+    flush: () => recorder.flush(),
+    beforeApplicationShutdown: () => recorder.beforeApplicationShutdown(),
+    get size() {
+      return clicks.size;
+    },
+    get journaled() {
+      return journal.unreleased;
+    },
+  };
 }
 
 function push(
-  target: ClickBuffer,
+  target: ReturnType<typeof buffer>,
   count: number,
   answer?: (click: ClickEvent) => void,
 ): ClickEvent[] {
@@ -57,7 +74,8 @@ function push(
  * Jest's clock (timers and Date), so each hand-over's time is exact whatever the machine's load;
  * setImmediate stays real for the journal's end of turn.
  */
-const useJestClock = () => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+const useJestClock = () =>
+  jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
 const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 /** `work`'s result once Jest's clock has moved `ms` on (the hand-overs it waits for run meanwhile). */

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
-import * as path from 'node:path';
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { JobQueue } from '../queue/job-queue';
+import { Injectable, Logger } from '@nestjs/common';
+import { Enqueued, JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
-import { ClickBatch, ClickEvent, clickId, packClicks } from './click-event';
-import { ClickJournal } from './click-journal';
+import { ClickBatch, ClickEvent, packClicks } from './click-event';
+import { ClickSpool } from './click-spool';
 
-/** A batch goes out after this long or at this size, whichever comes first (DESIGN.md). */
+/** A batch goes out after this long or at this size, whichever comes first (docs/architecture.md). */
 export const FLUSH_INTERVAL_MS = 100;
 export const FLUSH_SIZE = 1000;
 /** Clicks kept in memory while the queue is unreachable; older ones are spilled to disk. */
@@ -17,70 +14,82 @@ const MEMORY_LIMIT = 50_000;
 const ENQUEUE_TIMEOUT_MS = 2000;
 const RETRY_MS = 1000;
 
+type FlushMode = 'full' | 'due' | 'all';
+
 /**
- * Redirects never wait for storage: each click is appended here and handed to the `clicks` queue in
- * batches. While the queue (Redis) is unreachable, batches wait in memory, then on disk under
- * DATA_DIR/spool, and go out when it is back; at shutdown everything is flushed or spilled. A batch
- * that was handed over twice is harmless: ingestion is idempotent by click id.
+ * The clicks journaled and waiting for the `clicks` queue, handed to it in batches: a job per
+ * FLUSH_SIZE clicks, or once the oldest has waited FLUSH_INTERVAL_MS. While the queue (Redis) is
+ * unreachable, batches wait in memory, then in the spool (ClickSpool), and go out when it is back;
+ * at shutdown everything is flushed or spilled. A batch handed over twice is harmless: ingestion is
+ * idempotent by click id.
  *
- * A crash must not lose the clicks of redirects already answered: each event-loop turn's clicks are
- * written to the journal (DATA_DIR/journal) in one write before their redirects are answered, and
- * released from it once the queue holds them for good (ClickJournal); the next start sends what a
- * dead process left there.
+ * The clicks come from the journal (take), numbered by their journal position. Once the queue holds
+ * a batch for good (Enqueued.stored), or the spool does, its positions are held: the journal asks
+ * for them (nextHeld) and releases them.
  */
 @Injectable()
-export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ClickBuffer {
   private readonly logger = new Logger('ClickBuffer');
   private pending: ClickEvent[] = [];
+  /** The journal position of pending[0]. */
+  private head = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failing = false;
   private spooled = false;
   private closed = false;
-  private readonly journal: ClickJournal;
-  /** The journal position of pending[0]. */
-  private taken = 0;
-  /** Clicks at the end of `pending` not yet in the journal, and the redirects waiting for that. */
-  private unjournaled = 0;
-  private answers: (() => void)[] = [];
-  private turnEnding = false;
+  private stopped = false;
+  /** Journal positions [from, to) held for good since the journal last asked, as pairs. */
+  private held: number[] = [];
+  private wakeHeld: (() => void) | null = null;
   /** Clicks kept in memory while the queue is unreachable before the oldest are spilled (tests lower it). */
   memoryLimit = MEMORY_LIMIT;
 
   constructor(
-    private readonly config: AppConfig,
     private readonly queue: JobQueue,
-  ) {
-    this.journal = new ClickJournal(path.join(config.dataDir, 'journal'));
-  }
+    private readonly spool: ClickSpool,
+  ) {}
 
+  /** Clicks waiting in this process for the queue. */
   get size(): number {
     return this.pending.length;
   }
 
-  get spoolDir(): string {
-    return path.join(this.config.dataDir, 'spool');
-  }
-
-  /** Clicks in the journal not yet held by the queue or the spool. */
-  get journaled(): number {
-    return this.journal.unreleased;
+  /** Takes journaled clicks, at journal positions [from, from + clicks.length). */
+  take(clicks: ClickEvent[], from: number): void {
+    if (this.pending.length === 0) this.head = from;
+    for (const click of clicks) this.pending.push(click);
+    if (this.pending.length >= FLUSH_SIZE && !this.failing) void this.sendBatches('full');
+    else this.schedule(this.failing ? RETRY_MS : this.dueIn());
   }
 
   /**
-   * Takes a click; `answer` (its redirect's response) runs once the click is in the journal: at the
-   * end of this event-loop turn, after one write of the turn's clicks.
+   * The journal positions held for good (by the queue or the spool) since the last call, as pairs
+   * [from, to); waits for some. Null once the buffer has stopped and nothing is left.
    */
-  push(click: ClickEvent, answer?: () => void): void {
-    this.pending.push(click);
-    this.unjournaled++;
-    if (answer) this.answers.push(answer);
-    if (!this.turnEnding) {
-      this.turnEnding = true;
-      setImmediate(this.endTurn);
+  async nextHeld(): Promise<number[] | null> {
+    while (this.held.length === 0) {
+      if (this.stopped) return null;
+      await new Promise<void>((resolve) => (this.wakeHeld = resolve));
     }
-    if (this.pending.length >= FLUSH_SIZE && !this.failing) void this.sendBatches('full');
-    else this.schedule(this.failing ? RETRY_MS : FLUSH_INTERVAL_MS);
+    const held = this.held;
+    this.held = [];
+    return held;
+  }
+
+  /** Clicks recovered from the journal of a process that died: a spool file of their own. */
+  async recover(clicks: ClickEvent[]): Promise<void> {
+    await this.spool.save(clicks);
+  }
+
+  /** At start: spooled clicks (of an earlier run, or just recovered) go out once the queue takes them. */
+  async start(): Promise<void> {
+    try {
+      this.spooled = await this.spool.reclaim();
+    } catch {
+      this.spooled = false;
+    }
+    if (this.spooled) this.schedule(FLUSH_INTERVAL_MS);
   }
 
   /**
@@ -90,6 +99,30 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
   async flush(): Promise<void> {
     do await this.sendBatches('all');
     while (this.pending.length > 0 && !this.failing);
+  }
+
+  /**
+   * At shutdown: every buffered click goes to the queue (and, in-process, is written), or to the
+   * spool when the queue is unreachable.
+   */
+  async stop(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+    if (this.pending.length > 0) {
+      await this.spillOldest(this.pending.length);
+      this.logger.warn('queue unreachable at shutdown: clicks spilled to disk, sent at next start');
+    }
+    await this.queue.drain();
+    this.stopped = true;
+    this.wake();
+  }
+
+  /** How long until the oldest pending click has waited FLUSH_INTERVAL_MS. */
+  private dueIn(): number {
+    const waited = Date.now() - this.pending[0].clickedAt;
+    return Math.min(FLUSH_INTERVAL_MS, Math.max(0, FLUSH_INTERVAL_MS - waited));
   }
 
   /**
@@ -110,73 +143,11 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
           // The interval counts from the oldest click left waiting.
           if (this.timer) clearTimeout(this.timer);
           this.timer = null;
-          this.schedule(Math.max(0, FLUSH_INTERVAL_MS - (Date.now() - this.pending[0].clickedAt)));
+          this.schedule(this.dueIn());
         }
       }
     });
     return this.flushing;
-  }
-
-  /** The turn's clicks go to the journal in one write; then their redirects are answered. */
-  private readonly endTurn = (): void => {
-    this.turnEnding = false;
-    this.writeJournal();
-    const answers = this.answers;
-    this.answers = [];
-    for (const answer of answers) {
-      try {
-        answer();
-      } catch (error) {
-        this.logger.error({ err: error }, 'answer after the click journal failed');
-      }
-    }
-  };
-
-  /** Writes the clicks not yet in the journal: always done before any click leaves `pending`. */
-  private writeJournal(): void {
-    if (this.unjournaled === 0) return;
-    this.journal.append(this.pending.slice(this.pending.length - this.unjournaled));
-    this.unjournaled = 0;
-  }
-
-  /**
-   * What a process that died left in its journal, and clicks spilled by an earlier run, go out once
-   * this one is up (the journal is taken over before the server listens).
-   */
-  async onApplicationBootstrap(): Promise<void> {
-    try {
-      const recovered = await this.journal.takeOver((clicks) => this.spoolRecovered(clicks));
-      if (recovered > 0) this.logger.warn(`${recovered} clicks recovered from the journal of a process that died`);
-    } catch (error) {
-      this.logger.error({ err: error }, 'click journal recovery failed');
-    }
-    try {
-      // A file claimed by a run that died while sending it goes out again (ingestion is idempotent).
-      for (const name of (await readdir(this.spoolDir)).filter(isOrphanedClaim)) {
-        await rename(path.join(this.spoolDir, name), path.join(this.spoolDir, name.replace(/\.sending$/, '.ndjson')));
-      }
-      this.spooled = (await readdir(this.spoolDir)).some((f) => f.endsWith('.ndjson'));
-    } catch {
-      this.spooled = false;
-    }
-    if (this.spooled) this.schedule(FLUSH_INTERVAL_MS);
-  }
-
-  /**
-   * Before any connection closes: every buffered click goes to the queue (and, in-process, is
-   * written), or to the spool when the queue is unreachable.
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.flush();
-    if (this.pending.length > 0) {
-      await this.spillOldest(this.pending.length);
-      this.logger.warn('queue unreachable at shutdown: clicks spilled to disk, sent at next start');
-    }
-    await this.queue.drain();
-    this.journal.close();
   }
 
   private schedule(delay: number): void {
@@ -194,28 +165,32 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
     while (this.pending.length > 0) {
       if (this.pending.length < FLUSH_SIZE && !small && !this.closed) break;
       small = mode === 'all';
-      this.writeJournal();
       const batch = this.pending.slice(0, FLUSH_SIZE);
-      const from = this.taken;
-      if (!(await this.send(batch, () => this.journal.release(from, from + batch.length)))) {
+      const from = this.head;
+      const enqueued = await this.send(batch);
+      if (!enqueued) {
         this.failing = true;
-        if (this.pending.length > this.memoryLimit) await this.spillOldest(this.pending.length - this.memoryLimit);
+        if (this.pending.length > this.memoryLimit)
+          await this.spillOldest(this.pending.length - this.memoryLimit);
         return;
       }
       this.pending.splice(0, batch.length);
-      this.taken += batch.length;
+      this.head += batch.length;
+      void enqueued.stored.then((stored) => {
+        if (stored) this.hold(from, from + batch.length);
+      });
     }
     if (this.failing || this.spooled) await this.drainSpool();
     this.failing = false;
   }
 
-  /** Hands a batch to the queue; `stored` runs once the queue holds it for good (EnqueueOptions.onStored). */
-  private async send(clicks: ClickEvent[], stored?: () => void): Promise<boolean> {
+  /** Hands a batch to the queue; null when it could not (the queue is unreachable or too slow). */
+  private async send(clicks: ClickEvent[]): Promise<Enqueued | null> {
     let timer: NodeJS.Timeout | undefined;
-    // A hand-over that timed out is made again: should the first still arrive, it is not the one reported.
-    let gaveUp = false;
     try {
-      await Promise.race([
+      // A hand-over that timed out is made again: should the first still arrive, its answer is not
+      // the one awaited.
+      return await Promise.race([
         this.queue.add<ClickBatch>(QUEUES.clicks, 'ingest', packClicks(clicks), {
           jobId: randomUUID(),
           // Outlives database outages: a steady retry for days rather than giving up.
@@ -224,19 +199,14 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
           failFast: true,
           // Batches are large and frequent: a finished one is dropped from Redis at once.
           keepCompleted: false,
-          onStored: stored && (() => gaveUp || stored()),
         }),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => {
-            gaveUp = true;
-            reject(new Error('enqueue timed out'));
-          }, ENQUEUE_TIMEOUT_MS);
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
         }),
       ]);
-      return true;
     } catch (error) {
       if (!this.failing) this.logger.warn(`clicks wait in the buffer: ${(error as Error).message}`);
-      return false;
+      return null;
     } finally {
       clearTimeout(timer);
     }
@@ -244,96 +214,55 @@ export class ClickBuffer implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Moves the n oldest clicks to the spool, which holds them instead of the journal. */
   private async spillOldest(n: number): Promise<void> {
-    this.writeJournal();
-    const from = this.taken;
+    const from = this.head;
     const clicks = this.pending.splice(0, n);
-    this.taken += n;
-    await this.spill(clicks);
-    this.journal.release(from, from + n);
-  }
-
-  /**
-   * Clicks recovered from a dead process's journal, as a spool file of their own: written whole under
-   * another name first, so that a drain never reads half of it.
-   */
-  private async spoolRecovered(clicks: ClickEvent[]): Promise<void> {
-    await mkdir(this.spoolDir, { recursive: true });
-    const file = path.join(this.spoolDir, `journal-${this.journal.instance}-${randomUUID()}`);
-    await writeFile(`${file}.tmp`, clicks.map((c) => JSON.stringify({ ...c, id: clickId(c) })).join('\n') + '\n', 'utf8');
-    await rename(`${file}.tmp`, `${file}.ndjson`);
-  }
-
-  /** Appends clicks to a spool file (one JSON line per click). */
-  private async spill(clicks: ClickEvent[]): Promise<void> {
+    this.head += n;
     if (clicks.length === 0) return;
-    await mkdir(this.spoolDir, { recursive: true });
-    const file = path.join(this.spoolDir, `clicks-${process.pid}.ndjson`);
-    // Ids in full: the next process makes other ids from the same sequence numbers.
-    await appendFile(file, clicks.map((c) => JSON.stringify({ ...c, id: clickId(c) })).join('\n') + '\n', 'utf8');
+    await this.spool.spill(clicks);
     this.spooled = true;
+    this.hold(from, from + n);
   }
 
   /** Sends spooled clicks (from this run or an earlier one) once the queue answers again. */
   private async drainSpool(): Promise<void> {
     let files: string[];
     try {
-      files = (await readdir(this.spoolDir)).filter((f) => f.endsWith('.ndjson'));
+      files = await this.spool.files();
     } catch {
       this.spooled = false;
       return;
     }
     for (const name of files) {
-      // Claimed by renaming, so two processes never send one file.
-      const claimed = path.join(this.spoolDir, `${name}.${process.pid}.sending`);
-      try {
-        await rename(path.join(this.spoolDir, name), claimed);
-      } catch {
-        continue;
-      }
-      const clicks = (await readFile(claimed, 'utf8'))
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => fromSpool(JSON.parse(line) as SpooledClick));
-      // The file goes once the queue holds all of it for good (in-process: once its jobs have run);
-      // a process that dies before that leaves the claimed file, sent again at the next start.
-      let unstored = 0;
-      let sent = false;
-      const remove = () => unlink(claimed).catch(() => undefined);
-      const stored = () => {
-        if (--unstored === 0 && sent) void remove();
-      };
+      const claimed = await this.spool.claim(name);
+      if (!claimed) continue;
+      const clicks = await this.spool.read(claimed);
+      const stored: Promise<boolean>[] = [];
       for (let i = 0; i < clicks.length; i += FLUSH_SIZE) {
-        unstored++;
-        if (!(await this.send(clicks.slice(i, i + FLUSH_SIZE), stored))) {
-          await rename(claimed, path.join(this.spoolDir, name)).catch(() => undefined);
+        const enqueued = await this.send(clicks.slice(i, i + FLUSH_SIZE));
+        if (!enqueued) {
+          await this.spool.unclaim(claimed, name);
           return;
         }
+        stored.push(enqueued.stored);
       }
-      sent = true;
-      if (unstored === 0) await remove();
+      // The file goes once the queue holds all of it for good (in-process: once its jobs have run);
+      // a process that dies before that leaves the claimed file, sent again at the next start.
+      void Promise.all(stored).then(async (all) => {
+        if (all.every(Boolean)) await this.spool.remove(claimed);
+      });
     }
     this.spooled = false;
   }
-}
 
-type FlushMode = 'full' | 'due' | 'all';
+  /** Journal positions [from, to) are held for good now: the journal may release them. */
+  private hold(from: number, to: number): void {
+    this.held.push(from, to);
+    this.wake();
+  }
 
-/** A spooled click: files of earlier versions hold its time as an ISO 8601 string. */
-type SpooledClick = ClickEvent | (Omit<ClickEvent, 'clickedAt'> & { clickedAt: string });
-
-function fromSpool(click: SpooledClick): ClickEvent {
-  return typeof click.clickedAt === 'string' ? { ...click, clickedAt: Date.parse(click.clickedAt) } : (click as ClickEvent);
-}
-
-/** `<file>.<pid>.sending` of a process that is gone, or of an earlier run with this pid (containers). */
-function isOrphanedClaim(name: string): boolean {
-  const pid = /\.(\d+)\.sending$/.exec(name)?.[1];
-  if (pid === undefined) return false;
-  if (Number(pid) === process.pid) return true;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  private wake(): void {
+    const wake = this.wakeHeld;
+    this.wakeHeld = null;
+    wake?.();
   }
 }

@@ -9,8 +9,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { ClickBuffer } from './click-buffer';
 import { ClickEvent, clickId, nextClickSequence } from './click-event';
 import { ClickJournal, readJournal } from './click-journal';
+
+/** The stage after the journal: takes the clicks and holds none (releases are made by hand here). */
+const BUFFER = { take: () => undefined, nextHeld: async () => null } as unknown as ClickBuffer;
 
 function clicks(count: number, referrer: string | null = null): ClickEvent[] {
   const at = Date.UTC(2026, 10, 25, 2, 0, 0);
@@ -38,7 +42,7 @@ const files = (dir: string) => readdirSync(dir).sort();
 describe('ClickJournal', () => {
   it('gives back every field of the clicks appended, ids in full, from one line per append', () => {
     const dir = journalDir();
-    const journal = new ClickJournal(dir);
+    const journal = new ClickJournal(dir, BUFFER);
     // A few clicks go as rows, a larger turn packed.
     const first = clicks(5, 'https://r.example/a,b{c}\'d"e\tf');
     const second = clicks(2);
@@ -58,7 +62,7 @@ describe('ClickJournal', () => {
 
   it('skips a record torn by the kill, and a damaged one, and reads the records after it', () => {
     const dir = journalDir();
-    const journal = new ClickJournal(dir);
+    const journal = new ClickJournal(dir, BUFFER);
     const [a, b, c] = [clicks(3), clicks(4), clicks(2)];
     journal.append(a);
     journal.append(b);
@@ -82,7 +86,7 @@ describe('ClickJournal', () => {
   it('empties the open segment once all of its clicks are released, and deletes closed ones', () => {
     const dir = journalDir();
     // Segments of about one record: each append past the first opens a new one.
-    const journal = new ClickJournal(dir, 100);
+    const journal = new ClickJournal(dir, BUFFER, 100);
     journal.append(clicks(3)); // positions 0–2
     journal.append(clicks(2)); // 3–4, second segment
     journal.append(clicks(4)); // 5–8, third (open)
@@ -112,7 +116,7 @@ describe('ClickJournal', () => {
 
   it('deletes every segment at close when all clicks were released', () => {
     const dir = journalDir();
-    const journal = new ClickJournal(dir);
+    const journal = new ClickJournal(dir, BUFFER);
     journal.append(clicks(3));
     journal.release(0, 3);
     journal.append(clicks(1));
@@ -124,11 +128,11 @@ describe('ClickJournal', () => {
   it('takes over the segments of dead processes only, and once', async () => {
     const dir = journalDir();
     mkdirSync(dir, { recursive: true });
-    const live = new ClickJournal(dir);
+    const live = new ClickJournal(dir, BUFFER);
     const liveClicks = clicks(2);
     live.append(liveClicks);
     // A process that died (a pid above pid_max), and one that runs (pid 1).
-    const dead = new ClickJournal(journalDir());
+    const dead = new ClickJournal(journalDir(), BUFFER);
     const deadClicks = clicks(3);
     dead.append(deadClicks);
     const deadFile = files(dead.dir)[0];
@@ -142,13 +146,13 @@ describe('ClickJournal', () => {
     );
     dead.close();
     // An application of this process that closed and left unreleased clicks behind.
-    const closed = new ClickJournal(dir);
+    const closed = new ClickJournal(dir, BUFFER);
     const closedClicks = clicks(1);
     closed.append(closedClicks);
     closed.close();
     const closedFile = files(dir).find((f) => f.startsWith(closed.instance))!;
 
-    const starting = new ClickJournal(dir);
+    const starting = new ClickJournal(dir, BUFFER);
     const got: ClickEvent[][] = [];
     const count = await starting.takeOver(async (list) => {
       got.push(list);
@@ -178,15 +182,15 @@ describe('ClickJournal', () => {
 
   it('leaves a segment whose recovery failed for the next start', async () => {
     const dir = journalDir();
-    const dead = new ClickJournal(dir);
+    const dead = new ClickJournal(dir, BUFFER);
     dead.append(clicks(2));
     dead.close();
-    const first = new ClickJournal(dir);
+    const first = new ClickJournal(dir, BUFFER);
     await expect(first.takeOver(() => Promise.reject(new Error('disk full')))).rejects.toThrow(
       'disk full',
     );
     first.close();
-    const next = new ClickJournal(dir);
+    const next = new ClickJournal(dir, BUFFER);
     let count = 0;
     expect(await next.takeOver(async (list) => void (count += list.length))).toBe(2);
     expect(count).toBe(2);

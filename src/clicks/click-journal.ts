@@ -4,6 +4,7 @@ import { readFile, readdir, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Logger } from '@nestjs/common';
+import { ClickBuffer } from './click-buffer';
 import {
   ClickEvent,
   PackedClicks,
@@ -52,6 +53,11 @@ interface Segment {
  * segment whose clicks are all released is deleted (the open one emptied, once it has grown). What
  * a process that died left behind is taken over by the next one to start on the DATA_DIR (takeOver).
  *
+ * The journal is the stage between the redirects' clicks (ClickRecorder) and the buffer before the
+ * queue (ClickBuffer): every click appended is handed on to the buffer with its position, and the
+ * buffer answers which positions the queue or the spool now holds for good (nextHeld); those are
+ * released.
+ *
  * A record is one line: the CRC-32 of its JSON (8 hex digits), a space, and the turn's clicks with
  * this process's random bits and each click's sequence number, so ids come out as the redirect made
  * them: packed as the queue carries them (packClicks), or, for a turn of a few clicks, as rows
@@ -67,12 +73,46 @@ export class ClickJournal {
   private appended = 0;
   private sequence = 0;
   private failing = false;
+  /** Releases what the buffer holds for good, until it stops. */
+  private readonly releasing: Promise<void>;
 
   constructor(
     readonly dir: string,
+    private readonly next: ClickBuffer,
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {
     LIVE.add(this.instance);
+    this.releasing = this.releaseHeld();
+  }
+
+  /**
+   * At start, before the server listens: what dead processes left in the journal is handed on (to
+   * be spooled and sent), then the buffer starts.
+   */
+  async start(): Promise<void> {
+    try {
+      const recovered = await this.takeOver((clicks) => this.next.recover(clicks));
+      if (recovered > 0)
+        this.logger.warn(`${recovered} clicks recovered from the journal of a process that died`);
+    } catch (error) {
+      this.logger.error({ err: error }, 'click journal recovery failed');
+    }
+    await this.next.start();
+  }
+
+  /** Hands every click on to the queue (ClickBuffer.flush). */
+  flush(): Promise<void> {
+    return this.next.flush();
+  }
+
+  /**
+   * At shutdown, once no click comes in: the buffer flushes (or spills) everything and the queue
+   * drains, what they hold is released, and the journal closes.
+   */
+  async stop(): Promise<void> {
+    await this.next.stop();
+    await this.releasing;
+    this.close();
   }
 
   /** Clicks appended and not yet released (what a crash now would leave for the next start). */
@@ -81,8 +121,9 @@ export class ClickJournal {
   }
 
   /**
-   * Appends the clicks as one record, synchronously: the caller answers their redirects after it.
-   * A write that fails is logged and the clicks stay in memory only (the redirect is answered anyway).
+   * Appends the clicks as one record, synchronously, and hands them on to the buffer: the caller
+   * answers their redirects after it. A write that fails is logged and the clicks stay in memory
+   * only (the redirect is answered anyway).
    */
   append(clicks: ClickEvent[]): void {
     if (clicks.length === 0) return;
@@ -111,6 +152,7 @@ export class ClickJournal {
         );
       this.failing = true;
     }
+    this.next.take(clicks, first);
   }
 
   /** The clicks at positions [from, to) are held elsewhere now: segments holding nothing else go. */
@@ -183,6 +225,16 @@ export class ClickJournal {
       recovered += clicks.length;
     }
     return recovered;
+  }
+
+  /** Releases the positions the buffer reports held for good, until it has stopped. */
+  private async releaseHeld(): Promise<void> {
+    try {
+      for (let held = await this.next.nextHeld(); held; held = await this.next.nextHeld())
+        for (let i = 0; i < held.length; i += 2) this.release(held[i], held[i + 1]);
+    } catch (error) {
+      this.logger.error({ err: error }, 'click journal release failed');
+    }
   }
 
   /** The segment to append to: the open one, or a new one (first use, past segmentBytes, after a failure). */

@@ -21,7 +21,11 @@ export class ClicksMetrics implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.metrics.gauge('svc_click_buffer_size', 'Clicks waiting in this process for the queue', () => this.buffer.size);
+    this.metrics.gauge(
+      'svc_click_buffer_size',
+      'Clicks waiting in this process for the queue',
+      () => this.buffer.size,
+    );
     this.metrics.gauge(
       'svc_click_ingest_lag_seconds',
       'Age of the newest click of the last batch this process ingested, at ingestion',
@@ -31,12 +35,16 @@ export class ClicksMetrics implements OnModuleInit {
     const queue = this.moduleRef.get<Queue>(getQueueToken(QUEUES.clicks), { strict: false });
     // While Redis is down these read NaN (unknown) at once: asked, BullMQ would wait for Redis, hanging
     // the scrape and, with its commands still queued in the client, the shutdown.
-    const ifRedisUp = async (read: () => Promise<number>) => ((await redisUp(queue.getBackend())) ? read() : NaN);
-    this.metrics.gauge('svc_click_queue_depth', 'Click batches waiting or delayed in the clicks queue', () =>
-      ifRedisUp(async () => {
-        const counts = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
-        return Object.values(counts).reduce((sum, n) => sum + n, 0);
-      }),
+    const ifRedisUp = async (read: () => Promise<number>) =>
+      (await redisUp(queue.getBackend())) ? read() : NaN;
+    this.metrics.gauge(
+      'svc_click_queue_depth',
+      'Click batches waiting or delayed in the clicks queue',
+      () =>
+        ifRedisUp(async () => {
+          const counts = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+          return Object.values(counts).reduce((sum, n) => sum + n, 0);
+        }),
     );
     this.metrics.gauge('svc_click_queue_age_seconds', 'Age of the oldest waiting click batch', () =>
       ifRedisUp(async () => {

@@ -1,13 +1,36 @@
+import * as path from 'node:path';
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { ClickBuffer } from './click-buffer';
+import { ClickJournal } from './click-journal';
+import { ClickRecorder } from './click-recorder';
+import { ClickSpool } from './click-spool';
 import { ClicksMetrics } from './clicks-metrics';
 import { ClicksProcessor } from './clicks.processor';
 import { ClicksRepository } from './clicks.repository';
 import { ClicksService } from './clicks.service';
 
-/** Click events: the buffer redirects append to, and the job that writes clicks and rollups. */
+/**
+ * Click events on their way from the redirects to the analytics store, one stage calling the next
+ * (docs/architecture.md, "How a click flows"): ClickRecorder → ClickJournal → ClickBuffer → the
+ * `clicks` queue → ClicksProcessor → ClicksService → ClickBlocks → ClicksRepository.
+ */
 @Module({
-  providers: [ClickBuffer, ClicksRepository, ClicksService, ClicksProcessor, ClicksMetrics],
-  exports: [ClickBuffer, ClicksService],
+  providers: [
+    ClickRecorder,
+    {
+      provide: ClickJournal,
+      inject: [AppConfig, ClickBuffer],
+      useFactory: (config: AppConfig, buffer: ClickBuffer) =>
+        new ClickJournal(path.join(config.dataDir, 'journal'), buffer),
+    },
+    ClickBuffer,
+    ClickSpool,
+    ClicksProcessor,
+    ClicksService,
+    ClicksRepository,
+    ClicksMetrics,
+  ],
+  exports: [ClickRecorder, ClicksService],
 })
 export class ClicksModule {}

@@ -4,8 +4,21 @@ import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client
 import { LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { UNSTAMPED } from '../analytics/link-stamps';
 import { countStampStateWrite } from '../analytics/stamp-state';
+import { ByteSink } from './byte-sink';
 import { ClickColumns } from './click-event';
-import { ByteSink, EncodedBatch } from './insert-coalescer';
+
+/**
+ * A batch of clicks written into a block (ByteSink): what identifies its rows there. Its rows are
+ * TabSeparated lines, as UTF-8 bytes in the block's sink; a block is its batches' lines end to end.
+ */
+export interface EncodedBatch {
+  /** How many clicks (lines). */
+  rows: number;
+  /** The deduplication token of its click ids (batchToken). */
+  token: string;
+  /** Every click carries its link's stamp (none is UNSTAMPED: a link the mirror lacked). */
+  stamped: boolean;
+}
 
 /**
  * The deduplication token of a batch: a digest of its click ids, in any order. A job retried, run

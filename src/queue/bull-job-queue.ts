@@ -2,11 +2,14 @@ import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common'
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, QueueEvents } from 'bullmq';
-import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue } from './job-queue';
+import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, Enqueued, JobQueue } from './job-queue';
 import { QUEUES, QueueName } from './queue-names';
 import { redisUp } from './redis.provider';
 
 const AWAITED_QUEUES: QueueName[] = [QUEUES.unwrap];
+
+/** A job in Redis is held for good once added: one answer serves every job. */
+const IN_REDIS: Enqueued = { stored: Promise.resolve(true) };
 
 /** Jobs go to Redis; whichever process runs workers (ROLE all or worker) picks them up. */
 @Injectable()
@@ -17,7 +20,12 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     super();
   }
 
-  async add<T extends object>(queue: QueueName, name: string, data: T, options: EnqueueOptions = {}): Promise<void> {
+  async add<T extends object>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    options: EnqueueOptions = {},
+  ): Promise<Enqueued> {
     const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
     if (options.failFast) {
       const { status } = await target.getBackend().client;
@@ -33,10 +41,15 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
       removeOnComplete: options.keepCompleted === false ? true : { age: 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
-    options.onStored?.();
+    return IN_REDIS;
   }
 
-  async addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R> {
+  async addAndWait<T extends object, R>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    timeoutMs: number,
+  ): Promise<R> {
     const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
     const job = await target.add(name, data, {
       attempts: 1,
@@ -75,7 +88,10 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
   private events(queue: QueueName, target: Queue): QueueEvents {
     let events = this.queueEvents.get(queue);
     if (!events) {
-      events = new QueueEvents(queue, { connection: target.opts.connection, prefix: target.opts.prefix });
+      events = new QueueEvents(queue, {
+        connection: target.opts.connection,
+        prefix: target.opts.prefix,
+      });
       events.on('error', () => undefined);
       this.queueEvents.set(queue, events);
     }

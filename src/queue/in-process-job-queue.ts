@@ -4,29 +4,37 @@ import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { PROCESSOR_METADATA } from '@nestjs/bullmq/dist/bull.constants';
-import { DEFAULT_ATTEMPTS, EnqueueOptions, JobQueue, retryDelay } from './job-queue';
+import { DEFAULT_ATTEMPTS, EnqueueOptions, Enqueued, JobQueue, retryDelay } from './job-queue';
 import { QueueName } from './queue-names';
+
+/** A job id seen before: that job, not this hand-over, holds the work. */
+const ALREADY_HELD: Enqueued = { stored: Promise.resolve(false) };
 
 /**
  * Without Redis the same processors run in this process: a job is handed to the queue's
  * WorkerHost.process on the next tick, retried with back-off like BullMQ would, and awaited at
- * shutdown so nothing accepted is dropped. A job lives in memory only: it is stored (onStored) once
- * it has run.
+ * shutdown so nothing accepted is dropped. A job lives in memory only: it is stored
+ * (Enqueued.stored) once it has run.
  */
 @Injectable()
 export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown {
   private readonly logger = new Logger('InProcessJobQueue');
   private processors?: Map<string, WorkerHost>;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly seenJobIds = new Set<string>();
 
   constructor(private readonly discovery: DiscoveryService) {
     super();
   }
 
-  async add<T extends object>(queue: QueueName, name: string, data: T, options: EnqueueOptions = {}): Promise<void> {
+  async add<T extends object>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    options: EnqueueOptions = {},
+  ): Promise<Enqueued> {
     if (options.jobId) {
-      if (this.seenJobIds.has(`${queue}:${options.jobId}`)) return;
+      if (this.seenJobIds.has(`${queue}:${options.jobId}`)) return ALREADY_HELD;
       // Deduplication over the recent past, as BullMQ's kept jobs give; bounded memory.
       if (this.seenJobIds.size >= 100_000) this.seenJobIds.clear();
       this.seenJobIds.add(`${queue}:${options.jobId}`);
@@ -43,11 +51,24 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     const run = this.runWithRetries(processor, job, options);
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
+    return { stored: run };
   }
 
-  async addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R> {
+  async addAndWait<T extends object, R>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    timeoutMs: number,
+  ): Promise<R> {
     const processor = this.processorFor(queue);
-    const job = { id: randomUUID(), name, data, queueName: queue, attemptsMade: 0, timestamp: Date.now() } as unknown as Job;
+    const job = {
+      id: randomUUID(),
+      name,
+      data,
+      queueName: queue,
+      attemptsMade: 0,
+      timestamp: Date.now(),
+    } as unknown as Job;
     let timer: NodeJS.Timeout | undefined;
     const run = processor.process(job) as Promise<R>;
     const settled = run.then(
@@ -60,7 +81,10 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
       return await Promise.race([
         run,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`job ${queue}/${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`job ${queue}/${name} timed out after ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         }),
       ]);
     } finally {
@@ -88,14 +112,18 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     await this.drain();
   }
 
-  private async runWithRetries(processor: WorkerHost, job: Job, options: EnqueueOptions): Promise<void> {
+  /** Runs the job until it succeeds (true: its effects are stored) or is given up (false). */
+  private async runWithRetries(
+    processor: WorkerHost,
+    job: Job,
+    options: EnqueueOptions,
+  ): Promise<boolean> {
     const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
     await new Promise((resolve) => setImmediate(resolve));
     for (let attempt = 1; ; attempt++) {
       try {
         await processor.process(job);
-        options.onStored?.();
-        return;
+        return true;
       } catch (error) {
         (job as { attemptsMade: number }).attemptsMade = attempt;
         if (attempt >= attempts) {
@@ -103,7 +131,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
             { err: error, queue: job.queueName, jobId: job.id },
             `job ${job.queueName}/${job.name} failed after ${attempt} attempts`,
           );
-          return;
+          return false;
         }
         await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, options)));
       }
@@ -117,8 +145,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
         const instance: unknown = wrapper.instance;
         if (!(instance instanceof WorkerHost)) continue;
         const meta = Reflect.getMetadata(PROCESSOR_METADATA, instance.constructor) as
-          | { name: string }
-          | undefined;
+          { name: string } | undefined;
         if (meta) this.processors.set(meta.name, instance as WorkerHost);
       }
     }

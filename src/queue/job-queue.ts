@@ -18,12 +18,16 @@ export interface EnqueueOptions {
   failFast?: boolean;
   /** Whether a finished job stays in Redis for a while (default: an hour, at most 1,000). Large, frequent jobs say false. */
   keepCompleted?: boolean;
+}
+
+/** What the queue answers when it has accepted a job. */
+export interface Enqueued {
   /**
-   * Called once the job is held where a crash of this process does not lose it: in Redis as soon as
-   * it is added (BullMQ); in-process, only once it has run (its effects are stored). Not called for
-   * a job that is given up. The click buffer releases its journal on it.
+   * Resolves true once the job is held where a crash of this process does not lose it: in Redis as
+   * soon as it is added (BullMQ); in-process, only once it has run (its effects are stored). False
+   * for a job given up, or one the queue already had (the same jobId). Never rejects.
    */
-  onStored?: () => void;
+  stored: Promise<boolean>;
 }
 
 /** The delay before retry `attempt` (1-based). */
@@ -33,13 +37,24 @@ export function retryDelay(attempt: number, options: EnqueueOptions): number {
 
 /** The one way the code hands work to processors, on BullMQ or in-process. */
 export abstract class JobQueue {
-  abstract add<T extends object>(queue: QueueName, name: string, data: T, options?: EnqueueOptions): Promise<void>;
+  /** Hands a job over; resolves once the queue has accepted it (Enqueued.stored: once it holds it for good). */
+  abstract add<T extends object>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    options?: EnqueueOptions,
+  ): Promise<Enqueued>;
 
   /**
    * Runs a job and waits for its result (a request that needs a worker's answer, like unwrap);
    * rejects when it fails or takes longer than timeoutMs. Not retried: the caller decides.
    */
-  abstract addAndWait<T extends object, R>(queue: QueueName, name: string, data: T, timeoutMs: number): Promise<R>;
+  abstract addAndWait<T extends object, R>(
+    queue: QueueName,
+    name: string,
+    data: T,
+    timeoutMs: number,
+  ): Promise<R>;
 
   /** Waits for work handed out but not finished (used at shutdown and by tests). */
   abstract drain(timeoutMs?: number): Promise<void>;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { ClickBuffer } from '../clicks/click-buffer';
 import { ClickEvent, nextClickSequence } from '../clicks/click-event';
+import { ClickRecorder } from '../clicks/click-recorder';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
 import { isApiPath, svcId } from '../links/link-path';
@@ -17,9 +17,10 @@ const NOT_FOUND_PAGE =
 type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
 
 /**
- * The hot path: a plain Node request listener in front of Express (DESIGN.md), using the same DI
- * services. It answers GET and HEAD for link hosts — the default domain outside the API's paths,
- * and every connected domain — and hands everything else to Express.
+ * The hot path: a plain Node request listener in front of Express (docs/architecture.md, "How a
+ * redirect flows"), using the same DI services. It answers GET and HEAD for link hosts — the
+ * default domain outside the API's paths, and every connected domain — and hands everything else
+ * to Express.
  */
 @Injectable()
 export class RedirectHandler {
@@ -31,7 +32,7 @@ export class RedirectHandler {
   constructor(
     private readonly config: AppConfig,
     private readonly cache: RedirectCache,
-    private readonly clicks: ClickBuffer,
+    private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
   ) {
     this.defaultDomain = config.defaultDomain;
@@ -45,7 +46,9 @@ export class RedirectHandler {
   }
 
   /** The server's request listener: links here, anything else to `next` (Express). */
-  listener(next: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  listener(
+    next: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
       const method = req.method;
       if (method !== 'GET' && method !== 'HEAD') return next(req, res);
@@ -67,7 +70,8 @@ export class RedirectHandler {
         domains.then(
           (found) => (found ? this.serve(req, res, host, path, found, clean) : next(req, res)),
           // Without the database, health checks and the API on other hosts still reach Express.
-          (error: unknown) => (isApiPath(path) ? next(req, res) : this.fail(res, error, performance.now())),
+          (error: unknown) =>
+            isApiPath(path) ? next(req, res) : this.fail(res, error, performance.now()),
         );
       } else if (domains) {
         this.serve(req, res, host, path, domains, clean);
@@ -89,9 +93,11 @@ export class RedirectHandler {
     const started = performance.now();
     try {
       const target = path === '' || !clean ? null : this.cache.linkTarget(svcId(host, path));
-      if (target instanceof Promise) return void this.serveLater(req, res, path, domains, started, target);
+      if (target instanceof Promise)
+        return void this.serveLater(req, res, path, domains, started, target);
       const project = target ? this.cache.projectTarget(target.projectId) : null;
-      if (project instanceof Promise) return void this.serveLater(req, res, path, domains, started, target, project);
+      if (project instanceof Promise)
+        return void this.serveLater(req, res, path, domains, started, target, project);
       this.answer(req, res, path, domains, started, target, project);
     } catch (error) {
       this.fail(res, error, started);
@@ -109,7 +115,9 @@ export class RedirectHandler {
   ): Promise<void> {
     try {
       const target = await pendingTarget;
-      const project = target ? await (pendingProject ?? this.cache.projectTarget(target.projectId)) : null;
+      const project = target
+        ? await (pendingProject ?? this.cache.projectTarget(target.projectId))
+        : null;
       this.answer(req, res, path, domains, started, target, project);
     } catch (error) {
       this.fail(res, error, started);
@@ -143,7 +151,8 @@ export class RedirectHandler {
       const slash = path.indexOf('/');
       const segment = domains.segments[slash === -1 ? path : path.slice(0, slash)];
       if (path === '' && domains.own) return this.redirect(res, domains.own.rootRedirect);
-      if (segment) return this.redirect(res, slash === -1 ? segment.rootRedirect : segment.notFoundRedirect);
+      if (segment)
+        return this.redirect(res, slash === -1 ? segment.rootRedirect : segment.notFoundRedirect);
       if (domains.own) return this.redirect(res, domains.own.notFoundRedirect);
     }
     res.writeHead(404, {
@@ -160,11 +169,18 @@ export class RedirectHandler {
    */
   private redirect(res: ServerResponse, location: string): void {
     // Headers as a flat list: Node writes them without walking an object.
-    res.writeHead(302, ['Location', location, 'Cache-Control', 'private, max-age=0', 'Content-Length', '0']);
+    res.writeHead(302, [
+      'Location',
+      location,
+      'Cache-Control',
+      'private, max-age=0',
+      'Content-Length',
+      '0',
+    ]);
     res.end();
   }
 
-  /** Records the click; `answer` runs once it is in the journal, later in this event-loop turn (ClickBuffer.push). */
+  /** Records the click; `answer` runs once it is in the journal, later in this event-loop turn (ClickRecorder.push). */
   private record(req: IncomingMessage, target: LinkTarget, answer: () => void): void {
     const userAgent = header(req, 'user-agent');
     const now = Date.now();
@@ -184,7 +200,9 @@ export class RedirectHandler {
 
   private clientIp(req: IncomingMessage): string | null {
     if (this.config.clickIp === 'none') return null;
-    const forwarded = this.config.trustProxy ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for')) : null;
+    const forwarded = this.config.trustProxy
+      ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for'))
+      : null;
     return storedIp(forwarded ?? req.socket.remoteAddress, this.config.clickIp);
   }
 
@@ -246,8 +264,12 @@ function trimSlashes(path: string): string {
   return start === 0 && end === path.length ? path : path.slice(start, end);
 }
 
-/** `svc=<svc_id>` on the landing URL when conversions are tracked for its host (DESIGN.md). */
-export function withSvc(url: string, conversions: ProjectTarget['conversions'], svcId: string): string {
+/** `svc=<svc_id>` on the landing URL when conversions are tracked for its host (docs/architecture.md). */
+export function withSvc(
+  url: string,
+  conversions: ProjectTarget['conversions'],
+  svcId: string,
+): string {
   if (conversions === null) return url;
   let target: URL;
   try {

@@ -1,51 +1,89 @@
+import { ByteSink } from './byte-sink';
 import { FLUSH_SIZE } from './click-buffer';
+import { ClickColumns } from './click-event';
+import { BlockBatch, COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, ClickBlocks } from './click-blocks';
 import { CLICK_JOB_CONCURRENCY } from './clicks.processor';
-import { ByteSink, COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, EncodedBatch, InsertCoalescer, LiveBatch, batchKey } from './insert-coalescer';
+import { ClicksRepository, EncodedBatch } from './clicks.repository';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A live batch of these click ids, a line each. */
-function clicks(...ids: string[]): LiveBatch {
-  return {
-    key: batchKey(ids),
-    encode: (sink: ByteSink): EncodedBatch => {
-      for (const id of ids) sink.write(`${id}\n`);
-      return { rows: ids.length, token: ids.join(), stamped: true };
-    },
-  };
+function clicks(...ids: string[]): BlockBatch {
+  return { columns: { ids } as ClickColumns, indexes: ids.map((_, i) => i), stamps: new Map() };
 }
+
+/** A batch whose encoding throws after it wrote half a line. */
+const BROKEN = 'broken';
 
 /**
  * A store whose inserts take `latencyMs`, recording each block's click ids, lines, batches' rows,
- * memory and start time; `fail` makes the next insert fail.
+ * memory and start time; `fail` makes the next insert fail. Its rows are the click ids, a line each.
  */
 function store(latencyMs: number) {
-  const blocks: { ids: string[]; lines: string; rows: number[]; memory: ArrayBufferLike; at: number }[] = [];
+  const blocks: {
+    ids: string[];
+    lines: string;
+    rows: number[];
+    memory: ArrayBufferLike;
+    at: number;
+  }[] = [];
   const state = { fail: false };
   const write = async (bytes: Buffer, batches: EncodedBatch[]) => {
     const lines = bytes.toString('utf8');
-    blocks.push({ ids: lines.split('\n').slice(0, -1), lines, rows: batches.map((b) => b.rows), memory: bytes.buffer, at: Date.now() });
+    blocks.push({
+      ids: lines.split('\n').slice(0, -1),
+      lines,
+      rows: batches.map((b) => b.rows),
+      memory: bytes.buffer,
+      at: Date.now(),
+    });
     const failing = state.fail;
     state.fail = false;
     await sleep(latencyMs);
     if (failing) throw new Error('store down');
   };
-  return { write, blocks, state };
+  const repository = {
+    encode: (
+      columns: ClickColumns,
+      indexes: readonly number[],
+      _stamps: unknown,
+      sink: ByteSink,
+    ): EncodedBatch => {
+      for (const i of indexes) {
+        if (columns.ids[i] === BROKEN) {
+          sink.write('half a li');
+          throw new Error('bad batch');
+        }
+        sink.write(`${columns.ids[i]}\n`);
+      }
+      return { rows: indexes.length, token: columns.ids.join(), stamped: true };
+    },
+    insert: write,
+  } as unknown as ClicksRepository;
+  return { write: repository, blocks, state };
 }
 
-describe('InsertCoalescer', () => {
+describe('ClickBlocks: live batches', () => {
   it('inserts a batch at once when no insert is in flight', async () => {
     const { write, blocks } = store(10);
-    const coalescer = new InsertCoalescer(write, 250);
+    const coalescer = new ClickBlocks(write, 250);
     const started = Date.now();
     await coalescer.add(clicks('a', 'b'));
-    expect(blocks).toEqual([{ ids: ['a', 'b'], lines: 'a\nb\n', rows: [2], memory: expect.anything(), at: expect.any(Number) }]);
+    expect(blocks).toEqual([
+      {
+        ids: ['a', 'b'],
+        lines: 'a\nb\n',
+        rows: [2],
+        memory: expect.anything(),
+        at: expect.any(Number),
+      },
+    ]);
     expect(blocks[0].at - started).toBeLessThan(50);
   });
 
   it('puts the batches that arrive during an insert into one block, the same batch once, started the interval after the last', async () => {
     const { write, blocks } = store(30);
-    const coalescer = new InsertCoalescer(write, 200);
+    const coalescer = new ClickBlocks(write, 200);
     const settled: string[] = [];
     const first = coalescer.add(clicks('a')).then(() => settled.push('first'));
     const second = coalescer.add(clicks('b', 'c')).then(() => settled.push('second'));
@@ -63,7 +101,7 @@ describe('InsertCoalescer', () => {
 
   it('starts a waiting block of maxRows clicks as soon as the insert in flight ends', async () => {
     const { write, blocks } = store(20);
-    const coalescer = new InsertCoalescer(write, 10_000, 3);
+    const coalescer = new ClickBlocks(write, 10_000, 3);
     const first = coalescer.add(clicks('a'));
     const full = coalescer.add(clicks('b', 'c', 'd'));
     await Promise.all([first, full]);
@@ -73,7 +111,7 @@ describe('InsertCoalescer', () => {
 
   it('rejects every batch of a failed block with its error and goes on with the next', async () => {
     const { write, blocks, state } = store(20);
-    const coalescer = new InsertCoalescer(write, 50);
+    const coalescer = new ClickBlocks(write, 50);
     await coalescer.add(clicks('a'));
     state.fail = true;
     // 'a' started less than 50 ms before: 'b' and 'c' wait, go in as one block and fail together.
@@ -84,11 +122,11 @@ describe('InsertCoalescer', () => {
     expect(blocks.map((b) => b.ids)).toEqual([['a'], ['b', 'c'], ['d']]);
   });
 
-  it('takes a backlog as fast as the store does, not a block per interval (the worker\'s jobs of full batches)', async () => {
+  it("takes a backlog as fast as the store does, not a block per interval (the worker's jobs of full batches)", async () => {
     // As the clicks worker does: CLICK_JOB_CONCURRENCY jobs at once, each a full batch that waits
     // for its block before the next job starts; three windows' worth of jobs.
     const { write, blocks } = store(40);
-    const coalescer = new InsertCoalescer(write);
+    const coalescer = new ClickBlocks(write);
     const jobs = 3 * CLICK_JOB_CONCURRENCY;
     let next = 0;
     const started = Date.now();
@@ -96,7 +134,9 @@ describe('InsertCoalescer', () => {
       Array.from({ length: CLICK_JOB_CONCURRENCY }, async () => {
         while (next < jobs) {
           const job = next++;
-          await coalescer.add(clicks(...Array.from({ length: FLUSH_SIZE }, (_, i) => `${job}:${i}`)));
+          await coalescer.add(
+            clicks(...Array.from({ length: FLUSH_SIZE }, (_, i) => `${job}:${i}`)),
+          );
         }
       }),
     );
@@ -106,18 +146,31 @@ describe('InsertCoalescer', () => {
     // starts at once. A threshold above what the jobs hold at once would start a block per interval.
     const beforeTail = blocks.slice(0, -1);
     expect(beforeTail.length).toBeGreaterThanOrEqual(3);
-    for (const block of beforeTail) expect(block.at - started).toBeLessThan(COALESCE_INTERVAL_MS / 2);
+    for (const block of beforeTail)
+      expect(block.at - started).toBeLessThan(COALESCE_INTERVAL_MS / 2);
     expect(COALESCE_MAX_ROWS).toBeLessThan(CLICK_JOB_CONCURRENCY * FLUSH_SIZE);
   });
 
   it('writes every block into one of two sinks kept from block to block (one in flight, one filling), each block holding only its own lines', async () => {
     const { write, blocks } = store(20);
-    const coalescer = new InsertCoalescer(write, 0);
+    const coalescer = new ClickBlocks(write, 0);
     for (let round = 0; round < 4; round++) {
       // The first batch goes in at once; the others fill the next block while it is in flight.
-      await Promise.all([coalescer.add(clicks(`${round}a`)), coalescer.add(clicks(`${round}b`, `${round}c`))]);
+      await Promise.all([
+        coalescer.add(clicks(`${round}a`)),
+        coalescer.add(clicks(`${round}b`, `${round}c`)),
+      ]);
     }
-    expect(blocks.map((b) => b.lines)).toEqual(['0a\n', '0b\n0c\n', '1a\n', '1b\n1c\n', '2a\n', '2b\n2c\n', '3a\n', '3b\n3c\n']);
+    expect(blocks.map((b) => b.lines)).toEqual([
+      '0a\n',
+      '0b\n0c\n',
+      '1a\n',
+      '1b\n1c\n',
+      '2a\n',
+      '2b\n2c\n',
+      '3a\n',
+      '3b\n3c\n',
+    ]);
     expect(blocks.map((b) => b.rows)).toEqual([[1], [2], [1], [2], [1], [2], [1], [2]]);
     expect(new Set(blocks.map((b) => b.memory)).size).toBe(2);
   });
@@ -125,7 +178,7 @@ describe('InsertCoalescer', () => {
   it('lets go of a sink that grew past maxKeptBytes instead of keeping it for the next blocks', async () => {
     const { write, blocks } = store(5);
     const kept = (1 << 20) + 1;
-    const coalescer = new InsertCoalescer(write, 0, COALESCE_MAX_ROWS, kept);
+    const coalescer = new ClickBlocks(write, 0, COALESCE_MAX_ROWS, kept);
     await coalescer.add(clicks('a'));
     await coalescer.add(clicks('b'));
     // A block of 2 MB grows its sink past the limit: the block after it starts in new memory.
@@ -141,37 +194,20 @@ describe('InsertCoalescer', () => {
 
   it('rejects a batch whose encode throws and leaves its block as it was', async () => {
     const { write, blocks } = store(20);
-    const coalescer = new InsertCoalescer(write, 50);
-    const broken: LiveBatch = {
-      key: 'broken',
-      encode: (sink) => {
-        sink.write('half a li');
-        throw new Error('bad batch');
-      },
-    };
+    const coalescer = new ClickBlocks(write, 50);
+    const broken = clicks(BROKEN);
     await coalescer.add(clicks('a'));
     // 'a' started less than 50 ms before: the three wait for one block.
-    const [b, bad, c] = [coalescer.add(clicks('b')), coalescer.add(broken), coalescer.add(clicks('c'))];
+    const [b, bad, c] = [
+      coalescer.add(clicks('b')),
+      coalescer.add(broken),
+      coalescer.add(clicks('c')),
+    ];
     await expect(bad).rejects.toThrow('bad batch');
     await Promise.all([b, c]);
     // A block of the broken batch alone inserts nothing; the next batch goes in as it should.
     await expect(coalescer.add(broken)).rejects.toThrow('bad batch');
     await coalescer.add(clicks('d'));
     expect(blocks.map((block) => block.lines)).toEqual(['a\n', 'b\nc\n', 'd\n']);
-  });
-});
-
-describe('ByteSink', () => {
-  it('appends UTF-8 bytes, growing past its first size with what it holds kept, and truncates', () => {
-    const sink = new ByteSink(8);
-    sink.write('ab\t');
-    sink.write('ünïcødé ✓ 🔗\n');
-    sink.write('x'.repeat(100));
-    const expected = `ab\tünïcødé ✓ 🔗\n${'x'.repeat(100)}`;
-    expect(sink.bytes.toString('utf8')).toBe(expected);
-    expect(sink.length).toBe(Buffer.byteLength(expected));
-    sink.truncate(3);
-    sink.write('z');
-    expect(sink.bytes.toString('utf8')).toBe('ab\tz');
   });
 });
