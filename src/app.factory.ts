@@ -48,9 +48,9 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // Before any route, so that no handler (nor PostgreSQL) ever sees a NUL or invalid UTF-8.
   app.use(cleanInput);
   if (!config.servesApi) {
-    // A worker answers only health checks.
+    // A worker answers only health checks and its metrics (ingestion is measured there).
     app.use((req: Request, res: Response, next: NextFunction) => {
-      if (req.path.startsWith('/health')) return next();
+      if (req.path.startsWith('/health') || req.path === '/metrics') return next();
       res
         .status(404)
         .json({ error: 404, error_message: 'This process runs workers only (ROLE=worker)' });

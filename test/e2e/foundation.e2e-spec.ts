@@ -325,6 +325,12 @@ describe('ROLE=worker', () => {
     expect((await t.http.get('/health/ready').expect(200)).body.status).toBe('ok');
   });
 
+  it('serves its metrics: the click ingestion is measured in the worker', async () => {
+    const res = await t.http.get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/^# HELP svc_click_ingest_lag_seconds /m);
+  });
+
   it.each([
     ['get', '/docs'],
     ['get', '/docs-json'],
