@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CONVERSION_TYPES } from '../conversions.service';
+import { CONVERSION_TYPES } from '../../common/goals';
 
 /** A recorded conversion, as conversions/new answers it (the original service's field names). */
 export class ConversionRecordDto {
