@@ -223,16 +223,9 @@ export class StatsController {
   }
 }
 
-/**
- * `key[]=…` as an array, or null. The query parser (qs) turns more than 20 `[]` values into an
- * object indexed 0, 1, …; that is the same array.
- */
+/** `key[]=…` as an array (of any length: docs/api.md, "Arrays"), or null. */
 function keyArray(raw: unknown): unknown[] | null {
-  if (Array.isArray(raw)) return raw as unknown[];
-  if (typeof raw !== 'object' || raw === null) return null;
-  const entries = Object.entries(raw as Record<string, unknown>);
-  if (entries.length === 0 || !entries.every(([index]) => /^\d+$/.test(index))) return null;
-  return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, value]) => value);
+  return Array.isArray(raw) ? (raw as unknown[]) : null;
 }
 
 function ApiIntervalParameters(): MethodDecorator {
