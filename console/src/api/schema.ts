@@ -1288,7 +1288,8 @@ export interface components {
             pivot: string | null;
             pivot_sort_type: components["schemas"]["SortType"] | null;
             pivot_sort_order: components["schemas"]["SortOrder"] | null;
-            page: number;
+            /** @description The page asked for (1 by default); null when offset was given, which overrides it */
+            page: number | null;
             per_page: number;
             offset: number;
             last_offset: number;
@@ -1310,6 +1311,102 @@ export interface components {
             start_date: string | null;
             end_date: string | null;
             with_metadata: boolean;
+        };
+        ConversionRecordDto: {
+            /** @example 6d62d628-b832-40b4-bfd1-71437f0ba2d9 */
+            id: string;
+            /**
+             * @description svc_id of the link
+             * @example localhost:3000_aB3dE9x
+             */
+            svc_url: string;
+            /**
+             * @example goal_1
+             * @enum {string}
+             */
+            type: "pageview" | "goal_1" | "goal_2" | "goal_3" | "goal_4" | "goal_5";
+            /**
+             * @description 0 for a pageview
+             * @example 1999
+             */
+            value: number;
+            /**
+             * @description UNIX seconds
+             * @example 1795692847
+             */
+            converted_at: number;
+            /** @description The subscription owning the project */
+            account_id: string;
+            /** @example order-1 */
+            account_conversionid: string | null;
+            /** @example u-7 */
+            account_userid: string | null;
+            clicker_id: string | null;
+            href: string | null;
+            /** @example 203.0.113.7 */
+            ip_address: string | null;
+            /** @example en-GB */
+            language: string | null;
+            /** @description The click the conversion is attributed to, or an id of its own (docs/api.md) */
+            redirection_id: string;
+            referrer: string | null;
+            /** @example sess-1 */
+            session_id: string | null;
+            user_agent: string | null;
+        };
+        ConversionBodyDto: {
+            conversion: components["schemas"]["ConversionRecordDto"];
+        };
+        ConversionResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus action (new) and controller (conversion)
+             * @example {
+             *       "key": "…",
+             *       "svc_url": "localhost:3000_aB3dE9x",
+             *       "action": "new",
+             *       "controller": "conversion"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["ConversionBodyDto"];
+        };
+        HealthLiveDto: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        LinkErrorDto: {
+            /**
+             * @description The HTTP status
+             * @example 400
+             */
+            error: number;
+            /** @example Missing required parameter: start_date */
+            error_message: string;
+        };
+        AdminErrorDetailDto: {
+            /**
+             * @description Error code (docs/api.md lists them)
+             * @example 1001
+             */
+            code: number;
+            /** @example Missing required parameter: application_key */
+            message: string;
+        };
+        AdminErrorDto: {
+            /**
+             * @description Echo of the parameters as strings, plus what the path names (apikey or hostname, method and object; action and controller for conversions)
+             * @example {
+             *       "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+             *       "method": "list",
+             *       "object": "project"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            error: components["schemas"]["AdminErrorDetailDto"];
         };
         /**
          * @description Channels with a known service; any other channel is accepted too (its service is the part before the first -).
@@ -1353,7 +1450,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "new",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 10001,
+                     *         "message": "Invalid parameter json.name: a project named \"acme-blog\" already exists"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000) */
@@ -1362,7 +1472,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "new",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1395,7 +1527,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "list",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: application_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000) */
@@ -1404,7 +1549,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "list",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1437,7 +1604,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "list",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: application_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000) */
@@ -1446,7 +1626,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "method": "list",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1482,7 +1684,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "update",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 10001,
+                     *         "message": "Invalid parameter json.name: a project named \"acme-blog\" already exists"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004) */
@@ -1491,7 +1707,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "update",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description No live project has this api_key (code 1003); destroyed projects are refused at once */
@@ -1500,7 +1730,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "update",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1003,
+                     *         "message": "Project not found: no live project has this api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1536,7 +1789,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: application_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004) */
@@ -1545,7 +1812,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description No live project has this api_key (code 1003); destroyed projects are refused at once */
@@ -1554,7 +1835,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1003,
+                     *         "message": "Project not found: no live project has this api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1590,7 +1894,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: application_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004) */
@@ -1599,7 +1917,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description No live project has this api_key (code 1003); destroyed projects are refused at once */
@@ -1608,7 +1940,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "show",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1003,
+                     *         "message": "Project not found: no live project has this api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1644,7 +1999,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "delete",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 10002,
+                     *         "message": "Project acme-blog still has 2 users; remove them (json.remove_user on update) before destroying it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004) */
@@ -1653,7 +2022,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "delete",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1000,
+                     *         "message": "Invalid API key specified (subscription_key)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description No live project has this api_key (code 1003); destroyed projects are refused at once */
@@ -1662,7 +2045,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
+                     *         "apikey": "3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a",
+                     *         "method": "delete",
+                     *         "object": "project"
+                     *       },
+                     *       "error": {
+                     *         "code": 1003,
+                     *         "message": "Project not found: no live project has this api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1695,7 +2101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1704,7 +2110,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1738,7 +2153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1747,7 +2162,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1781,7 +2205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1790,7 +2214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
@@ -1799,7 +2223,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1835,7 +2268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1844,7 +2277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
@@ -1853,7 +2286,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1890,7 +2332,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1899,7 +2341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
@@ -1908,7 +2350,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -1945,7 +2396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -1954,7 +2405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
@@ -1963,7 +2414,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -2000,7 +2460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004). */
@@ -2009,7 +2469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
@@ -2018,7 +2478,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -2104,7 +2573,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2191,7 +2675,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2277,7 +2776,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2364,7 +2878,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2450,7 +2979,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2536,7 +3080,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2617,7 +3176,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2699,7 +3273,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2791,7 +3380,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2880,7 +3484,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -2976,7 +3595,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3061,7 +3695,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3138,7 +3787,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3215,7 +3879,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3257,7 +3936,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3299,7 +3993,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3349,7 +4058,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3399,7 +4123,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3494,7 +4233,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3589,7 +4343,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3600,7 +4369,7 @@ export interface operations {
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
                 v: "3";
-                /** @description Project API key, or key[]=… for several projects of one subscription */
+                /** @description Project API key, or key[]=… for several projects (at most 100, of any subscriptions) */
                 key: string;
                 /** @description Links shared from (rounded down to the hour; after 2011-09-01) */
                 start_date?: string;
@@ -3692,7 +4461,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3703,7 +4487,7 @@ export interface operations {
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
                 v: "3";
-                /** @description Project API key, or key[]=… for several projects of one subscription */
+                /** @description Project API key, or key[]=… for several projects (at most 100, of any subscriptions) */
                 key: string;
                 /** @description Links shared from (rounded down to the hour; after 2011-09-01) */
                 start_date?: string;
@@ -3795,7 +4579,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3837,7 +4636,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3879,7 +4693,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
         };
@@ -3935,7 +4764,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConversionResponseDto"];
+                };
             };
             /** @description Bad parameter; 403 invalid key or conversions not enabled; 404 unknown link */
             400: {
@@ -3943,7 +4774,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "key": "…",
+                     *         "action": "new",
+                     *         "controller": "conversion"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: svc_url"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -3999,7 +4852,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConversionResponseDto"];
+                };
             };
             /** @description Bad parameter; 403 invalid key or conversions not enabled; 404 unknown link */
             400: {
@@ -4007,7 +4862,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "key": "…",
+                     *         "action": "new",
+                     *         "controller": "conversion"
+                     *       },
+                     *       "error": {
+                     *         "code": 1001,
+                     *         "message": "Missing required parameter: svc_url"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
         };
@@ -4021,12 +4898,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The script (JavaScript) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/javascript": string;
                 };
             };
         };
@@ -4061,7 +4939,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HealthLiveDto"];
+                };
             };
         };
     };
@@ -4271,4 +5151,6 @@ export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const sortTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortType"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
 export const sortOrderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortOrder"]> = ["asc", "desc"];
 export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "project"];
+export const conversionRecordDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionRecordDto"]["type"]> = ["pageview", "goal_1", "goal_2", "goal_3", "goal_4", "goal_5"];
+export const healthLiveDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthLiveDto"]["status"]> = ["ok"];
 export const knownChannelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KnownChannel"]> = ["twitter", "twitter-message", "twitter-share", "x", "facebook", "facebook-post", "facebook-share", "facebook-send", "facebook-message", "facebook-like", "email", "email-share", "copypaste", "linkedin", "linkedin-share", "gplus", "googleplus", "googleplus-share", "pinterest", "pinterest-pin", "tumblr", "tumblr-post", "reddit", "reddit-post", "sms", "whatsapp", "telegram", "mastodon", "bluesky", "threads", "instagram", "youtube", "manual", "other", "static"];
