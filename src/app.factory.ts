@@ -7,7 +7,7 @@ import { AppModule } from './app.module';
 import { RedirectHandler } from './redirects/redirect.handler';
 import { cleanInput, rawBodyVerifier } from './common/clean-input';
 import { PARAMETER_LIMIT, parseQueryString } from './common/query-parser';
-import { setupSwagger } from './common/swagger';
+import { setupSwagger } from './openapi-document';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './web-console/web-console';
 

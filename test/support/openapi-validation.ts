@@ -5,7 +5,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
-import { buildOpenApiDocument } from '../../src/common/swagger';
+import { buildOpenApiDocument } from '../../src/openapi-document';
 import { loadConfig } from '../../src/config/app-config';
 
 /** One answer as a client received it. */

@@ -7,13 +7,14 @@ import {
   SwaggerModule,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { AppConfig } from '../config/app-config';
-import { KNOWN_CHANNELS } from '../links/channels';
-import { AdminErrorDto, LinkErrorDto } from './dto/error-responses.dto';
+import { AppConfig } from './config/app-config';
+import { KNOWN_CHANNELS } from './links/channels';
+import { AdminErrorDto, LinkErrorDto } from './common/dto/error-responses.dto';
 
 /**
  * The OpenAPI document of the API: served at /docs-json, committed as openapi.json (scripts/openapi.js)
- * and the source of the web console's typed client.
+ * and the source of the web console's typed client. Beside app.module.ts, not in common/: like the
+ * composition root it draws on every feature (the known channels of links/).
  */
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -44,7 +45,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       .build(),
     { extraModels: [LinkErrorDto, AdminErrorDto] },
   );
-  // Channels are open (any value is accepted), but clients offer the known ones (DESIGN.md).
+  // Channels are open (any value is accepted), but clients offer the known ones (docs/api.md, "Channel → service").
   document.components ??= {};
   document.components.schemas = {
     ...document.components.schemas,
