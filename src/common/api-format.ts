@@ -4,6 +4,7 @@ import {
   HttpCode,
   Injectable,
   NestInterceptor,
+  SetMetadata,
   UseInterceptors,
   applyDecorators,
 } from '@nestjs/common';
@@ -17,8 +18,15 @@ export type ApiFormat = 'json' | 'txt';
 const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
 
 /**
+ * Marks a route whose `{format}` and `callback` FormatInterceptor checks, so that a guard that
+ * answers before it (ProjectKeyGuard) checks them first, as the interceptor would.
+ */
+export const API_FORMATTED = 'svc:api-formatted';
+
+/**
  * What a link/stats handler returns: the JSON body and, where the endpoint has a txt form, its
- * plain-text rendering (DESIGN.md: bare svc_url, one per line for batch, svc_text for retweet).
+ * plain-text rendering (docs/api.md, "Tracked links": bare svc_url, one per line for batch,
+ * svc_text for retweet).
  */
 export class FormattedResult<T = unknown> {
   constructor(
@@ -39,7 +47,9 @@ export function readFormat(req: Request): { format: ApiFormat; callback: string 
   if (raw !== 'json' && raw !== 'txt') {
     throw Errors.invalid('format', `"${raw}" is not supported; use json or txt`);
   }
-  const callbackValue = (req.query as Record<string, unknown>).callback ?? (req.body as Record<string, unknown> | undefined)?.callback;
+  const callbackValue =
+    (req.query as Record<string, unknown>).callback ??
+    (req.body as Record<string, unknown> | undefined)?.callback;
   if (callbackValue === undefined || callbackValue === '') return { format: raw, callback: null };
   if (typeof callbackValue !== 'string' || !CALLBACK_RE.test(callbackValue)) {
     throw Errors.invalid('callback', 'must be a JavaScript identifier ([A-Za-z_$][\\w$.]*)');
@@ -49,7 +59,13 @@ export function readFormat(req: Request): { format: ApiFormat; callback: string 
 }
 
 /** Writes a body as JSON, JSON-P or text per the request's format and callback. */
-export function sendFormatted(res: Response, format: ApiFormat, callback: string | null, body: unknown, text?: string): void {
+export function sendFormatted(
+  res: Response,
+  format: ApiFormat,
+  callback: string | null,
+  body: unknown,
+  text?: string,
+): void {
   if (format === 'txt') {
     res.type('text/plain; charset=utf-8').send(text ?? '');
   } else if (callback) {
@@ -94,6 +110,7 @@ export function ApiFormatted(
   const { txt = true, formatInPath = true } = options;
   return applyDecorators(
     HttpCode(200),
+    SetMetadata(API_FORMATTED, true),
     UseInterceptors(FormatInterceptor),
     ...(formatInPath
       ? [

@@ -1,30 +1,35 @@
 import { Controller, Get, Header, HttpCode, Post, Req, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
-import { requireKey } from '../links/link-input';
-import { LinksService } from '../links/links.service';
+import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
+import { ProjectEntity } from '../projects/project.entity';
 import { ConversionRecord, ConversionsService } from './conversions.service';
 import { ConversionResponseDto } from './dto/conversion-response.dto';
 import { TRACKING_SCRIPT } from './tracking-script';
 
-type RawParams = Record<string, unknown>;
-
+/**
+ * conversions/new and the tracking script (docs/api.md, "Conversions and the tracking script").
+ * ProjectKeyGuard authenticates `key` (no `v`, no format here); conversion-input.ts reads the rest.
+ */
 @ApiTags('conversions')
 @Controller()
 export class ConversionsController {
-  constructor(
-    private readonly conversions: ConversionsService,
-    private readonly links: LinksService,
-  ) {}
+  constructor(private readonly conversions: ConversionsService) {}
 
   @Get('conversions/new')
   @Header('Access-Control-Allow-Origin', '*')
   @ApiOperation({ summary: 'Record a pageview or goal against a link (SPEC.md 4.9)' })
   @ApiConversionParameters()
-  record(@Params() params: RawParams, @Req() req: Request) {
-    return this.handle(params, req);
+  @ProjectKeyAuth()
+  record(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @Req() req: Request,
+  ) {
+    return this.handle(project, params, req);
   }
 
   @Post('conversions/new')
@@ -32,8 +37,13 @@ export class ConversionsController {
   @Header('Access-Control-Allow-Origin', '*')
   @ApiOperation({ summary: 'Record a conversion (POST form)' })
   @ApiConversionParameters()
-  recordPost(@Params() params: RawParams, @Req() req: Request) {
-    return this.handle(params, req);
+  @ProjectKeyAuth()
+  recordPost(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @Req() req: Request,
+  ) {
+    return this.handle(project, params, req);
   }
 
   /** The tracking script: cacheable, no dependencies (README: the snippet). */
@@ -50,8 +60,11 @@ export class ConversionsController {
     return TRACKING_SCRIPT;
   }
 
-  private async handle(params: RawParams, req: Request): Promise<{ request: unknown; response: { conversion: ConversionRecord } }> {
-    const project = await this.links.authenticate(requireKey(params));
+  private async handle(
+    project: ProjectEntity,
+    params: RawParams,
+    req: Request,
+  ): Promise<{ request: unknown; response: { conversion: ConversionRecord } }> {
     const conversion = await this.conversions.record(project, params, {
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress ?? null,
@@ -66,7 +79,11 @@ function ApiConversionParameters(): MethodDecorator {
     ['svc_url', true, 'svc_id of the link that led to the conversion'],
     ['conversion_type', true, 'pageview, goal_1 … goal_5'],
     ['conversion_value', true, 'Integer (cents suggested for money); ignored for pageview'],
-    ['account_conversion_id', false, 'Your id of the conversion (≤ 50); a repeat returns the first conversion. Also account_conversionid'],
+    [
+      'account_conversion_id',
+      false,
+      'Your id of the conversion (≤ 50); a repeat returns the first conversion. Also account_conversionid',
+    ],
     ['account_user', false, 'Your user id (≤ 50). Also account_userid'],
     ['created_at', false, 'UNIX seconds; default now. Also converted_at'],
     ['ip', false, 'Visitor IP address. Also ip_address'],
@@ -75,7 +92,11 @@ function ApiConversionParameters(): MethodDecorator {
     ['session_id', false, 'The session id of the _svcsession cookie'],
     ['user_agent', false, 'User agent of the visitor'],
     ['href', false, 'The page where the conversion happened'],
-    ['read_headers', false, 'true: ip (X-Forwarded-For first), user agent, language and referrer from this request'],
+    [
+      'read_headers',
+      false,
+      'true: ip (X-Forwarded-For first), user agent, language and referrer from this request',
+    ],
     // The original service's spellings, accepted as well.
     ['account_conversionid', false, 'Same as account_conversion_id'],
     ['account_userid', false, 'Same as account_user'],
@@ -84,11 +105,20 @@ function ApiConversionParameters(): MethodDecorator {
   ];
   const decorators = [
     ...parameters.map(([name, required, description]) => ApiQuery({ name, required, description })),
-    ApiResponse({ status: 200, description: '{request: echo (strings) + action, controller; response: {conversion}}', type: ConversionResponseDto }),
+    ApiResponse({
+      status: 200,
+      description: '{request: echo (strings) + action, controller; response: {conversion}}',
+      type: ConversionResponseDto,
+    }),
     ApiResponse({
       status: 400,
       description: 'Bad parameter; 403 invalid key or conversions not enabled; 404 unknown link',
-      schema: { example: { request: { key: '…', action: 'new', controller: 'conversion' }, error: { code: 1001, message: 'Missing required parameter: svc_url' } } },
+      schema: {
+        example: {
+          request: { key: '…', action: 'new', controller: 'conversion' },
+          error: { code: 1001, message: 'Missing required parameter: svc_url' },
+        },
+      },
     }),
   ];
   return applyDecorators(...decorators);

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { LinksModule } from '../links/links.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { ConversionsController } from './conversions.controller';
 import { ConversionsRepository } from './conversions.repository';
 import { ConversionsService } from './conversions.service';
 
 @Module({
-  imports: [LinksModule],
+  imports: [ProjectsModule, LinksModule],
   controllers: [ConversionsController],
   providers: [ConversionsRepository, ConversionsService],
 })

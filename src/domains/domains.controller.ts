@@ -3,6 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
+import { CurrentSubscription, SubscriptionAuth } from '../subscriptions/subscription.decorators';
+import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import { DomainParams, DomainView, DomainsService } from './domains.service';
 import { ApiDomainErrors, ApiDomainParams, ApiHostnameParam } from './domains.swagger';
 import { DomainRecordDto, toDomainRecord } from './dto/domain-record.dto';
@@ -20,7 +22,10 @@ const LIST = {
 };
 const SHOW = { summary: 'Show a domain', description: 'One domain connected to the subscription.' };
 
-/** Administration of custom link domains (SPEC.md 4.10). All POST; list and show also answer GET. */
+/**
+ * Administration of custom link domains (docs/api.md, "Administration"). All POST; list and show
+ * also answer GET. Every operation requires both keys (SubscriptionGuard).
+ */
 @ApiTags('domains')
 @Controller('domains')
 export class DomainsController {
@@ -32,11 +37,12 @@ export class DomainsController {
   @ApiDomainParams('keys', 'form')
   @ApiOkResponse({ type: DomainListResponseDto })
   @ApiDomainErrors('list')
+  @SubscriptionAuth({ application: 'required' })
   async list(
     @Req() req: Request,
-    @Params() params: DomainParams,
+    @CurrentSubscription() subscription: SubscriptionEntity,
   ): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
-    const views = await this.domains.list(params);
+    const views = await this.domains.list(subscription);
     return adminResponse(req, { domains: views.map(record) });
   }
 
@@ -45,11 +51,12 @@ export class DomainsController {
   @ApiDomainParams('keys', 'query')
   @ApiOkResponse({ type: DomainListResponseDto })
   @ApiDomainErrors('list')
+  @SubscriptionAuth({ application: 'required' })
   listByGet(
     @Req() req: Request,
-    @Params() params: DomainParams,
+    @CurrentSubscription() subscription: SubscriptionEntity,
   ): Promise<Envelope<{ domains: DomainRecordDto[] }>> {
-    return this.list(req, params);
+    return this.list(req, subscription);
   }
 
   @Post('new')
@@ -62,11 +69,15 @@ export class DomainsController {
   @ApiDomainParams('new', 'form')
   @ApiOkResponse({ type: DomainResponseDto })
   @ApiDomainErrors('new')
+  @SubscriptionAuth({ application: 'required' })
   async create(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Params() params: DomainParams,
   ): Promise<Envelope<{ domain: DomainRecordDto }>> {
-    return adminResponse(req, { domain: record(await this.domains.create(params)) });
+    return adminResponse(req, {
+      domain: record(await this.domains.create(subscription, params.json)),
+    });
   }
 
   @Post(':hostname/show')
@@ -76,12 +87,13 @@ export class DomainsController {
   @ApiDomainParams('keys', 'form')
   @ApiOkResponse({ type: DomainResponseDto })
   @ApiDomainErrors('show')
+  @SubscriptionAuth({ application: 'required' })
   async show(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('hostname') hostname: string,
-    @Params() params: DomainParams,
   ): Promise<Envelope<{ domain: DomainRecordDto }>> {
-    return adminResponse(req, { domain: record(await this.domains.show(params, hostname)) });
+    return adminResponse(req, { domain: record(await this.domains.show(subscription, hostname)) });
   }
 
   @Get(':hostname/show')
@@ -90,12 +102,13 @@ export class DomainsController {
   @ApiDomainParams('keys', 'query')
   @ApiOkResponse({ type: DomainResponseDto })
   @ApiDomainErrors('show')
+  @SubscriptionAuth({ application: 'required' })
   showByGet(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('hostname') hostname: string,
-    @Params() params: DomainParams,
   ): Promise<Envelope<{ domain: DomainRecordDto }>> {
-    return this.show(req, hostname, params);
+    return this.show(req, subscription, hostname);
   }
 
   @Post(':hostname/update')
@@ -109,12 +122,16 @@ export class DomainsController {
   @ApiDomainParams('update', 'form')
   @ApiOkResponse({ type: DomainResponseDto })
   @ApiDomainErrors('update')
+  @SubscriptionAuth({ application: 'required' })
   async update(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('hostname') hostname: string,
     @Params() params: DomainParams,
   ): Promise<Envelope<{ domain: DomainRecordDto }>> {
-    return adminResponse(req, { domain: record(await this.domains.update(params, hostname)) });
+    return adminResponse(req, {
+      domain: record(await this.domains.update(subscription, hostname, params.json)),
+    });
   }
 
   @Post(':hostname/destroy')
@@ -128,12 +145,13 @@ export class DomainsController {
   @ApiDomainParams('keys', 'form')
   @ApiOkResponse({ type: DomainDeletedResponseDto })
   @ApiDomainErrors('destroy')
+  @SubscriptionAuth({ application: 'required' })
   async destroy(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('hostname') hostname: string,
-    @Params() params: DomainParams,
   ): Promise<Envelope<{ deleted: true }>> {
-    await this.domains.destroy(params, hostname);
+    await this.domains.destroy(subscription, hostname);
     return adminResponse(req, { deleted: true as const });
   }
 }

@@ -4,7 +4,7 @@ import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject, stringList } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
-import { AdminCredentials, SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import {
   CREATE_FIELDS,
   UPDATE_FIELDS,
@@ -17,12 +17,12 @@ import {
 import { DomainEntity } from './domain.entity';
 import { DomainsRepository, ProjectRef } from './domains.repository';
 
-/** Administration parameters: the keys plus `json` on new and update. */
-export interface DomainParams extends AdminCredentials {
+/** Administration parameters besides the keys (SubscriptionGuard's): `json` on new and update. */
+export interface DomainParams {
   json?: unknown;
 }
 
-/** A domain with the names of the live projects authorised on it (SPEC.md 2.4). */
+/** A domain with the names of the live projects authorised on it (docs/api.md, "Administration"). */
 export interface DomainView {
   domain: DomainEntity;
   projects: string[];
@@ -32,7 +32,6 @@ export interface DomainView {
 export class DomainsService {
   constructor(
     private readonly repository: DomainsRepository,
-    private readonly subscriptions: SubscriptionsService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly bus: InvalidationBus,
@@ -46,23 +45,20 @@ export class DomainsService {
     return this.repository.findByHostname(normaliseHostname(hostname));
   }
 
-  async list(params: DomainParams): Promise<DomainView[]> {
-    const subscription = await this.subscriptions.authenticate(params, true);
+  async list(subscription: SubscriptionEntity): Promise<DomainView[]> {
     const domains = await this.repository.listBySubscription(subscription.id);
     const names = await this.repository.projectNamesByDomain(domains.map((domain) => domain.id));
     return domains.map((domain) => ({ domain, projects: names.get(domain.id) ?? [] }));
   }
 
-  async show(params: DomainParams, hostname: string): Promise<DomainView> {
-    const subscription = await this.subscriptions.authenticate(params, true);
+  async show(subscription: SubscriptionEntity, hostname: string): Promise<DomainView> {
     const domain = await this.getOwnedDomain(subscription.id, hostname);
     return this.view(domain);
   }
 
   /** Connects a hostname to the subscription and authorises the listed projects on it. */
-  async create(params: DomainParams): Promise<DomainView> {
-    const subscription = await this.subscriptions.authenticate(params, true);
-    const input = parseJsonObject(params.json);
+  async create(subscription: SubscriptionEntity, json: unknown): Promise<DomainView> {
+    const input = parseJsonObject(json);
     rejectUnknownFields(input, CREATE_FIELDS, 'the domain creation object');
     const hostname = parseDomainHostname(input.hostname, this.config.defaultDomain);
     const rootRedirect = parseRedirect(input.root_redirect, 'json.root_redirect');
@@ -95,9 +91,12 @@ export class DomainsService {
   }
 
   /** Changes only the given fields; `projects` adds authorisations, `remove_projects` removes them. */
-  async update(params: DomainParams, hostname: string): Promise<DomainView> {
-    const subscription = await this.subscriptions.authenticate(params, true);
-    const input = parseJsonObject(params.json);
+  async update(
+    subscription: SubscriptionEntity,
+    hostname: string,
+    json: unknown,
+  ): Promise<DomainView> {
+    const input = parseJsonObject(json);
     rejectUnknownFields(input, UPDATE_FIELDS, 'the domain update object');
     const changes: Partial<Pick<DomainEntity, 'rootRedirect' | 'notFoundRedirect'>> = {};
     if ('root_redirect' in input) {
@@ -157,8 +156,7 @@ export class DomainsService {
   }
 
   /** Disconnects the domain; refused while a live project links on it by default. */
-  async destroy(params: DomainParams, hostname: string): Promise<void> {
-    const subscription = await this.subscriptions.authenticate(params, true);
+  async destroy(subscription: SubscriptionEntity, hostname: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
       const blocking = await this.repository.findLiveProjectsWithDefaultDomain(

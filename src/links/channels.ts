@@ -1,5 +1,8 @@
+import { Errors } from '../common/app-error';
+
 /**
- * Known channels and the service each belongs to (DESIGN.md). Any other channel belongs to the part
+ * Known channels and the service each belongs to (docs/api.md, "Tracked links": channel →
+ * service). Any other channel belongs to the part
  * before its first `-`, or to itself.
  */
 const CHANNEL_SERVICES: Record<string, string> = {
@@ -37,7 +40,7 @@ const CHANNEL_SERVICES: Record<string, string> = {
   youtube: 'youtube',
   manual: 'manual',
   other: 'other',
-  'static': 'static',
+  static: 'static',
 };
 
 /** The known channels, in the order above: the channel picker of the console (OpenAPI KnownChannel). */
@@ -59,7 +62,7 @@ export type ServiceIdCheck = { ok: true; value: string } | { ok: false; reason: 
 
 /**
  * service_userid / service_postid are `service:id`, the service matching the channel's. A bare
- * numeric id with a known channel gets `service:` prepended (SPEC.md 4.1).
+ * numeric id with a known channel gets `service:` prepended (docs/api.md, "Tracked links").
  */
 export function normaliseServiceId(value: string, channel: string | null): ServiceIdCheck {
   const service = channel ? serviceForChannel(channel) : null;
@@ -74,7 +77,17 @@ export function normaliseServiceId(value: string, channel: string | null): Servi
   const id = value.slice(colon + 1);
   if (given === '' || id === '') return { ok: false, reason: 'must be service:id' };
   if (service && given !== service) {
-    return { ok: false, reason: `service "${given}" does not match the channel's service "${service}"` };
+    return {
+      ok: false,
+      reason: `service "${given}" does not match the channel's service "${service}"`,
+    };
   }
   return { ok: true, value: `${given}:${id}` };
+}
+
+/** The same, or a 400 naming the parameter. */
+export function requireServiceId(value: string, channel: string | null, parameter: string): string {
+  const check = normaliseServiceId(value, channel);
+  if (!check.ok) throw Errors.invalid(parameter, check.reason);
+  return check.value;
 }

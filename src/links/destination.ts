@@ -1,9 +1,7 @@
 import { Errors } from '../common/app-error';
+import { RawParams, bool, single } from '../common/params';
 import { isHttpUrl } from '../common/validators';
-import { bool, single } from './link-input';
 import { extractLinks } from './text-links';
-
-type RawParams = Record<string, unknown>;
 
 /**
  * The `destination` of retweet and share: an absolute http(s) URL in which placeholders are

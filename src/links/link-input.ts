@@ -1,9 +1,8 @@
 import { Errors } from '../common/app-error';
+import { RawParams, parseDate, single } from '../common/params';
 import { isHttpUrl, normaliseLinkHost } from '../common/validators';
 
-type Params = Record<string, unknown>;
-
-/** The metadata parameters of SPEC.md 4.1 plus the advanced and update ones, as given. */
+/** A link's metadata parameters plus the advanced and update ones, as given (docs/api.md, "Tracked links"). */
 export interface LinkInput {
   tool?: string;
   channel?: string;
@@ -28,7 +27,7 @@ export interface LinkInput {
   servicePostidSharedAt?: Date;
 }
 
-/** Parameters a batch request may give as arrays (SPEC.md 4.3). */
+/** Parameters a batch request may give as arrays (docs/api.md, "Tracked links": batch). */
 export const BATCH_ARRAY_PARAMETERS = [
   'campaign',
   'channel',
@@ -46,50 +45,18 @@ export const BATCH_ARRAY_PARAMETERS = [
 const MULTI_TAGS = ['tag_2', 'tag_3', 'tag_4', 'tag_5'] as const;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A single-valued string parameter; absent or empty → undefined; repeated → 400. */
-export function single(params: Params, name: string, max = 2048): string | undefined {
-  const value = params[name];
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw Errors.invalid(name, 'must be given once, as a single value');
-  if (value.length > max) throw Errors.invalid(name, `must be at most ${max} characters`);
-  return value;
-}
-
 /** `domain`: the host part in any case; a `_segment` is a path segment of the links, kept as written. */
 function linkDomain(value: string | undefined): string | undefined {
   return value === undefined ? undefined : normaliseLinkHost(value);
 }
 
-/** A boolean written true/false in any case (SPEC.md 4). */
-export function bool(params: Params, name: string, fallback: boolean): boolean {
-  const value = single(params, name, 10);
-  if (value === undefined) return fallback;
-  const lower = value.toLowerCase();
-  if (lower === 'true' || lower === '1') return true;
-  if (lower === 'false' || lower === '0') return false;
-  throw Errors.invalid(name, 'must be true or false');
-}
-
-/** `v` must be 3 on every link and stats endpoint. */
-export function requireVersion(params: Params): void {
-  const v = single(params, 'v', 10);
-  if (v === undefined) throw Errors.missing('v');
-  if (v !== '3') throw Errors.invalid('v', 'must be 3');
-}
-
-/** `key`: the project API key. */
-export function requireKey(params: Params): string {
-  const key = single(params, 'key', 200);
-  if (key === undefined) throw Errors.missing('key');
-  return key;
-}
-
-function multiTag(params: Params, name: string): string[] | undefined {
+function multiTag(params: RawParams, name: string): string[] | undefined {
   const value = params[name];
   if (value === undefined || value === null || value === '') return undefined;
   const list = Array.isArray(value) ? value : [value];
   return list.map((item, i) => {
-    if (typeof item !== 'string' || item === '') throw Errors.invalid(`${name}[${i}]`, 'must be a non-empty string');
+    if (typeof item !== 'string' || item === '')
+      throw Errors.invalid(`${name}[${i}]`, 'must be a non-empty string');
     if (item.length > 255) throw Errors.invalid(name, 'values must be at most 255 characters');
     return item;
   });
@@ -100,8 +67,12 @@ function multiTag(params: Params, name: string): string[] | undefined {
  * element for this link). Shape rules are checked here; rules that need the database (campaign
  * creation, parent, domain access, sharer) are the service's.
  */
-export function readLinkInput(params: Params, values: Partial<Record<string, string>> = {}): LinkInput {
-  const get = (name: string, max?: number) => (name in values ? values[name] : single(params, name, max));
+export function readLinkInput(
+  params: RawParams,
+  values: Partial<Record<string, string>> = {},
+): LinkInput {
+  const get = (name: string, max?: number) =>
+    name in values ? values[name] : single(params, name, max);
   const input: LinkInput = {
     tool: get('tool', 255),
     channel: get('channel', 255),
@@ -128,7 +99,10 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
   if (input.notes !== undefined && input.notes.length > 256) {
     throw Errors.invalid('notes', 'must be at most 256 characters');
   }
-  if (input.campaign === undefined && (input.campaignName !== undefined || input.campaignDescription !== undefined)) {
+  if (
+    input.campaign === undefined &&
+    (input.campaignName !== undefined || input.campaignDescription !== undefined)
+  ) {
     throw Errors.invalid(
       input.campaignName !== undefined ? 'campaign_name' : 'campaign_description',
       'needs a valid campaign',
@@ -136,7 +110,9 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
   }
   if (
     input.userId === undefined &&
-    (input.userIdUsername !== undefined || input.userIdIconUrl !== undefined || input.userIdProfileUrl !== undefined)
+    (input.userIdUsername !== undefined ||
+      input.userIdIconUrl !== undefined ||
+      input.userIdProfileUrl !== undefined)
   ) {
     const name =
       input.userIdUsername !== undefined
@@ -148,7 +124,8 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
   }
   for (const name of ['user_id_icon_url', 'user_id_profile_url'] as const) {
     const value = name === 'user_id_icon_url' ? input.userIdIconUrl : input.userIdProfileUrl;
-    if (value !== undefined && !isHttpUrl(value)) throw Errors.invalid(name, 'must be an absolute http(s) URL');
+    if (value !== undefined && !isHttpUrl(value))
+      throw Errors.invalid(name, 'must be an absolute http(s) URL');
   }
   if (input.sharerId !== undefined && !UUID_RE.test(input.sharerId)) {
     throw Errors.invalid('sharer_id', 'must be a sharer_id (UUID) of a project user');
@@ -161,7 +138,8 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
     input.servicePostidReach = Number(reach);
   }
   const sharedAt = single(params, 'service_postid_shared_at', 64);
-  if (sharedAt !== undefined) input.servicePostidSharedAt = parseDate(sharedAt, 'service_postid_shared_at');
+  if (sharedAt !== undefined)
+    input.servicePostidSharedAt = parseDate(sharedAt, 'service_postid_shared_at');
   const tags: LinkInput['tags'] = {};
   for (const name of MULTI_TAGS) {
     const list = multiTag(params, name);
@@ -171,27 +149,16 @@ export function readLinkInput(params: Params, values: Partial<Record<string, str
   return input;
 }
 
-/** A date or timestamp parameter: ISO 8601, `YYYY-MM-DD[ HH:MM:SS]`, or UNIX seconds. */
-export function parseDate(value: string, name: string): Date {
-  let date: Date;
-  if (/^\d{9,11}$/.test(value)) date = new Date(Number(value) * 1000);
-  else if (/^\d{4}-\d{2}-\d{2}$/.test(value)) date = new Date(`${value}T00:00:00Z`);
-  else if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) date = new Date(`${value.replace(' ', 'T')}Z`);
-  else date = new Date(value);
-  if (Number.isNaN(date.getTime()) || !/^\d/.test(value)) {
-    throw Errors.invalid(name, 'must be a date (YYYY-MM-DD), a timestamp (ISO 8601) or UNIX seconds');
-  }
-  return date;
-}
-
 /**
- * Batch (SPEC.md 4.3): at most one of the listed parameters may be an array; one link per element.
+ * Batch (docs/api.md, "Tracked links"): at most one of the listed parameters may be an array; one link per element.
  * A single `path` with several values elsewhere is refused (one path cannot serve many links).
  */
-export function readBatchInputs(params: Params): LinkInput[] {
+export function readBatchInputs(params: RawParams): LinkInput[] {
   const arrays = BATCH_ARRAY_PARAMETERS.filter((name) => Array.isArray(params[name]));
   if (arrays.length > 1) {
-    throw Errors.badRequest(`Arrays given for more than one parameter (${arrays.join(', ')}); only one may vary`);
+    throw Errors.badRequest(
+      `Arrays given for more than one parameter (${arrays.join(', ')}); only one may vary`,
+    );
   }
   if (arrays.length === 0) return [readLinkInput(params)];
   const name = arrays[0];
@@ -199,10 +166,14 @@ export function readBatchInputs(params: Params): LinkInput[] {
   if (list.length === 0) throw Errors.missing(name);
   if (list.length > 1000) throw Errors.invalid(name, 'at most 1000 values per batch');
   if (name !== 'path' && single(params, 'path') !== undefined && list.length > 1) {
-    throw Errors.invalid('path', 'a single path cannot be used with several values of another parameter');
+    throw Errors.invalid(
+      'path',
+      'a single path cannot be used with several values of another parameter',
+    );
   }
   return list.map((value, i) => {
-    if (typeof value !== 'string' || value === '') throw Errors.invalid(`${name}[${i}]`, 'must be a non-empty string');
+    if (typeof value !== 'string' || value === '')
+      throw Errors.invalid(`${name}[${i}]`, 'must be a non-empty string');
     return readLinkInput(params, { [name]: value });
   });
 }

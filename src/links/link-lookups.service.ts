@@ -1,16 +1,34 @@
 import { Injectable } from '@nestjs/common';
+import { ProjectEntity } from '../projects/project.entity';
+import { LinkMetadataService } from './link-metadata.service';
+import { LinkRecord } from './link-record';
+import { LinkEntity } from './link.entity';
 import { LinksRepository } from './links.repository';
 
 /** Metadata of a link, user or campaign as statistics show it (docs/api.md, "Statistics"). */
 export type Metadata = Record<string, string | null>;
 
 /**
- * What other modules (statistics) read of the links module's tables — links, tools, user
- * identities, campaigns — by intent; the queries are LinksRepository's.
+ * What other modules (statistics, conversions) read of the links module's tables — links, tools,
+ * user identities, campaigns — by intent; the queries are LinksRepository's.
  */
 @Injectable()
 export class LinkLookupsService {
-  constructor(private readonly repository: LinksRepository) {}
+  constructor(
+    private readonly repository: LinksRepository,
+    private readonly metadata: LinkMetadataService,
+  ) {}
+
+  /** A link of the project by svc_id, or null (another project's link is not found either). */
+  async findProjectLink(project: ProjectEntity, svcId: string): Promise<LinkEntity | null> {
+    const [link] = await this.repository.findProjectLinksBySvcIds(project.id, [svcId]);
+    return link ?? null;
+  }
+
+  /** The links' records (docs/api.md, "Tracked links"), as the link endpoints answer them. */
+  records(project: ProjectEntity, links: LinkEntity[]): Promise<LinkRecord[]> {
+    return this.metadata.records(project, links);
+  }
 
   /** The project's link id by svc_id, or null. */
   linkId(projectId: string, svcId: string): Promise<string | null> {

@@ -1,5 +1,4 @@
-import { Controller, Get, Param, Post, Req, UseFilters, UseGuards } from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, Get, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -11,9 +10,12 @@ import {
 import { LinkBatchResponseDto, LinkRecordDto, RetweetResponseDto } from './dto/link-record.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Errors } from '../common/app-error';
+import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
-import { bool, readBatchInputs, readLinkInput, requireKey, requireVersion } from './link-input';
+import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
+import { ProjectEntity } from '../projects/project.entity';
+import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
 import { DestinationFallbackFilter } from './destination-fallback.filter';
@@ -24,17 +26,23 @@ import {
   retweetFallback,
   shareFallback,
 } from './destination';
+import { LinkUpdateService } from './link-update.service';
 import { RetweetService } from './retweet.service';
+import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks';
 import { LinksService } from './links.service';
 
-type RawParams = Record<string, unknown>;
-
+/**
+ * The link endpoints (docs/api.md, "Tracked links"). The rate limit counts first, then
+ * ProjectKeyGuard checks the format, each endpoint's own checks, `v` and the key, and hands the
+ * project over; parameters are read by link-input.ts on common/params.ts.
+ */
 @ApiTags('links')
 @Controller()
 @UseGuards(ProjectThrottlerGuard)
 export class LinksController {
   constructor(
     private readonly links: LinksService,
+    private readonly updates: LinkUpdateService,
     private readonly retweets: RetweetService,
   ) {}
 
@@ -47,8 +55,9 @@ export class LinksController {
     description: 'The link record (2.1); txt: the bare svc_url',
   })
   @ApiResponse(LINK_ERRORS)
-  createPost(@Params() params: RawParams) {
-    return this.create(params);
+  @ProjectKeyAuth({ version: true })
+  createPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.create(project, params);
   }
 
   @Get('url.:format')
@@ -57,8 +66,9 @@ export class LinksController {
   @ApiLinkParameters('create')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkRecordDto })
-  createGet(@Params() params: RawParams) {
-    return this.create(params);
+  @ProjectKeyAuth({ version: true })
+  createGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.create(project, params);
   }
 
   @Post('url/batch.:format')
@@ -74,8 +84,9 @@ export class LinksController {
     description: '{svc_urls: [link record, …]}; txt: one svc_url per line',
   })
   @ApiResponse(LINK_ERRORS)
-  batchPost(@Params() params: RawParams) {
-    return this.batch(params);
+  @ProjectKeyAuth({ version: true })
+  batchPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.batch(project, params);
   }
 
   @Get('url/batch.:format')
@@ -84,8 +95,9 @@ export class LinksController {
   @ApiLinkParameters('batch')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkBatchResponseDto })
-  batchGet(@Params() params: RawParams) {
-    return this.batch(params);
+  @ProjectKeyAuth({ version: true })
+  batchGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.batch(project, params);
   }
 
   @Post('url/static.:format')
@@ -98,8 +110,9 @@ export class LinksController {
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkRecordDto })
-  staticPost(@Params() params: RawParams) {
-    return this.static(params);
+  @ProjectKeyAuth({ version: true })
+  staticPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.static(project, params);
   }
 
   @Get('url/static.:format')
@@ -108,8 +121,9 @@ export class LinksController {
   @ApiLinkParameters('static')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkRecordDto })
-  staticGet(@Params() params: RawParams) {
-    return this.static(params);
+  @ProjectKeyAuth({ version: true })
+  staticGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.static(project, params);
   }
 
   @Post('url/update/:svc_id.:format')
@@ -127,8 +141,13 @@ export class LinksController {
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkRecordDto })
-  updatePost(@Param('svc_id') id: string, @Params() params: RawParams) {
-    return this.update(id, params);
+  @ProjectKeyAuth({ version: true })
+  updatePost(
+    @CurrentProject() project: ProjectEntity,
+    @Param('svc_id') id: string,
+    @Params() params: RawParams,
+  ) {
+    return this.update(project, id, params);
   }
 
   @Get('url/update/:svc_id.:format')
@@ -138,8 +157,13 @@ export class LinksController {
   @ApiLinkParameters('update')
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: LinkRecordDto })
-  updateGet(@Param('svc_id') id: string, @Params() params: RawParams) {
-    return this.update(id, params);
+  @ProjectKeyAuth({ version: true })
+  updateGet(
+    @CurrentProject() project: ProjectEntity,
+    @Param('svc_id') id: string,
+    @Params() params: RawParams,
+  ) {
+    return this.update(project, id, params);
   }
 
   @Post('url/retweet.:format')
@@ -152,11 +176,9 @@ export class LinksController {
   @ApiRetweetParameters(false)
   @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
   @ApiResponse(LINK_ERRORS)
-  retweetPost(@Params() params: RawParams, @Req() req: Request) {
-    if (params.destination !== undefined) {
-      throw Errors.invalid('destination', 'is accepted on GET only');
-    }
-    return this.retweet(params, req);
+  @ProjectKeyAuth({ version: true, before: retweetPostChecks })
+  retweetPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.retweet(project, params);
   }
 
   @Get('url/retweet')
@@ -170,8 +192,9 @@ export class LinksController {
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
   @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  retweetGet(@Params() params: RawParams, @Req() req: Request) {
-    return this.retweet(params, req);
+  @ProjectKeyAuth({ version: true, before: retweetChecks })
+  retweetGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.retweet(project, params);
   }
 
   @Get('url/retweet.:format')
@@ -181,8 +204,9 @@ export class LinksController {
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
   @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  retweetGetFormatted(@Params() params: RawParams, @Req() req: Request) {
-    return this.retweet(params, req);
+  @ProjectKeyAuth({ version: true, before: retweetChecks })
+  retweetGetFormatted(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.retweet(project, params);
   }
 
   @Get('url/share')
@@ -206,24 +230,20 @@ export class LinksController {
   @ApiResponse({ status: 302, description: 'Redirect to destination' })
   @ApiResponse(LINK_ERRORS)
   @UseFilters(new DestinationFallbackFilter(shareFallback))
-  async share(@Params() params: RawParams, @Req() req: Request): Promise<FormattedResult> {
+  @ProjectKeyAuth({ version: true, before: shareChecks })
+  async share(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+  ): Promise<FormattedResult> {
     const destination = readDestination(params);
     if (destination === undefined) throw Errors.missing('destination');
-    bool(params, 'errors', false); // refused when not a boolean, even if nothing else fails
-    this.retweets.refuseBots(req.headers['user-agent']);
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
     const record = await this.retweets.share(project, params);
     return FormattedResult.redirect(fillUrl(destination, record.svc_url));
   }
 
   /** With a destination, a failure still sends the visitor on (DestinationFallbackFilter). */
-  private async retweet(params: RawParams, req: Request): Promise<FormattedResult> {
+  private async retweet(project: ProjectEntity, params: RawParams): Promise<FormattedResult> {
     const destination = readDestination(params);
-    bool(params, 'errors', false); // refused when not a boolean, even if nothing else fails
-    this.retweets.refuseBots(req.headers['user-agent']);
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
     const result = await this.retweets.retweet(project, params);
     if (destination !== undefined) {
       return FormattedResult.redirect(
@@ -233,18 +253,20 @@ export class LinksController {
     return new FormattedResult(result, () => result.svc_text);
   }
 
-  private async create(params: RawParams): Promise<FormattedResult<LinkRecord>> {
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
+  private async create(
+    project: ProjectEntity,
+    params: RawParams,
+  ): Promise<FormattedResult<LinkRecord>> {
     const [record] = await this.links.create(project, [readLinkInput(params)], {
       requireChannel: true,
     });
     return new FormattedResult(record, () => record.svc_url);
   }
 
-  private async batch(params: RawParams): Promise<FormattedResult<{ svc_urls: LinkRecord[] }>> {
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
+  private async batch(
+    project: ProjectEntity,
+    params: RawParams,
+  ): Promise<FormattedResult<{ svc_urls: LinkRecord[] }>> {
     const records = await this.links.create(project, readBatchInputs(params), {
       requireChannel: true,
     });
@@ -253,19 +275,22 @@ export class LinksController {
     );
   }
 
-  private async static(params: RawParams): Promise<FormattedResult<LinkRecord>> {
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
+  private async static(
+    project: ProjectEntity,
+    params: RawParams,
+  ): Promise<FormattedResult<LinkRecord>> {
     const record = await this.links.createStatic(project, readLinkInput(params));
     return new FormattedResult(record, () => record.svc_url);
   }
 
-  private async update(id: string, params: RawParams): Promise<FormattedResult<LinkRecord>> {
-    requireVersion(params);
-    const project = await this.links.authenticate(requireKey(params));
+  private async update(
+    project: ProjectEntity,
+    id: string,
+    params: RawParams,
+  ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
     if (input.tool === undefined) throw Errors.missing('tool');
-    const record = await this.links.update(project, id, input);
+    const record = await this.updates.update(project, id, input);
     return new FormattedResult(record, () => record.svc_url);
   }
 }

@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { LinkLookupsService } from './link-lookups.service';
+import { LinkMetadataService } from './link-metadata.service';
+import { LinkParentsService } from './link-parents.service';
+import { LinkUpdateService } from './link-update.service';
 import { LinksController } from './links.controller';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
@@ -9,17 +12,21 @@ import { RetweetService } from './retweet.service';
 import { UnwrapProcessor } from './unwrap.processor';
 import { UnwrapService } from './unwrap.service';
 
+/** Tracked links; other modules read them through LinkLookupsService. */
 @Module({
   imports: [ProjectsModule, RateLimitModule],
   controllers: [LinksController],
   providers: [
     LinksRepository,
     LinksService,
+    LinkUpdateService,
+    LinkMetadataService,
+    LinkParentsService,
     LinkLookupsService,
     RetweetService,
     UnwrapService,
     UnwrapProcessor,
   ],
-  exports: [LinksService, LinkLookupsService],
+  exports: [LinkLookupsService],
 })
 export class LinksModule {}

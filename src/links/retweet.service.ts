@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, Errors } from '../common/app-error';
-import { isCrawler } from '../common/bots';
+import { Errors } from '../common/app-error';
+import { RawParams, bool, single } from '../common/params';
 import { isHttpUrl } from '../common/validators';
 import { ProjectEntity } from '../projects/project.entity';
-import { LinkInput, bool, readLinkInput, single } from './link-input';
+import { LinkInput, readLinkInput } from './link-input';
+import { LinkParentsService } from './link-parents.service';
 import { LinkRecord } from './link-record';
 import { LinksService } from './links.service';
 import { extractLinks, replaceLinks } from './text-links';
 import { UnwrapService } from './unwrap.service';
-
-type RawParams = Record<string, unknown>;
 
 export interface RetweetResult {
   svc_text: string;
@@ -29,19 +28,9 @@ function metadataInput(params: RawParams): LinkInput {
 export class RetweetService {
   constructor(
     private readonly links: LinksService,
+    private readonly parents: LinkParentsService,
     private readonly unwrapper: UnwrapService,
   ) {}
-
-  /** Known crawlers may not create links through retweet or share (SPEC.md 4.4); HTTP clients may. */
-  refuseBots(userAgent: string | undefined): void {
-    if (isCrawler(userAgent)) {
-      throw new AppError(
-        403,
-        ErrorCode.notPermitted,
-        'Known bots may not create links through this endpoint',
-      );
-    }
-  }
 
   /**
    * Every link in `text` becomes a new link of the project (unwrapped to its final destination
@@ -60,7 +49,7 @@ export class RetweetService {
     const urls = found.map((link) => link.url);
     const parents =
       makeParent && input.parent === undefined
-        ? await this.links.parentCandidates(project, urls)
+        ? await this.parents.candidates(project, urls)
         : new Map<string, string>();
     const destinations = unwrap
       ? await Promise.all(urls.map((url) => this.unwrapper.unwrap(url)))

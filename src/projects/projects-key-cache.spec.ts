@@ -2,11 +2,11 @@ import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { ProjectEntity } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
-import { ProjectsService } from './projects.service';
+import { ProjectLookupsService } from './project-lookups.service';
 
 const KEY = 'a'.repeat(64);
 
-/** A ProjectsService on a repository that counts its key lookups, and a bus without Redis. */
+/** A ProjectLookupsService on a repository that counts its key lookups, and a bus without Redis. */
 function setup() {
   const bus = new InvalidationBus({ redisPrefix: 'test' } as AppConfig);
   let version = 1;
@@ -24,7 +24,7 @@ function setup() {
       return read;
     },
   } as unknown as ProjectsRepository;
-  const service = new ProjectsService(repository, null!, null!, null!, null!, bus);
+  const service = new ProjectLookupsService(repository, bus, null!);
   service.onModuleInit();
   return {
     service,
@@ -36,7 +36,7 @@ function setup() {
   };
 }
 
-describe('ProjectsService: projects by API key', () => {
+describe('ProjectLookupsService: projects by API key', () => {
   it('reads a key from PostgreSQL once, then from memory, until a project changes', async () => {
     const t = setup();
     expect((await t.service.findActiveByApiKey(KEY))?.name).toBe('v1');

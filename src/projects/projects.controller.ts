@@ -13,6 +13,8 @@ import {
 import type { Request } from 'express';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
+import { CurrentSubscription, SubscriptionAuth } from '../subscriptions/subscription.decorators';
+import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import {
   APPLICATION_KEY_DOC,
   CreateProjectParamsDto,
@@ -32,7 +34,7 @@ import { ProjectCreationObjectDto, ProjectUpdateObjectDto } from './dto/project-
 
 type AdminBody<T> = { request: Record<string, unknown> | null; response: T };
 
-/** An example error body of the admin endpoints (DESIGN.md). */
+/** An example error body of the admin endpoints (docs/api.md, "Errors"). */
 function errorExample(method: string, code: number, message: string, apikey = false) {
   return {
     request: {
@@ -135,7 +137,10 @@ function ApiKeyQuery() {
   );
 }
 
-/** Projects administration (SPEC.md 4.10). */
+/**
+ * Projects administration (docs/api.md, "Administration"). SubscriptionGuard checks the keys after
+ * the parameters DTO, as the validation pipe did before the services authenticated.
+ */
 @ApiTags('projects')
 @ApiExtraModels(ProjectCreationObjectDto, ProjectUpdateObjectDto)
 @Controller('projects')
@@ -152,11 +157,13 @@ export class ProjectsController {
   @ApiFormParams(CreateProjectParamsDto)
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('new', { apikey: false, json: true })
+  @SubscriptionAuth({ application: 'optional', params: CreateProjectParamsDto })
   async create(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Params() params: CreateProjectParamsDto,
   ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
-    const details = await this.projects.create(params);
+    const details = await this.projects.create(subscription, params.json);
     return adminResponse(req, { project: toProjectRecord(details, false) });
   }
 
@@ -169,11 +176,12 @@ export class ProjectsController {
   @ApiFormParams(ProjectKeysParamsDto)
   @ApiOkResponse({ type: ProjectListResponseDto })
   @ApiProjectErrors('list', { apikey: false, json: false })
+  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
   list(
     @Req() req: Request,
-    @Params() params: ProjectKeysParamsDto,
+    @CurrentSubscription() subscription: SubscriptionEntity,
   ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
-    return this.listProjects(req, params);
+    return this.listProjects(req, subscription);
   }
 
   @Get('list')
@@ -184,11 +192,12 @@ export class ProjectsController {
   @ApiKeyQuery()
   @ApiOkResponse({ type: ProjectListResponseDto })
   @ApiProjectErrors('list', { apikey: false, json: false })
+  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
   listByGet(
     @Req() req: Request,
-    @Params() params: ProjectKeysParamsDto,
+    @CurrentSubscription() subscription: SubscriptionEntity,
   ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
-    return this.listProjects(req, params);
+    return this.listProjects(req, subscription);
   }
 
   @Post(':api_key/update')
@@ -201,12 +210,14 @@ export class ProjectsController {
   @ApiFormParams(UpdateProjectParamsDto)
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('update', { apikey: true, json: true })
+  @SubscriptionAuth({ application: 'optional', params: UpdateProjectParamsDto })
   async update(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('api_key') apiKey: string,
     @Params() params: UpdateProjectParamsDto,
   ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
-    const details = await this.projects.update(apiKey, params);
+    const details = await this.projects.update(subscription, apiKey, params.json);
     return adminResponse(req, { project: toProjectRecord(details, false) });
   }
 
@@ -219,12 +230,13 @@ export class ProjectsController {
   @ApiFormParams(ProjectKeysParamsDto)
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('show', { apikey: true, json: false })
+  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
   show(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('api_key') apiKey: string,
-    @Params() params: ProjectKeysParamsDto,
   ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
-    return this.showProject(req, apiKey, params);
+    return this.showProject(req, subscription, apiKey);
   }
 
   @Get(':api_key/show')
@@ -235,12 +247,13 @@ export class ProjectsController {
   @ApiKeyQuery()
   @ApiOkResponse({ type: ProjectResponseDto })
   @ApiProjectErrors('show', { apikey: true, json: false })
+  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
   showByGet(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('api_key') apiKey: string,
-    @Params() params: ProjectKeysParamsDto,
   ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
-    return this.showProject(req, apiKey, params);
+    return this.showProject(req, subscription, apiKey);
   }
 
   @Post(':api_key/destroy')
@@ -253,20 +266,21 @@ export class ProjectsController {
   @ApiFormParams(ProjectKeysParamsDto)
   @ApiOkResponse({ type: ProjectDeletedResponseDto })
   @ApiProjectErrors('delete', { apikey: true, json: false })
+  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
   async destroy(
     @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('api_key') apiKey: string,
-    @Params() params: ProjectKeysParamsDto,
   ): Promise<AdminBody<{ deleted: true }>> {
-    await this.projects.destroy(apiKey, params);
+    await this.projects.destroy(subscription, apiKey);
     return adminResponse(req, { deleted: true as const });
   }
 
   private async listProjects(
     req: Request,
-    params: ProjectKeysParamsDto,
+    subscription: SubscriptionEntity,
   ): Promise<AdminBody<{ projects: ProjectRecordDto[] }>> {
-    const projects = await this.projects.list(params);
+    const projects = await this.projects.list(subscription);
     return adminResponse(req, {
       projects: projects.map((details) => toProjectRecord(details, true)),
     });
@@ -274,10 +288,10 @@ export class ProjectsController {
 
   private async showProject(
     req: Request,
+    subscription: SubscriptionEntity,
     apiKey: string,
-    params: ProjectKeysParamsDto,
   ): Promise<AdminBody<{ project: ProjectRecordDto }>> {
-    const details = await this.projects.show(apiKey, params);
+    const details = await this.projects.show(subscription, apiKey);
     return adminResponse(req, { project: toProjectRecord(details, true) });
   }
 }

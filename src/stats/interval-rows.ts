@@ -1,5 +1,5 @@
 import { ConversionCounts, addConversion, emptyCounts } from './conversions-object';
-import { Interval, intervalStart, nextInterval } from './stats-params';
+import { Interval, intervalStart, nextInterval } from './intervals';
 import { IntervalConversionRow, IntervalRow } from './stats.repository';
 
 /**

@@ -1,6 +1,6 @@
 import { Errors } from '../common/app-error';
 import { normaliseLinkHost } from '../common/validators';
-import { single } from '../links/link-input';
+import { RawParams, readInt, single } from '../common/params';
 import {
   FILTER_MAX_LENGTH,
   FilterField,
@@ -13,9 +13,8 @@ import {
   conversionSortTypes,
   isSharedAtField,
 } from './stats-fields';
-import { readInt, readPeriod, readSwitches } from './stats-params';
+import { readPeriod, readSwitches } from './stats-params';
 
-type RawParams = Record<string, unknown>;
 export type StatsKind = 'range' | 'totals';
 export type SortOrder = 'asc' | 'desc';
 
@@ -52,6 +51,9 @@ export const EARLIEST: Record<StatsKind, Date | null> = {
 export const INTERVALS_EARLIEST = new Date('2010-06-04T00:00:00Z');
 
 const MAX_PER_PAGE = 1000;
+
+/** The most project keys one totals request takes (key[]; docs/api.md, "Statistics"). */
+export const MAX_TOTALS_KEYS = 100;
 
 /** The filter parameters of range (and, with tag_2 … tag_5, of totals). */
 export function filterNames(kind: StatsKind): string[] {

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { LinksModule } from '../links/links.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { StampStates } from './stamp-states';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
 
 @Module({
-  imports: [LinksModule],
+  imports: [ProjectsModule, LinksModule],
   controllers: [StatsController],
   providers: [StatsRepository, StampStates, StatsService],
   exports: [StatsService],

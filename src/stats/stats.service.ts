@@ -3,7 +3,6 @@ import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { LinkRecord } from '../links/link-record';
-import { LinksService } from '../links/links.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ConversionsObject, conversionsObject, emptyCounts } from './conversions-object';
 import { Figures, GroupRow, GroupValue, PivotRow } from './figures';
@@ -12,7 +11,7 @@ import { orderPivots } from './pivot-order';
 import { RowsRequest } from './queries/range-totals.query';
 import { RowsContext } from './queries/row-parts';
 import { StampStates } from './stamp-states';
-import { Interval, countIntervals } from './stats-params';
+import { Interval, countIntervals } from './intervals';
 import { StatsQuery } from './stats-query';
 import { Aggregate, StatsRepository } from './stats.repository';
 
@@ -61,7 +60,6 @@ export class StatsService {
   constructor(
     private readonly repository: StatsRepository,
     private readonly stampStates: StampStates,
-    private readonly links: LinksService,
     private readonly lookups: LinkLookupsService,
   ) {}
 
@@ -123,10 +121,10 @@ export class StatsService {
       return item;
     });
     if (query.withMetadata) {
-      const link = await this.links.findProjectLink(project, query.svcId);
+      const link = await this.lookups.findProjectLink(project, query.svcId);
       // Deleted in between: not found, as it would be a moment later.
       if (!link) throw Errors.notFound(`No link ${query.svcId} in this project`);
-      [response.metadata] = await this.links.records(project, [link]);
+      [response.metadata] = await this.lookups.records(project, [link]);
     }
     return response;
   }
@@ -154,7 +152,7 @@ export class StatsService {
   ): Promise<{ svc_ids: Record<string, unknown>[] }> {
     const links = [];
     for (const svcId of svcIds) {
-      const link = await this.links.findProjectLink(project, svcId);
+      const link = await this.lookups.findProjectLink(project, svcId);
       if (!link) throw Errors.notFound(`No link ${svcId} in this project`);
       links.push(link);
     }
@@ -165,7 +163,7 @@ export class StatsService {
       end: options.end,
       withBots: options.withBots,
     });
-    const records = options.withMetadata ? await this.links.records(project, links) : [];
+    const records = options.withMetadata ? await this.lookups.records(project, links) : [];
     return {
       svc_ids: links.map((link, i) => {
         const figures = clicks.get(link.id);

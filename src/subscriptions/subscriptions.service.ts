@@ -26,11 +26,14 @@ export class SubscriptionsService {
   ) {}
 
   /**
-   * The subscription the administrative caller acts for. subscription_key is always required;
-   * application_key is required where SPEC.md 4.10 lists it and, when given elsewhere, must be an
-   * application authorised on that subscription.
+   * The subscription the administrative caller acts for (SubscriptionGuard asks). subscription_key
+   * is always required; application_key is required where docs/api.md ("Administration") lists it
+   * and, when given elsewhere, must be an application authorised on that subscription.
    */
-  async authenticate(credentials: AdminCredentials, requireApplication: boolean): Promise<SubscriptionEntity> {
+  async authenticate(
+    credentials: AdminCredentials,
+    requireApplication: boolean,
+  ): Promise<SubscriptionEntity> {
     const subscriptionKey = this.readKey(credentials.subscription_key, 'subscription_key');
     if (subscriptionKey === null) throw Errors.missing('subscription_key');
     const subscription = await this.repository.findSubscriptionByKeyHash(hashKey(subscriptionKey));
@@ -61,7 +64,11 @@ export class SubscriptionsService {
     return this.dataSource.transaction(async (manager) => {
       const subscriptionKey = keys.subscriptionKey ?? generateSecretKey();
       const applicationKey = keys.applicationKey ?? generateSecretKey();
-      const subscription = await this.repository.insertSubscription(name, hashKey(subscriptionKey), manager);
+      const subscription = await this.repository.insertSubscription(
+        name,
+        hashKey(subscriptionKey),
+        manager,
+      );
       const application = await this.repository.insertApplication(
         subscription.id,
         `${name} admin`,
@@ -72,12 +79,19 @@ export class SubscriptionsService {
     });
   }
 
-  async createApplication(subscriptionId: string, name: string): Promise<{ application: ApplicationEntity; applicationKey: string }> {
+  async createApplication(
+    subscriptionId: string,
+    name: string,
+  ): Promise<{ application: ApplicationEntity; applicationKey: string }> {
     if (!(await this.repository.findSubscriptionById(subscriptionId))) {
       throw Errors.notFound(`No subscription ${subscriptionId}`);
     }
     const applicationKey = generateSecretKey();
-    const application = await this.repository.insertApplication(subscriptionId, name, hashKey(applicationKey));
+    const application = await this.repository.insertApplication(
+      subscriptionId,
+      name,
+      hashKey(applicationKey),
+    );
     return { application, applicationKey };
   }
 
@@ -115,27 +129,48 @@ export class SubscriptionsService {
    * those keys exist (nothing is created twice). Without them: when no subscription exists yet,
    * creates one with an application and returns the new keys for printing; otherwise null.
    */
-  async bootstrap(keys: { subscriptionKey: string; applicationKey: string } | null): Promise<IssuedSubscription | null> {
+  async bootstrap(
+    keys: { subscriptionKey: string; applicationKey: string } | null,
+  ): Promise<IssuedSubscription | null> {
     return this.dataSource.transaction(async (manager) => {
       await this.repository.lockBootstrap(manager);
       if (keys) {
         const subscriptionHash = hashKey(keys.subscriptionKey);
         const applicationHash = hashKey(keys.applicationKey);
-        let subscription = await manager.findOneBy(SubscriptionEntity, { keyHash: subscriptionHash });
-        subscription ??= await this.repository.insertSubscription('bootstrap', subscriptionHash, manager);
-        const application = await manager.findOneBy(ApplicationEntity, { keyHash: applicationHash });
+        let subscription = await manager.findOneBy(SubscriptionEntity, {
+          keyHash: subscriptionHash,
+        });
+        subscription ??= await this.repository.insertSubscription(
+          'bootstrap',
+          subscriptionHash,
+          manager,
+        );
+        const application = await manager.findOneBy(ApplicationEntity, {
+          keyHash: applicationHash,
+        });
         if (application && application.subscriptionId !== subscription.id) {
-          throw new Error('BOOTSTRAP_APPLICATION_KEY belongs to another subscription than BOOTSTRAP_SUBSCRIPTION_KEY');
+          throw new Error(
+            'BOOTSTRAP_APPLICATION_KEY belongs to another subscription than BOOTSTRAP_SUBSCRIPTION_KEY',
+          );
         }
         if (!application) {
-          await this.repository.insertApplication(subscription.id, 'bootstrap admin', applicationHash, manager);
+          await this.repository.insertApplication(
+            subscription.id,
+            'bootstrap admin',
+            applicationHash,
+            manager,
+          );
         }
         return null;
       }
       if ((await this.repository.countSubscriptions(manager)) > 0) return null;
       const subscriptionKey = generateSecretKey();
       const applicationKey = generateSecretKey();
-      const subscription = await this.repository.insertSubscription('default', hashKey(subscriptionKey), manager);
+      const subscription = await this.repository.insertSubscription(
+        'default',
+        hashKey(subscriptionKey),
+        manager,
+      );
       const application = await this.repository.insertApplication(
         subscription.id,
         'default admin',

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { ProjectsService } from '../../src/projects/projects.service';
+import { ProjectLookupsService } from '../../src/projects/project-lookups.service';
 import { SubscriptionsService } from '../../src/subscriptions/subscriptions.service';
 import { TestApp, createTestApp } from '../support/app';
 
@@ -476,7 +476,12 @@ describe('projects administration', () => {
         'explicit-default',
       ]);
       expect(res.body.response.projects[0]).toStrictEqual(
-        record({ name: 'solo', conversions: conversions(false, []), redirection_patterns: {}, utm_parameters: false }),
+        record({
+          name: 'solo',
+          conversions: conversions(false, []),
+          redirection_patterns: {},
+          utm_parameters: false,
+        }),
       );
       const otherList = await post('/projects/list', other);
       expect(otherList.body).toStrictEqual({
@@ -709,7 +714,7 @@ describe('projects administration', () => {
         default_domain: 'seg.acme.test_blog',
         domains: ['seg.acme.test_blog'],
       });
-      const service = t.app.get(ProjectsService);
+      const service = t.app.get(ProjectLookupsService);
       const authorised = await service.getAuthorisedDomains(await projectId(key));
       expect(authorised.map((domain) => domain.hostname)).toEqual(['seg.acme.test_blog']);
     });
@@ -827,7 +832,7 @@ describe('projects administration', () => {
         viewers: ['bob'],
       });
       const key = project.api_key as string;
-      const service = t.app.get(ProjectsService);
+      const service = t.app.get(ProjectLookupsService);
       expect((await service.findActiveByApiKey(key))?.name).toBe('doomed');
 
       const refused = await post(`/projects/${key}/destroy`, keys);

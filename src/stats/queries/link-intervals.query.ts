@@ -1,6 +1,6 @@
 import { chTime } from '../../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
-import { Interval } from '../stats-params';
+import { Interval } from '../intervals';
 import { Statement, bucketOf } from './statement';
 
 /** One link's period of stats/{svc_id}/intervals.json (docs/api.md, "Statistics"). */

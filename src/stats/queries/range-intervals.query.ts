@@ -1,6 +1,6 @@
 import { chTime } from '../../analytics/analytics-client';
 import { filterConditions } from '../stats-fields';
-import { Interval } from '../stats-params';
+import { Interval } from '../intervals';
 import { StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
 

@@ -1,5 +1,5 @@
 import type { Params } from '../../analytics/analytics-client';
-import { Interval } from '../stats-params';
+import { Interval } from '../intervals';
 
 /**
  * A statement for the analytics store: SQL text whose every value is a bound `{name:Type}`

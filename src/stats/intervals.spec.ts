@@ -1,10 +1,16 @@
-import { ceilHour, countIntervals, floorHour, intervalStart } from './stats-params';
+import { ceilHour, countIntervals, floorHour, intervalStart } from './intervals';
 
 describe('stats periods', () => {
   it('rounds start down and end up to the hour', () => {
-    expect(floorHour(new Date('2026-11-23T10:59:59Z')).toISOString()).toBe('2026-11-23T10:00:00.000Z');
-    expect(ceilHour(new Date('2026-11-23T10:00:01Z')).toISOString()).toBe('2026-11-23T11:00:00.000Z');
-    expect(ceilHour(new Date('2026-11-23T10:00:00Z')).toISOString()).toBe('2026-11-23T10:00:00.000Z');
+    expect(floorHour(new Date('2026-11-23T10:59:59Z')).toISOString()).toBe(
+      '2026-11-23T10:00:00.000Z',
+    );
+    expect(ceilHour(new Date('2026-11-23T10:00:01Z')).toISOString()).toBe(
+      '2026-11-23T11:00:00.000Z',
+    );
+    expect(ceilHour(new Date('2026-11-23T10:00:00Z')).toISOString()).toBe(
+      '2026-11-23T10:00:00.000Z',
+    );
   });
 
   it('finds interval starts: ISO weeks start on Monday', () => {
@@ -12,7 +18,9 @@ describe('stats periods', () => {
     expect(intervalStart(sunday, 'hour').toISOString()).toBe('2026-11-22T18:00:00.000Z');
     expect(intervalStart(sunday, 'day').toISOString()).toBe('2026-11-22T00:00:00.000Z');
     expect(intervalStart(sunday, 'week').toISOString()).toBe('2026-11-16T00:00:00.000Z');
-    expect(intervalStart(new Date('2026-11-23T00:00:00Z'), 'week').toISOString()).toBe('2026-11-23T00:00:00.000Z');
+    expect(intervalStart(new Date('2026-11-23T00:00:00Z'), 'week').toISOString()).toBe(
+      '2026-11-23T00:00:00.000Z',
+    );
   });
 
   it('counts the intervals a period touches', () => {

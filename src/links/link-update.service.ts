@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LinkMirror } from '../analytics/link-mirror';
+import { Errors } from '../common/app-error';
+import { isoTimestamp } from '../common/time';
+import { ProjectEntity } from '../projects/project.entity';
+import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
+import { LinkInput } from './link-input';
+import { LinkMetadataService } from './link-metadata.service';
+import { LinkParentsService } from './link-parents.service';
+import { LinkRecord } from './link-record';
+import { LinkEntity } from './link.entity';
+import { LinksRepository, NewLink } from './links.repository';
+import { changesMetadata } from './static-fingerprint';
+
+const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+/** url/update (docs/api.md, "Tracked links": update), for the project ProjectKeyGuard authenticated. */
+@Injectable()
+export class LinkUpdateService {
+  constructor(
+    private readonly repository: LinksRepository,
+    private readonly metadata: LinkMetadataService,
+    private readonly parents: LinkParentsService,
+    private readonly dataSource: DataSource,
+    private readonly mirror: LinkMirror,
+  ) {}
+
+  /**
+   * Changes the given fields of a link created within the last 30 days; original_url, redirect_url
+   * and created_at never change. Another project's link is not found.
+   */
+  async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
+    let updated: LinkEntity | null = null;
+    const record = await this.dataSource.transaction(async (manager) => {
+      const link = await this.repository.findBySvcId(id, manager);
+      if (!link || link.projectId !== project.id)
+        throw Errors.notFound(`No link ${id} in this project`);
+      if (Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
+        throw Errors.badRequest(
+          `Link ${id} was created more than 30 days ago; links can be updated only within 30 days of creation`,
+        );
+      }
+      for (const [field, value] of [
+        ['url', input.url],
+        ['domain', input.domain],
+        ['path', input.path],
+      ] as const) {
+        if (value !== undefined) throw Errors.invalid(field, 'cannot change on an existing link');
+      }
+      const changes: Partial<NewLink> = {};
+      const channel = input.channel ?? link.channel;
+      if (input.channel !== undefined) {
+        changes.channel = input.channel;
+        changes.service = serviceForChannel(input.channel);
+      }
+      if (input.serviceUserid !== undefined)
+        changes.serviceUserid = requireServiceId(input.serviceUserid, channel, 'service_userid');
+      if (input.servicePostid !== undefined)
+        changes.servicePostid = requireServiceId(input.servicePostid, channel, 'service_postid');
+      // A new channel must fit the service ids the link keeps (docs/api.md, "Tracked links":
+      // service ids match the channel's service): give them anew with it.
+      if (input.channel !== undefined) {
+        for (const [parameter, kept] of [
+          ['service_userid', input.serviceUserid === undefined ? link.serviceUserid : null],
+          ['service_postid', input.servicePostid === undefined ? link.servicePostid : null],
+        ] as const) {
+          if (kept !== null && !normaliseServiceId(kept, channel).ok) {
+            throw Errors.invalid(
+              'channel',
+              `${channel} does not match the link's ${parameter} ${kept}; give ${parameter} for the new channel too`,
+            );
+          }
+        }
+      }
+      if (input.servicePostidReach !== undefined)
+        changes.servicePostidReach = String(input.servicePostidReach);
+      if (input.servicePostidSharedAt !== undefined)
+        changes.servicePostidSharedAt = input.servicePostidSharedAt;
+      if (input.campaign !== undefined)
+        changes.campaign = (await this.metadata.campaign(project, input, manager)).stub;
+      if (input.notes !== undefined) changes.notes = input.notes;
+      if (input.tag !== undefined) changes.tag = input.tag;
+      for (const [name, property] of [
+        ['tag_2', 'tag2'],
+        ['tag_3', 'tag3'],
+        ['tag_4', 'tag4'],
+        ['tag_5', 'tag5'],
+      ] as const) {
+        const tags = input.tags?.[name];
+        if (tags) changes[property] = tags;
+      }
+      if (input.parent !== undefined)
+        changes.parent = await this.parents.explicit(project, input.parent, manager);
+      if (input.sharerId !== undefined) {
+        changes.sharerId = input.sharerId;
+        changes.username = await this.metadata.sharerUsername(project, input.sharerId, manager);
+      }
+      if (input.userId !== undefined) {
+        changes.userId = input.userId;
+        await this.metadata.identity(project, input, manager);
+      }
+      // A static link answers for its current metadata only (docs/api.md, static): once that
+      // changes, its fingerprint is free for a new link with the old metadata.
+      if (link.staticKey !== null && changesMetadata(changes, link)) changes.staticKey = null;
+      const saved = await this.repository.updateLink(link.id, changes, manager);
+      updated = saved;
+      const [record] = await this.metadata.records(project, [saved], manager);
+      return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
+    });
+    await this.mirror.mirror([updated!]);
+    return record;
+  }
+}

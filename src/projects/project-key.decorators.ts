@@ -1,0 +1,37 @@
+import {
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
+import {
+  PROJECT_KEY_OPTIONS,
+  ProjectKeyGuard,
+  ProjectKeyOptions,
+  ProjectRequest,
+} from './project-key.guard';
+import { ProjectEntity } from './project.entity';
+
+/** The endpoint takes a project `key`: ProjectKeyGuard authenticates it before the handler runs. */
+export function ProjectKeyAuth(options: ProjectKeyOptions = {}): MethodDecorator {
+  return applyDecorators(SetMetadata(PROJECT_KEY_OPTIONS, options), UseGuards(ProjectKeyGuard));
+}
+
+/** The project ProjectKeyGuard authenticated; a route without @ProjectKeyAuth() never gets one. */
+export const CurrentProject = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): ProjectEntity => {
+    const project = ctx.switchToHttp().getRequest<ProjectRequest>().project;
+    if (!project) throw new Error('No authenticated project: the route lacks @ProjectKeyAuth()');
+    return project;
+  },
+);
+
+/** The projects of `key` or `key[]` (@ProjectKeyAuth({ many })), in the order given. */
+export const CurrentProjects = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): ProjectEntity[] => {
+    const projects = ctx.switchToHttp().getRequest<ProjectRequest>().projects;
+    if (!projects) throw new Error('No authenticated projects: the route lacks @ProjectKeyAuth()');
+    return projects;
+  },
+);
