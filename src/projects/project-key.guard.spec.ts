@@ -1,0 +1,217 @@
+import { Controller, Get, INestApplication, Param } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import type { Request } from 'express';
+import request from 'supertest';
+import { ApiFormatted, FormattedResult } from '../common/api-format';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
+import { AppExceptionFilter } from '../common/exception.filter';
+import { RawParams } from '../common/params';
+import { parseQueryString } from '../common/query-parser';
+import { CurrentProject, CurrentProjects, ProjectKeyAuth } from './project-key.decorators';
+import { ProjectLookupsService } from './project-lookups.service';
+import { ProjectEntity } from './project.entity';
+
+const KEY = 'a'.repeat(64);
+const OTHER = 'b'.repeat(64);
+const UNKNOWN = 'c'.repeat(64);
+const PROJECTS: Record<string, ProjectEntity> = {
+  [KEY]: { id: 'p1', name: 'one' } as ProjectEntity,
+  [OTHER]: { id: 'p2', name: 'two' } as ProjectEntity,
+};
+
+/** What reached the handlers: a refused request must leave this empty. */
+const reached: string[] = [];
+const lookups: string[] = [];
+
+/** retweet's kind of check: answered after the format, before `v` and the key. */
+function refuseStop(params: RawParams, req: Request): void {
+  if (params.stop !== undefined) throw Errors.invalid('stop', `refused on ${req.path}`);
+}
+
+@Controller()
+class ProbeController {
+  @Get('linkish.:format')
+  @ApiFormatted()
+  @ProjectKeyAuth({ version: true, before: refuseStop })
+  linkish(@CurrentProject() project: ProjectEntity) {
+    reached.push(`linkish ${project.name}`);
+    return new FormattedResult({ name: project.name }, () => project.name);
+  }
+
+  @Get('totalish.json')
+  @ApiFormatted({ formatInPath: false })
+  @ProjectKeyAuth({ version: true, many: 3 })
+  totalish(@CurrentProjects() projects: ProjectEntity[]) {
+    reached.push(`totalish ${projects.map((p) => p.name).join(',')}`);
+    return new FormattedResult({ names: projects.map((p) => p.name) });
+  }
+
+  @Get('conversionish/new')
+  @ProjectKeyAuth()
+  conversionish(@CurrentProject() project: ProjectEntity) {
+    reached.push(`conversionish ${project.name}`);
+    return { name: project.name };
+  }
+
+  /** A handler that forgot @ProjectKeyAuth(): it must not run with no project. */
+  @Get('forgotten/:id')
+  forgotten(@CurrentProject() project: ProjectEntity, @Param('id') id: string) {
+    reached.push(`forgotten ${id} ${project.name}`);
+    return { id };
+  }
+}
+
+describe('ProjectKeyGuard', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      controllers: [ProbeController],
+      providers: [
+        {
+          provide: ProjectLookupsService,
+          useValue: {
+            getActiveByApiKey: (key: string) => {
+              lookups.push(key);
+              const project = PROJECTS[key];
+              if (!project) {
+                throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+              }
+              return Promise.resolve(project);
+            },
+          },
+        },
+      ],
+    }).compile();
+    const nest = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+    nest.set('query parser', parseQueryString);
+    nest.useGlobalFilters(new AppExceptionFilter());
+    app = await nest.init();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  beforeEach(() => {
+    reached.length = 0;
+    lookups.length = 0;
+  });
+
+  const get = (path: string) => request(app.getHttpServer()).get(path);
+
+  it('hands the project of a valid key to the handler', async () => {
+    const res = await get(`/linkish.json?v=3&key=${KEY}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toStrictEqual({ name: 'one' });
+    expect(reached).toStrictEqual(['linkish one']);
+  });
+
+  it('answers 403 for an unknown key without reaching the handler', async () => {
+    const res = await get(`/linkish.json?v=3&key=${UNKNOWN}`);
+    expect(res.status).toBe(403);
+    expect(res.body).toStrictEqual({ error: 403, error_message: 'Invalid API key specified' });
+    expect(lookups).toStrictEqual([UNKNOWN]);
+    expect(reached).toStrictEqual([]);
+  });
+
+  it('answers 400 for a missing or repeated key without looking anything up', async () => {
+    const missing = await get('/linkish.json?v=3');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toStrictEqual({
+      error: 400,
+      error_message: 'Missing required parameter: key',
+    });
+    const repeated = await get(`/linkish.json?v=3&key=${KEY}&key=${KEY}`);
+    expect(repeated.status).toBe(400);
+    expect(repeated.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter key: must be given once, as a single value',
+    });
+    expect(lookups).toStrictEqual([]);
+    expect(reached).toStrictEqual([]);
+  });
+
+  it('checks the format, then the endpoint’s own checks, then v, then the key', async () => {
+    const format = await get(`/linkish.xml?stop=1&key=${UNKNOWN}`);
+    expect(format.status).toBe(400);
+    expect(format.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter format: "xml" is not supported; use json or txt',
+    });
+    const callback = await get(`/linkish.txt?callback=cb&stop=1&key=${UNKNOWN}`);
+    expect(callback.status).toBe(400);
+    expect(callback.text).toBe('Invalid parameter callback: requires the json format');
+    const own = await get(`/linkish.json?stop=1&key=${UNKNOWN}`);
+    expect(own.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter stop: refused on /linkish.json',
+    });
+    const version = await get(`/linkish.json?v=2&key=${UNKNOWN}`);
+    expect(version.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter v: must be 3',
+    });
+    const noVersion = await get(`/linkish.json?key=${UNKNOWN}`);
+    expect(noVersion.body).toStrictEqual({
+      error: 400,
+      error_message: 'Missing required parameter: v',
+    });
+    expect(lookups).toStrictEqual([]);
+    expect(reached).toStrictEqual([]);
+  });
+
+  it('renders its refusal in the request’s format (txt, JSON-P)', async () => {
+    const txt = await get(`/linkish.txt?v=3&key=${UNKNOWN}`);
+    expect(txt.status).toBe(403);
+    expect(txt.text).toBe('Invalid API key specified');
+    const jsonp = await get(`/linkish.json?v=3&key=${UNKNOWN}&callback=cb`);
+    expect(jsonp.status).toBe(403);
+    expect(jsonp.text).toBe('cb({"error":403,"error_message":"Invalid API key specified"});');
+  });
+
+  it('takes key[] of several projects where many is allowed, each a credential', async () => {
+    const both = await get(`/totalish.json?v=3&key[]=${KEY}&key[]=${OTHER}&key[]=${KEY}`);
+    expect(both.status).toBe(200);
+    expect(both.body).toStrictEqual({ names: ['one', 'two'] });
+    const single = await get(`/totalish.json?v=3&key=${OTHER}`);
+    expect(single.body).toStrictEqual({ names: ['two'] });
+    expect(reached).toStrictEqual(['totalish one,two', 'totalish two']);
+
+    reached.length = 0;
+    const one = await get(`/totalish.json?v=3&key[]=${KEY}&key[]=${UNKNOWN}`);
+    expect(one.status).toBe(403);
+    expect(one.body).toStrictEqual({ error: 403, error_message: 'Invalid API key specified' });
+    // The limit counts the values given, repeated ones too.
+    const tooMany = await get(
+      `/totalish.json?v=3&key[]=${KEY}&key[]=${OTHER}&key[]=${KEY}&key[]=${KEY}`,
+    );
+    expect(tooMany.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter key: takes 1 to 3 project keys',
+    });
+    const object = await get(`/totalish.json?v=3&key[]=${KEY}&key[][a]=${OTHER}`);
+    expect(object.body).toStrictEqual({
+      error: 400,
+      error_message: 'Invalid parameter key: must be project API keys',
+    });
+    expect(reached).toStrictEqual([]);
+  });
+
+  it('checks neither format nor v where the route has none (conversions)', async () => {
+    const res = await get(`/conversionish/new?callback=1bad&key=${KEY}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toStrictEqual({ name: 'one' });
+    const refused = await get(`/conversionish/new?key=${UNKNOWN}`);
+    expect(refused.status).toBe(403);
+    expect(reached).toStrictEqual(['conversionish one']);
+  });
+
+  it('never runs a handler that takes @CurrentProject() without @ProjectKeyAuth()', async () => {
+    const res = await get(`/forgotten/1?key=${KEY}`);
+    expect(res.status).toBe(500);
+    expect(lookups).toStrictEqual([]);
+    expect(reached).toStrictEqual([]);
+  });
+});
