@@ -1,11 +1,11 @@
 import { Controller, Get, INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { IsOptional, IsString } from 'class-validator';
 import request from 'supertest';
 import { AppExceptionFilter } from '../common/exception.filter';
 import { parseQueryString } from '../common/query-parser';
 import { createValidationPipe } from '../common/validation';
-import { ProjectKeysParamsDto } from '../projects/dto/project-params.dto';
 import { ApplicationEntity } from './application.entity';
 import { hashKey } from './keys';
 import { CurrentSubscription, SubscriptionAuth } from './subscription.decorators';
@@ -22,6 +22,17 @@ const applications = [
   { id: 'a2', subscriptionId: 's2', keyHash: hashKey(FOREIGN_APP) },
 ] as ApplicationEntity[];
 
+/** A parameters DTO as administration's: the keys, optional for the DTO, strings when given. */
+class KeysParamsDto {
+  @IsOptional()
+  @IsString()
+  subscription_key?: string;
+
+  @IsOptional()
+  @IsString()
+  application_key?: string;
+}
+
 /** What reached the handlers: a refused request must leave this empty. */
 const reached: string[] = [];
 
@@ -29,14 +40,14 @@ const reached: string[] = [];
 @Controller()
 class ProbeController {
   @Get('projects/list')
-  @SubscriptionAuth({ application: 'required', params: ProjectKeysParamsDto })
+  @SubscriptionAuth({ application: 'required', params: KeysParamsDto })
   list(@CurrentSubscription() owner: SubscriptionEntity) {
     reached.push(`list ${owner.name}`);
     return { name: owner.name };
   }
 
   @Get('projects/new')
-  @SubscriptionAuth({ application: 'optional', params: ProjectKeysParamsDto })
+  @SubscriptionAuth({ application: 'optional', params: KeysParamsDto })
   create(@CurrentSubscription() owner: SubscriptionEntity) {
     reached.push(`new ${owner.name}`);
     return { name: owner.name };
