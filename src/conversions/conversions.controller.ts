@@ -13,6 +13,7 @@ import { TRACKING_SCRIPT } from './tracking-script';
 /**
  * conversions/new and the tracking script (docs/api.md, "Conversions and the tracking script").
  * ProjectKeyGuard authenticates `key` (no `v`, no format here); conversion-input.ts reads the rest.
+ * Any origin may call conversions/new: ConversionsModule's middleware says so, refusals included.
  */
 @ApiTags('conversions')
 @Controller()
@@ -20,7 +21,6 @@ export class ConversionsController {
   constructor(private readonly conversions: ConversionsService) {}
 
   @Get('conversions/new')
-  @Header('Access-Control-Allow-Origin', '*')
   @ApiOperation({ summary: 'Record a pageview or goal against a link (SPEC.md 4.9)' })
   @ApiConversionParameters()
   @ProjectKeyAuth()
@@ -34,7 +34,6 @@ export class ConversionsController {
 
   @Post('conversions/new')
   @HttpCode(200)
-  @Header('Access-Control-Allow-Origin', '*')
   @ApiOperation({ summary: 'Record a conversion (POST form)' })
   @ApiConversionParameters()
   @ProjectKeyAuth()

@@ -171,11 +171,14 @@ describe('authentication: project keys and administration keys', () => {
       },
       error: { code: 1000, message: 'Invalid API key specified' },
     });
+    // Landing pages call it from any origin: they can read its refusals too.
+    expect(res.headers['access-control-allow-origin']).toBe('*');
     const missing = await t.http.post('/conversions/new').type('form').send({ svc_url: svcId });
     expect(missing.body.error).toStrictEqual({
       code: 1001,
       message: 'Missing required parameter: key',
     });
+    expect(missing.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('validates an administration DTO before the keys, and the keys before the request', async () => {
