@@ -17,7 +17,7 @@ async function generate() {
   const { NestFactory } = require('@nestjs/core');
   const { AppModule } = require(path.join(root, 'dist', 'app.module'));
   const { loadConfig } = require(path.join(root, 'dist', 'config', 'app-config'));
-  const { buildOpenApiDocument } = require(path.join(root, 'dist', 'common', 'swagger'));
+  const { buildOpenApiDocument } = require(path.join(root, 'dist', 'openapi-document'));
   // A fixed configuration: the committed document does not depend on the machine's environment.
   const config = loadConfig({ DEFAULT_DOMAIN: 'localhost:3000', PUBLIC_SCHEME: 'http', LOG_LEVEL: 'silent' });
   const app = await NestFactory.create(AppModule.forRoot(config), { preview: true, logger: false });
