@@ -1,8 +1,16 @@
-import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AnalyticsModule } from './analytics/analytics.module';
+import { ApiPathsModule } from './common/api-paths';
 import { AppExceptionFilter } from './common/exception.filter';
 import { HTTP_LOGGER, createHttpLogger } from './common/http-logger';
 import { createValidationPipe } from './common/validation';
@@ -39,8 +47,13 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         // The Nest logger writes through the same pino logger; the request middleware is ours
         // (createHttpLogger says why), so nestjs-pino mounts none.
-        LoggerModule.forRoot({ pinoHttp: { logger: httpLogger.logger }, useExisting: true, forRoutes: [] }),
+        LoggerModule.forRoot({
+          pinoHttp: { logger: httpLogger.logger },
+          useExisting: true,
+          forRoutes: [],
+        }),
         DatabaseModule,
+        ApiPathsModule,
         AnalyticsModule,
         QueueModule.forRoot(config),
         SubscriptionsModule,

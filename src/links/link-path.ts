@@ -9,35 +9,6 @@ export function randomPath(length = 7): string {
   return path;
 }
 
-/** First path segments that belong to the API on the default domain (API routes win there). */
-const API_SEGMENTS = new Set([
-  'url',
-  'stats',
-  'conversions',
-  'projects',
-  'domains',
-  'health',
-  'docs',
-  'docs-json',
-  'console',
-  'metrics',
-  'svc.js',
-  'favicon.ico',
-  'robots.txt',
-]);
-
-/**
- * Whether a path's first segment (or its name before a dot: `url.json`) belongs to the API: on the
- * default domain such a path reaches the API, never a link.
- */
-export function isApiPath(path: string): boolean {
-  const slash = path.indexOf('/');
-  const first = slash === -1 ? path : path.slice(0, slash);
-  if (API_SEGMENTS.has(first)) return true;
-  const dot = first.indexOf('.');
-  return dot > 0 && API_SEGMENTS.has(first.slice(0, dot));
-}
-
 const CUSTOM_PATH_RE = /^[A-Za-z0-9_.~-]+(\/[A-Za-z0-9_.~-]+)*$/;
 
 /** A custom `path`: URL-safe segments, at most 200 characters. */
@@ -73,6 +44,7 @@ export function svcIdOfUrl(url: string): { host: string; svcId: string } | null 
 /** The short link: `scheme://domain/path`, where a `host_segment` domain reads `host/segment`. */
 export function svcUrl(scheme: string, domain: string, path: string): string {
   const underscore = domain.indexOf('_');
-  const host = underscore === -1 ? domain : `${domain.slice(0, underscore)}/${domain.slice(underscore + 1)}`;
+  const host =
+    underscore === -1 ? domain : `${domain.slice(0, underscore)}/${domain.slice(underscore + 1)}`;
   return `${scheme}://${host}/${path}`;
 }

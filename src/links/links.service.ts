@@ -11,7 +11,8 @@ import { requireServiceId, serviceForChannel } from './channels';
 import { LinkInput } from './link-input';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
-import { isApiPath, isValidCustomPath, randomPath, svcId } from './link-path';
+import { ApiPaths } from '../common/api-paths';
+import { isValidCustomPath, randomPath, svcId } from './link-path';
 import { LinkRecord } from './link-record';
 import { RedirectInputs, applyRedirect } from './link-redirect';
 import { LinkEntity } from './link.entity';
@@ -56,6 +57,7 @@ export class LinksService {
     private readonly dataSource: DataSource,
     private readonly bus: InvalidationBus,
     private readonly mirror: LinkMirror,
+    private readonly apiPaths: ApiPaths,
   ) {}
 
   /**
@@ -210,7 +212,11 @@ export class LinksService {
         'must be URL-safe segments (A-Z a-z 0-9 _ . ~ -) separated by /, at most 200 characters',
       );
     }
-    if (input.path !== undefined && domain === this.config.defaultDomain && isApiPath(input.path)) {
+    if (
+      input.path !== undefined &&
+      domain === this.config.defaultDomain &&
+      this.apiPaths.has(input.path)
+    ) {
       throw Errors.invalid('path', `${input.path.split('/')[0]} belongs to the API on ${domain}`);
     }
     const channel = input.channel ?? null;

@@ -4,7 +4,8 @@ import { ClickEvent, nextClickSequence } from '../clicks/click-event';
 import { ClickRecorder } from '../clicks/click-recorder';
 import { isCrawler } from '../common/bots';
 import { forwardedFor, storedIp } from '../common/ip';
-import { isApiPath, svcId } from '../links/link-path';
+import { ApiPaths } from '../common/api-paths';
+import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { RedirectCache } from './redirect-cache';
@@ -34,6 +35,7 @@ export class RedirectHandler {
     private readonly cache: RedirectCache,
     private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
+    private readonly apiPaths: ApiPaths,
   ) {
     this.defaultDomain = config.defaultDomain;
     const histogram = metrics.redirectSeconds;
@@ -62,7 +64,7 @@ export class RedirectHandler {
       const clean = decoded !== null;
       const path = decoded ?? trimSlashes(raw);
       if (host === this.defaultDomain) {
-        if (path === '' || isApiPath(path)) return next(req, res);
+        if (path === '' || this.apiPaths.has(path)) return next(req, res);
         return this.serve(req, res, host, path, null, clean);
       }
       const domains = this.cache.hostDomains(host);
@@ -71,7 +73,7 @@ export class RedirectHandler {
           (found) => (found ? this.serve(req, res, host, path, found, clean) : next(req, res)),
           // Without the database, health checks and the API on other hosts still reach Express.
           (error: unknown) =>
-            isApiPath(path) ? next(req, res) : this.fail(res, error, performance.now()),
+            this.apiPaths.has(path) ? next(req, res) : this.fail(res, error, performance.now()),
         );
       } else if (domains) {
         this.serve(req, res, host, path, domains, clean);

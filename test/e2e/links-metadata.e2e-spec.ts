@@ -416,8 +416,41 @@ describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
       }
       const near = await create({ path: 'statsx' }, custom).expect(200);
       expect(near.body.svc_url).toBe('http://svc.test/statsx');
-      const elsewhere = await create({ path: 'stats', domain: 'go.brand.example' }, custom).expect(200);
+      const elsewhere = await create({ path: 'stats', domain: 'go.brand.example' }, custom).expect(
+        200,
+      );
       expect(elsewhere.body.svc_url).toBe('http://go.brand.example/stats');
+    });
+
+    it('refuses every first segment of the API routes and mounts (read from the router), not others', async () => {
+      const document = (await t.http.get('/docs-json').expect(200)).body as {
+        paths: Record<string, unknown>;
+      };
+      const routes = Object.keys(document.paths).map((route) =>
+        route.split('/')[1].replace(/\.?\{.*$/, ''),
+      );
+      const segments = [
+        ...new Set([...routes, 'docs', 'docs-json', 'console', 'favicon.ico', 'robots.txt']),
+      ];
+      expect(segments).toEqual(
+        expect.arrayContaining([
+          'url',
+          'stats',
+          'conversions',
+          'projects',
+          'domains',
+          'health',
+          'metrics',
+          'svc.js',
+        ]),
+      );
+      for (const segment of segments) {
+        const res = await create({ path: `${segment}/x` }, custom).expect(400);
+        expect(res.body.error_message).toBe(
+          `Invalid parameter path: ${segment} belongs to the API on svc.test`,
+        );
+      }
+      await create({ path: 'docsy/x' }, custom).expect(200);
     });
 
     it('refuses a path that is not URL-safe', async () => {
