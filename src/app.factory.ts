@@ -12,8 +12,9 @@ import { AppConfig } from './config/app-config';
 import { serveConsole } from './web-console/web-console';
 
 /**
- * Puts the redirect listener in front of Express on the HTTP server: link requests never enter
- * Express (DESIGN.md: it costs ~7× on a trivial 302); everything else goes on to it.
+ * Puts the redirect listener in front of Express on the HTTP server (docs/architecture.md, "How a
+ * redirect flows"): link requests never enter Express (it costs ~7× on a trivial 302); everything
+ * else goes on to it.
  */
 function installRedirects(app: NestExpressApplication): void {
   const server: Server = app.getHttpServer();

@@ -1,7 +1,8 @@
 /**
  * Our own error kinds, thrown by services, processors and the CLI alike. The exception filter
- * turns them into the two response shapes of DESIGN.md. `code` is the admin/conversions error code
- * (README lists them); link and stats responses carry the HTTP status instead.
+ * turns them into the two response shapes of docs/api.md, "Errors". `code` is the
+ * admin/conversions error code (that section lists them); link and stats responses carry the HTTP
+ * status instead.
  */
 export class AppError extends Error {
   constructor(

@@ -2,7 +2,7 @@ import { isbot } from 'isbot';
 
 /**
  * HTTP client libraries and command-line tools: isbot lists them, but they are how server-side
- * applications call the API (SPEC.md 5) and how people try links, not crawlers.
+ * applications call the API (docs/api.md, "Tracked links") and how people try links, not crawlers.
  */
 const HTTP_CLIENT_RE =
   /^(curl|wget|httpie|python-requests|python-urllib|python-httpx|aiohttp|axios|node-fetch|node|undici|got|okhttp|go-http-client|java|apache-httpclient|jakarta|postmanruntime|insomnia|k6|libwww-perl|ruby|faraday|rest-client|guzzlehttp|php|dart|reqwest|supertest)\b/i;

@@ -17,7 +17,10 @@ export function parseJsonObject(value: unknown, parameter = 'json'): Record<stri
   return parsed as Record<string, unknown>;
 }
 
-/** A single string where an array is expected is taken as an array of one (SPEC.md: `sharers`). */
+/**
+ * A single string where an array is expected is taken as an array of one (docs/api.md,
+ * "Administration").
+ */
 export function stringList(value: unknown, parameter: string): string[] {
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];

@@ -1,4 +1,4 @@
-/** The link fields a redirection pattern may use as %field% (SPEC.md 1, DESIGN.md). */
+/** The link fields a redirection pattern may use as %field% (docs/api.md, "Tracked links"). */
 export const PATTERN_FIELDS = [
   'svc_url',
   'svc_id',

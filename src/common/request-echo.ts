@@ -35,8 +35,8 @@ function stringify(value: unknown): unknown {
 }
 
 /**
- * The `request` member of admin and conversion responses (DESIGN.md), derived from the path so that
- * errors raised before a handler runs (bad key, bad body) carry the same echo as successes.
+ * The `request` member of admin and conversion responses (docs/api.md), derived from the path so
+ * that errors raised before a handler runs (bad key, bad body) carry the same echo as successes.
  */
 export function requestEcho(req: Request): Echo | null {
   const segments = req.path.split('/').filter(Boolean).map(decodeURIComponentSafe);

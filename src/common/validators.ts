@@ -15,7 +15,7 @@ const SEGMENT_RE = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
  * A link domain as the admin API writes it: a lowercase hostname (optionally :port), or
- * `hostname_segment` for links of the form hostname/segment/path (SPEC.md 1, 2.4).
+ * `hostname_segment` for links of the form hostname/segment/path (docs/api.md, "Administration").
  */
 export function parseLinkHost(value: string): { hostname: string; port: string | null; segment: string | null } | null {
   const underscore = value.indexOf('_');

@@ -44,7 +44,7 @@ export class AppConfig {
   readonly smtpUrl: string | null;
   /** Sender of outgoing mail (MAIL_FROM). */
   readonly mailFrom: string;
-  /** Create-API requests per hour per project (CREATE_RATE_LIMIT; SPEC.md: 8,000). */
+  /** Create-API requests per hour per project (CREATE_RATE_LIMIT; default 8,000). */
   readonly createRateLimit: number;
   /** Tests only: the crawler may reach loopback addresses (CRAWLER_ALLOW_LOOPBACK). */
   readonly crawlerAllowLoopback: boolean;

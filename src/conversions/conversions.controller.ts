@@ -21,7 +21,7 @@ export class ConversionsController {
   constructor(private readonly conversions: ConversionsService) {}
 
   @Get('conversions/new')
-  @ApiOperation({ summary: 'Record a pageview or goal against a link (SPEC.md 4.9)' })
+  @ApiOperation({ summary: 'Record a pageview or goal against a link' })
   @ApiConversionParameters()
   @ProjectKeyAuth()
   record(

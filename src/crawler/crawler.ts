@@ -6,11 +6,14 @@ import type { LookupFunction } from 'node:net';
 import { GuardOptions, isAllowedAddress, isCrawlableUrl } from './url-guard';
 
 export interface CrawlOptions extends GuardOptions {
-  /** Redirect hops followed (DESIGN.md: at most 10). */
+  /** Redirect hops followed (docs/api.md, "Tracked links": at most 10). */
   maxRedirects?: number;
-  /** Whole crawl, all hops (DESIGN.md: 5 s). */
+  /** Whole crawl, all hops (docs/api.md, "Tracked links": 5 s). */
   timeoutMs?: number;
-  /** Body bytes read from the final page (DESIGN.md: 1 MiB); the rest is not downloaded. */
+  /**
+   * Body bytes read from the final page (docs/api.md, "Tracked links": 1 MiB); the rest is not
+   * downloaded.
+   */
   maxBytes?: number;
   /** Whether to download the final page's body at all (unwrap needs only the final URL). */
   readBody?: boolean;

@@ -4,7 +4,7 @@ import { LinkEntity } from './link.entity';
 import { svcUrl } from './link-path';
 import { UserIdentityEntity } from './user-identity.entity';
 
-/** The link record of SPEC.md 2.1: every field present, null when unset. */
+/** The link record (docs/api.md, "Tracked links"): every field present, null when unset. */
 export interface LinkRecord {
   svc_url: string;
   svc_id: string;

@@ -47,12 +47,12 @@ export class LinksController {
   ) {}
 
   @Post('url.:format')
-  @ApiOperation({ summary: 'Create a tracked link (SPEC.md 4.2)' })
+  @ApiOperation({ summary: 'Create a tracked link' })
   @ApiFormatted()
   @ApiLinkParameters('create')
   @ApiOkResponse({
     type: LinkRecordDto,
-    description: 'The link record (2.1); txt: the bare svc_url',
+    description: 'The link record; txt: the bare svc_url',
   })
   @ApiResponse(LINK_ERRORS)
   @ProjectKeyAuth({ version: true })
@@ -73,7 +73,7 @@ export class LinksController {
 
   @Post('url/batch.:format')
   @ApiOperation({
-    summary: 'Create links in a batch (SPEC.md 4.3)',
+    summary: 'Create links in a batch',
     description:
       'One of campaign, channel, notes, parent, path, service_userid, sharer_id, tag, tool, url, user_id may be an array (`name[]=value`, repeated): one link per element, in order.',
   })
@@ -102,7 +102,7 @@ export class LinksController {
 
   @Post('url/static.:format')
   @ApiOperation({
-    summary: 'Get or create a static link (SPEC.md 4.3a)',
+    summary: 'Get or create a static link',
     description:
       'Returns the project’s link with the same url and metadata when there is one, else creates it; `new` says which.',
   })
@@ -128,7 +128,7 @@ export class LinksController {
 
   @Post('url/update/:svc_id.:format')
   @ApiOperation({
-    summary: 'Update a link (SPEC.md 4.5)',
+    summary: 'Update a link',
     description:
       'Only within 30 days of creation. original_url, redirect_url and created_at never change; fields not given stay unchanged.',
   })
@@ -168,9 +168,10 @@ export class LinksController {
 
   @Post('url/retweet.:format')
   @ApiOperation({
-    summary: 'Replace every link of a text by a new tracked link (SPEC.md 4.4)',
+    summary: 'Replace every link of a text by a new tracked link',
     description:
-      'Only links beginning http:// are recognised (SPEC.md 4.4). destination is GET only. Known bots are refused (403).',
+      'Only links beginning http:// are recognised. destination is GET only. ' +
+      'Known bots are refused (403).',
   })
   @ApiFormatted()
   @ApiRetweetParameters(false)

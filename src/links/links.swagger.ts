@@ -43,7 +43,7 @@ const PARAMETERS: ParameterDoc[] = [
 /** Batch parameters that may be arrays (name[]=… or the name repeated); only one of them per request. */
 const BATCH_ARRAYS = new Set(['campaign', 'channel', 'notes', 'parent', 'path', 'service_userid', 'sharer_id', 'tag', 'tool', 'url', 'user_id']);
 
-/** The link-creation parameters of SPEC.md 4.1 as Swagger query parameters for an endpoint kind. */
+/** The link-creation parameters as Swagger query parameters for an endpoint kind. */
 export function ApiLinkParameters(kind: Kind): MethodDecorator {
   return applyDecorators(
     ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>

@@ -1,7 +1,7 @@
 import { extractLinks, replaceLinks } from './text-links';
 
 describe('extractLinks', () => {
-  it('finds http:// links with positions, not https:// ones (SPEC.md 4.4)', () => {
+  it('finds http:// links with positions, not https:// ones', () => {
     const text =
       'Read http://a.example/x and https://b.example/y?q=1#f, HTTP://c.example/z?q=1#f now';
     expect(extractLinks(text)).toEqual([

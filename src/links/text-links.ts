@@ -6,7 +6,8 @@ export interface TextLink {
   end: number;
 }
 
-// SPEC.md 4.4: only links beginning http:// are recognised (an https:// link stays as it is).
+// docs/api.md, "Tracked links": only links beginning http:// are recognised (an https:// link
+// stays as it is).
 const LINK_RE = /\bhttp:\/\/[^\s<>"'`]+/gi;
 const TRAILING = /[.,;:!?'"»”’]+$/;
 

@@ -86,7 +86,7 @@ export class StatsController {
   }
 
   @Get(':svc_id/intervals.json')
-  @ApiOperation({ summary: 'Clicks of a link per hour, day or week (SPEC.md 4.6)' })
+  @ApiOperation({ summary: 'Clicks of a link per hour, day or week' })
   @ApiIntervalParameters()
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: LinkIntervalsResponseDto })
@@ -114,7 +114,7 @@ export class StatsController {
   }
 
   @Get('range.json')
-  @ApiOperation({ summary: 'Activity in a period on all links of a project (SPEC.md 4.7)' })
+  @ApiOperation({ summary: 'Activity in a period on all links of a project' })
   @ApiAggregateParameters('range')
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })
@@ -134,7 +134,7 @@ export class StatsController {
   }
 
   @Get('totals.json')
-  @ApiOperation({ summary: 'All-time figures of the links shared in a period (SPEC.md 4.8)' })
+  @ApiOperation({ summary: 'All-time figures of the links shared in a period' })
   @ApiAggregateParameters('totals')
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })

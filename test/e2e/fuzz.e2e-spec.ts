@@ -244,7 +244,8 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
           body: '',
         });
         if (res.status >= 400) {
-          // Every error in the endpoint's shape (DESIGN.md); txt answers the bare message.
+          // Every error in the endpoint's shape (docs/api.md, "Errors"); txt answers the bare
+          // message.
           const admin = /^\/(projects|domains)\//.test(operation.template);
           // JSON-P (callback): the same object inside `name(…);`.
           const jsonp =

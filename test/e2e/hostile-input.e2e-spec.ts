@@ -175,7 +175,7 @@ describe('hostile bytes in parameters (issue 15)', () => {
               send: request(pathWith(null, ''), query),
             });
             if (method === 'post') {
-              // POST takes its parameters from the form body too (SPEC.md 4).
+              // POST takes its parameters from the form body too (docs/api.md).
               cases.push({
                 method,
                 template,
@@ -253,7 +253,10 @@ describe('hostile bytes in parameters (issue 15)', () => {
     return cases;
   }
 
-  /** The message of the error shape the endpoint uses (DESIGN.md), or null when the shape is wrong. */
+  /**
+   * The message of the error shape the endpoint uses (docs/api.md, "Errors"), or null when the
+   * shape is wrong.
+   */
   function errorMessage(template: string, body: unknown): string | null {
     if (/^\/(projects|domains|conversions)\//.test(template)) {
       const admin = body as { request?: unknown; error?: { code?: unknown; message?: unknown } };

@@ -326,7 +326,7 @@ describe('url/batch.{format} and url/static.{format}', () => {
       expect(ids.size).toBe(7);
     });
 
-    it('returns a link made by create with the same url and metadata (SPEC.md 4.3a)', async () => {
+    it('returns a link made by create with the same url and metadata', async () => {
       const made = await t.http
         .post('/url.json')
         .type('form')

@@ -3,7 +3,7 @@ import type { LinkRecord } from '../../src/links/link-record';
 import { connectDomain, createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 
-describe('link metadata (SPEC.md 4.1) on url.{format}', () => {
+describe('link metadata on url.{format}', () => {
   let t: TestApp;
   let key: string;
   let otherKey: string;

@@ -72,7 +72,7 @@ describe('url/retweet and url/share', () => {
     Number((await t.db.query('SELECT count(*)::int AS n FROM links')).rows[0].n);
 
   describe('retweet', () => {
-    it('replaces every http:// link of the text by a new link, never an https:// one (SPEC.md 4.4)', async () => {
+    it('replaces every http:// link of the text by a new link, never an https:// one', async () => {
       const text =
         'Read http://example.com/a, then http://example.org/b?x=1. And (HTTP://example.net/c)! Not https://example.io/d.';
       const res = await retweet({ text }).expect(200);

@@ -3,7 +3,10 @@ import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 import { form } from '../factories/links';
 
-/** Every parameter error of stats/range.json and stats/totals.json (SPEC.md 4.7, 4.8): status and exact message. */
+/**
+ * Every parameter error of stats/range.json and stats/totals.json (docs/api.md, "Statistics"):
+ * status and exact message.
+ */
 describe('stats/range.json and stats/totals.json: parameter errors', () => {
   let t: TestApp;
   let key: string;
@@ -46,7 +49,8 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
   ];
   const SHARED_AT = ['shared_at_hour_of_day', 'shared_at_day_of_week', 'shared_at_hour_of_week'];
   const RANGE_GROUPS = [...FIELDS, ...SHARED_AT].join(', ');
-  // SPEC.md 4.8: group_by takes any filter of totals but domain, tag_2 … tag_5 included.
+  // docs/api.md, "Statistics": group_by takes any filter of totals but domain, tag_2 … tag_5
+  // included.
   const TOTALS_GROUPS = [...FIELDS.filter((f) => f !== 'domain'), ...SHARED_AT, 'tag_2', 'tag_3', 'tag_4', 'tag_5'].join(', ');
   const goals = (n: number) =>
     Array.from({ length: n }, (_, i) => [`goal_${i + 1}_count`, `goal_${i + 1}_value`]).flat();
@@ -441,7 +445,8 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
         expect(res.body).toEqual({ error: status, error_message: message });
       });
       it('the boundaries just inside the limits are accepted', async () => {
-        // Range has no earliest start (SPEC.md 8 bounds intervals and totals only).
+        // Range has no earliest start (docs/api.md, "Statistics", bounds intervals and totals
+        // only).
         const earliest = endpoint === 'range' ? '1971-01-01T00:00:00Z' : '2011-09-01T01:00:00Z';
         const ok = [
           `start_date=${earliest}`,

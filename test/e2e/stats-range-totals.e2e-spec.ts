@@ -209,7 +209,8 @@ describe('stats/range.json and stats/totals.json', () => {
     }
     const domain = await totals({ group_by: 'domain' }).expect(400);
     expect(domain.body.error_message).toEqual(expect.stringMatching(/^Invalid parameter group_by: must be one of /));
-    // Range has no earliest start_date (SPEC.md 8 bounds link intervals and totals only).
+    // Range has no earliest start_date (docs/api.md, "Statistics", bounds link intervals and
+    // totals only).
     const old = await range({ start_date: '2010-01-01', end_date: '2026-11-08' }).expect(200);
     expect(old.body.start_date).toBe('2010-01-01T00:00:00Z');
     expect(old.body.totals).toEqual({ clicks: 13, shares: 5, clicks_per_share: 2.6 });

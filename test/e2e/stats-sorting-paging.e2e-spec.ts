@@ -11,8 +11,8 @@ import {
 } from '../factories/stats';
 
 /**
- * Range (SPEC.md 4.7) over the fixture of test/factories/stats.ts: every sort_type and
- * pivot_sort_type in both orders, pagination, the echo, GET and POST, JSON-P.
+ * Range (docs/api.md, "Statistics") over the fixture of test/factories/stats.ts: every sort_type
+ * and pivot_sort_type in both orders, pagination, the echo, GET and POST, JSON-P.
  *
  * Channel groups in November: email 8 clicks, 1 share, last shared 11-05, goal_2 1/100;
  * twitter 5, 2, last shared 11-03, pageviews 3, goal_1 3/700; facebook-post 0, 1, last shared 11-06.

@@ -17,7 +17,7 @@ import {
 } from '../factories/stats';
 
 /**
- * Totals (SPEC.md 4.8): all-time figures of the links shared in the period.
+ * Totals (docs/api.md, "Statistics"): all-time figures of the links shared in the period.
  *
  * P1 is the fixture project of test/factories/stats.ts (November shares A, B, C, E: all-time
  * clicks 10, 1, 3, 0). P2, in the same subscription, holds (all twitter, tool pub-bar):

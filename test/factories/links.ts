@@ -1,7 +1,10 @@
 import type { LinkRecord } from '../../src/links/link-record';
 import { TestApp } from '../support/app';
 
-/** Every field of the link record of SPEC.md 2.1 (create, batch, retweet; static adds `new`, update `updated_at`). */
+/**
+ * Every field of the link record of docs/api.md, "Tracked links" (create, batch, retweet; static
+ * adds `new`, update `updated_at`).
+ */
 export const LINK_FIELDS = [
   'svc_url',
   'svc_id',

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { TestApp } from '../support/app';
 import { connectDomain, createProject } from './projects';
 
-/** The range/totals echo when nothing but key and v is given (SPEC.md 4.7: unused values are null). */
+/**
+ * The range/totals echo when nothing but key and v is given (docs/api.md, "Statistics": unused
+ * values are null).
+ */
 export const EMPTY_ECHO = {
   start_date: null,
   end_date: null,
@@ -29,7 +32,7 @@ export function fig(clicks: number, shares: number, clicksPerShare: number) {
   return { clicks, shares, clicks_per_share: clicksPerShare };
 }
 
-/** The conversions object of SPEC.md 2.5 from the goals that are not zero. */
+/** The conversions object (docs/api.md, "Statistics") from the goals that are not zero. */
 export function conv(
   pageviews: number,
   goals: Partial<Record<number, [count: number, value: number]>> = {},

@@ -47,7 +47,7 @@ export const api = createClient<paths>({
 });
 api.use(formBodies);
 
-/** The two error shapes of the API (DESIGN.md) as one message. */
+/** The two error shapes of the API (docs/api.md, "Errors") as one message. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -7,8 +7,9 @@ import { FixedWindowStorage } from './fixed-window.storage';
 const HOUR_MS = 3600 * 1000;
 
 /**
- * The create API's limit (SPEC.md 8: 8,000 requests per hour per project, CREATE_RATE_LIMIT),
- * counted in Redis when REDIS_URL is set so it holds across instances, in memory otherwise.
+ * The create API's limit (CREATE_RATE_LIMIT, 8,000 requests per hour per project; docs/api.md,
+ * "Tracked links"), counted in Redis when REDIS_URL is set so it holds across instances, in memory
+ * otherwise.
  */
 @Module({
   imports: [

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Recorded conversions (SPEC.md 2.2); stats read their hourly rollup, link_conversions_hourly. */
+/** Recorded conversions; stats read their hourly rollup, link_conversions_hourly. */
 export class Conversions1763930000000 implements MigrationInterface {
   name = 'Conversions1763930000000';
 

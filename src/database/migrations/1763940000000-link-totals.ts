@@ -75,8 +75,8 @@ export const LINK_TOTALS_BACKFILL = TOTALS.map(({ target, source, figures }) =>
 
 /**
  * All-time figures per link, the sums of its hourly rollups: totals.json reads them for the links
- * shared in its period instead of summing every hourly row those links ever had (SPEC.md 4.8:
- * all-time figures). Statement-level triggers on the hourly rollups keep them equal to those sums
+ * shared in its period instead of summing every hourly row those links ever had.
+ * Statement-level triggers on the hourly rollups keep them equal to those sums
  * whoever writes the rollups (click and conversion ingestion, an operator's fix): one set-based
  * upsert per statement, in the writer's transaction, links in ascending order like the rollup
  * upserts so concurrent ingests lock rows in one order.

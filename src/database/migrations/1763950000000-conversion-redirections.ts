@@ -1,8 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Every conversion has a redirection_id (SPEC.md 2.2: a string): conversions recorded without a
- * click found get a new id, as the service now gives them.
+ * Every conversion has a redirection_id, always a string (docs/api.md, "Conversions and the
+ * tracking script"): conversions recorded without a click found get a new id, as the service now
+ * gives them.
  */
 export class ConversionRedirections1763950000000 implements MigrationInterface {
   name = 'ConversionRedirections1763950000000';

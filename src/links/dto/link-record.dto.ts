@@ -28,7 +28,7 @@ export class UserIdMetadataDto {
   profile_url: string | null;
 }
 
-/** The link record of SPEC.md 2.1: every field present, null when unset. */
+/** The link record (docs/api.md, "Tracked links"): every field present, null when unset. */
 export class LinkRecordDto {
   @ApiProperty({ example: 'http://localhost:3000/aB3dE9x' })
   svc_url: string;

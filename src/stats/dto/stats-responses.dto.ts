@@ -35,7 +35,7 @@ export class GoalTotalDto {
   value: number;
 }
 
-/** The conversions object of SPEC.md 2.5. */
+/** The conversions object of every statistic (docs/api.md, "Statistics"). */
 @ApiExtraModels(GoalFiguresDto)
 export class ConversionsObjectDto {
   @ApiProperty({ type: 'integer' })
@@ -68,7 +68,7 @@ export class LinkIntervalDto {
   conversions?: ConversionsObjectDto;
 }
 
-/** stats/{svc_id}/intervals.json (SPEC.md 4.6). */
+/** stats/{svc_id}/intervals.json (docs/api.md, "Statistics"). */
 export class LinkIntervalsResponseDto {
   @ApiProperty({ example: 'localhost:3000_aB3dE9x' })
   svc_id: string;
@@ -157,7 +157,7 @@ export class GroupDto extends FiguresDto {
   [field: string]: unknown;
 }
 
-/** stats/range.json and stats/totals.json (SPEC.md 4.7, 4.8). */
+/** stats/range.json and stats/totals.json (docs/api.md, "Statistics"). */
 export class AggregateResponseDto {
   @ApiProperty({ type: String, nullable: true })
   start_date: string | null;
