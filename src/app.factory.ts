@@ -13,7 +13,7 @@ import { serveConsole } from './web-console/web-console';
 
 /**
  * Puts the redirect listener in front of Express on the HTTP server (docs/architecture.md, "How a
- * redirect flows"): link requests never enter Express (it costs ~7× on a trivial 302); everything
+ * redirect flows"): link requests never enter Express (about 7× the cost of a trivial 302); everything
  * else goes on to it.
  */
 function installRedirects(app: NestExpressApplication): void {

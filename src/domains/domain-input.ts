@@ -2,7 +2,7 @@ import { Errors } from '../common/app-error';
 import { rejectUnknownFields as rejectFields } from '../common/json-parameter';
 import { isHttpUrl, normaliseLinkHost, parseLinkHost } from '../common/validators';
 
-/** The fields of the domain creation object (SPEC.md 4.10). */
+/** The fields of the domain creation object (docs/api.md, "Administration"). */
 export const CREATE_FIELDS = [
   'hostname',
   'root_redirect',

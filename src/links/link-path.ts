@@ -18,7 +18,7 @@ export function isValidCustomPath(path: string): boolean {
 
 /**
  * The link id: domain and path joined by `_`, every `/` of the path (and of a `domain_segment`
- * host, written with `_` already) as `_` (SPEC.md 2.1).
+ * host, written with `_` already) as `_` (docs/api.md, "Tracked links").
  */
 export function svcId(domain: string, path: string): string {
   return `${domain}_${path.includes('/') ? path.replace(/\//g, '_') : path}`;

@@ -14,7 +14,7 @@ export type GoalLabels = Partial<Record<string, string>>;
 
 /** Per-project link settings, set through the project creation and update objects. */
 export interface ProjectSettings {
-  /** Original-URL hostname → redirection pattern (DESIGN.md). */
+  /** Original-URL hostname → redirection pattern (docs/api.md, "Tracked links"). */
   redirection_patterns?: Record<string, string>;
   /** Append utm_campaign, utm_medium, utm_source and utm_content to redirect URLs. */
   utm_parameters?: boolean;

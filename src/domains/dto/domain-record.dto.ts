@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { adminTimestamp } from '../../common/time';
 import { DomainEntity } from '../domain.entity';
 
-/** The domain record (SPEC.md 2.4). */
+/** The domain record. */
 export class DomainRecordDto {
   @ApiProperty({
     description:

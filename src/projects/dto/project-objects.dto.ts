@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-/** The conversions object of project creation and update (SPEC.md 4.10). */
+/** The conversions object of project creation and update (docs/api.md, "Administration"). */
 export class ConversionsSettingsDto {
   @ApiPropertyOptional()
   enabled?: boolean;

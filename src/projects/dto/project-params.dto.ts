@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 
-/** Example project creation object (SPEC.md 4.10). */
+/** Example project creation object (docs/api.md, "Administration"). */
 export const CREATE_EXAMPLE = {
   name: 'acme-blog',
   domains: ['go.acme.com'],

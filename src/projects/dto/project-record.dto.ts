@@ -4,7 +4,7 @@ import { LISTED_GOALS } from '../project-input';
 import type { ProjectRole } from '../project-user.entity';
 import type { ProjectDetails } from '../projects.service';
 
-/** A project user (SPEC.md 2.3). */
+/** A project user. */
 export class UserRecordDto {
   /** Name of the user's default project. */
   @ApiProperty({ example: 'acme-blog' })
@@ -57,7 +57,7 @@ for (const n of LISTED_GOALS) {
   })(ConversionsRecordDto.prototype, `goal_${n}_label`);
 }
 
-/** The project record (SPEC.md 2.3). */
+/** The project record. */
 export class ProjectRecordDto {
   /** Globally unique among live projects; a-z, A-Z, 0-9, underscore, hyphen. */
   @ApiProperty({ example: 'acme-blog' })
@@ -92,7 +92,7 @@ export class ProjectRecordDto {
   @ApiProperty({ type: [UserRecordDto] })
   viewers: UserRecordDto[];
 
-  /** Present in show and list; absent in the answers to new and update (SPEC.md 2.3). */
+  /** Present in show and list; absent in the answers to new and update (docs/api.md, "Administration"). */
   @ApiPropertyOptional({ type: ConversionsRecordDto })
   conversions?: ConversionsRecordDto;
 
