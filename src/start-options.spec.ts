@@ -4,7 +4,11 @@ import * as path from 'node:path';
 /** The Node options of the service's process: the container runs it as `npm start` does. */
 describe('start options', () => {
   const root = path.join(__dirname, '..');
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start;
 
   it('give V8 a young generation large enough for the redirect path (fewer scavenges)', () => {
     expect(start).toBe('node --max-semi-space-size=32 dist/main.js');

@@ -103,9 +103,15 @@ export function analyticsSchema(db: string): string[] {
      ORDER BY (project_id, link_id)`,
     `ALTER TABLE ${db}.links
        ${[
-         ...['domain', 'tool', 'application'].map((c) => `MODIFY COLUMN ${c} LowCardinality(String)`),
-         ...['channel', 'service', 'campaign', 'tag'].map((c) => `MODIFY COLUMN ${c} LowCardinality(Nullable(String))`),
-         ...['tag_2', 'tag_3', 'tag_4', 'tag_5'].map((c) => `MODIFY COLUMN ${c} Array(LowCardinality(String))`),
+         ...['domain', 'tool', 'application'].map(
+           (c) => `MODIFY COLUMN ${c} LowCardinality(String)`,
+         ),
+         ...['channel', 'service', 'campaign', 'tag'].map(
+           (c) => `MODIFY COLUMN ${c} LowCardinality(Nullable(String))`,
+         ),
+         ...['tag_2', 'tag_3', 'tag_4', 'tag_5'].map(
+           (c) => `MODIFY COLUMN ${c} Array(LowCardinality(String))`,
+         ),
        ].join(',\n       ')}`,
     `ALTER TABLE ${db}.links ADD INDEX IF NOT EXISTS shared_at_minmax shared_at TYPE minmax GRANULARITY 1`,
     // Stamped events: each click and conversion carries its link's attributes as they were when it
@@ -139,7 +145,8 @@ export function analyticsSchema(db: string): string[] {
      ORDER BY (project_id, link_id)`,
     // Events not stamped (link_version 0) are found without reading the stamped ones.
     ...['clicks', 'conversions'].map(
-      (table) => `ALTER TABLE ${db}.${table} ADD INDEX IF NOT EXISTS link_version_minmax link_version TYPE minmax GRANULARITY 1`,
+      (table) =>
+        `ALTER TABLE ${db}.${table} ADD INDEX IF NOT EXISTS link_version_minmax link_version TYPE minmax GRANULARITY 1`,
     ),
   ];
 }
@@ -178,11 +185,21 @@ export const STAMPED_ATTRIBUTES = LINK_STAMP_COLUMNS.slice(1).map(([name]) => na
 export const STAMP_SOURCE_COLUMNS = ['version', ...STAMPED_ATTRIBUTES];
 
 /** Range's rollup: per (project, hour, link, version) with its attributes; range reads the period's hours. */
-const STAMPED_HOURLY_KEYS = ['project_id', 'toStartOfHour(clicked_at)', 'link_id', 'link_version', ...STAMPED_ATTRIBUTES].join(', ');
+const STAMPED_HOURLY_KEYS = [
+  'project_id',
+  'toStartOfHour(clicked_at)',
+  'link_id',
+  'link_version',
+  ...STAMPED_ATTRIBUTES,
+].join(', ');
 /** Totals' rollup: per (project, shared time, link, version), all time; totals reads the links shared in the period. */
-const STAMPED_TOTALS_KEYS = ['project_id', 'shared_at', 'link_id', 'link_version', ...STAMPED_ATTRIBUTES.filter((c) => c !== 'shared_at')].join(
-  ', ',
-);
+const STAMPED_TOTALS_KEYS = [
+  'project_id',
+  'shared_at',
+  'link_id',
+  'link_version',
+  ...STAMPED_ATTRIBUTES.filter((c) => c !== 'shared_at'),
+].join(', ');
 
 /**
  * The SETTINGS clause of a read of one link's raw clicks (its key range of `clicks`): the aggregate

@@ -26,7 +26,10 @@ describe('LinkStamps', () => {
     expect(Object.fromEntries(first)).toEqual({ '1': '7\ta', '2': '8\tb', '3': UNSTAMPED });
     expect(reads).toEqual([['1', '2', '3']]);
     // Kept: no read at all.
-    expect(Object.fromEntries(await stamps.of(['p'], ['2', '3']))).toEqual({ '2': '8\tb', '3': UNSTAMPED });
+    expect(Object.fromEntries(await stamps.of(['p'], ['2', '3']))).toEqual({
+      '2': '8\tb',
+      '3': UNSTAMPED,
+    });
     expect(reads).toHaveLength(1);
   });
 

@@ -34,7 +34,11 @@ export const ErrorCode = {
 
 export const Errors = {
   missing(parameter: string): AppError {
-    return new AppError(400, ErrorCode.missingParameter, `Missing required parameter: ${parameter}`);
+    return new AppError(
+      400,
+      ErrorCode.missingParameter,
+      `Missing required parameter: ${parameter}`,
+    );
   },
   invalid(parameter: string, why: string): AppError {
     return new AppError(400, ErrorCode.invalidParameter, `Invalid parameter ${parameter}: ${why}`);

@@ -25,9 +25,23 @@ describe('clean input', () => {
 
   it('names the pair of a query string or form body that is not UTF-8', () => {
     expect(encodedPairsFlaw('v=3&key=abc&url=https%3A%2F%2Fexample.com%2F%C3%A9')).toBeNull();
-    expect(encodedPairsFlaw('v=3&channel=%FF&tag=%00')).toEqual({ name: 'channel', flaw: 'is not valid UTF-8' });
-    expect(encodedPairsFlaw('url%5B%5D=a&url%5B%5D=%C3%28')).toEqual({ name: 'url[]', flaw: 'is not valid UTF-8' });
-    expect(encodedPairsFlaw('a%FF=1')).toEqual({ name: 'a%FF', flaw: 'is not valid UTF-8', inName: true });
-    expect(encodedPairsFlaw('a\xff=1')).toEqual({ name: 'a%FF', flaw: 'is not valid UTF-8', inName: true });
+    expect(encodedPairsFlaw('v=3&channel=%FF&tag=%00')).toEqual({
+      name: 'channel',
+      flaw: 'is not valid UTF-8',
+    });
+    expect(encodedPairsFlaw('url%5B%5D=a&url%5B%5D=%C3%28')).toEqual({
+      name: 'url[]',
+      flaw: 'is not valid UTF-8',
+    });
+    expect(encodedPairsFlaw('a%FF=1')).toEqual({
+      name: 'a%FF',
+      flaw: 'is not valid UTF-8',
+      inName: true,
+    });
+    expect(encodedPairsFlaw('a\xff=1')).toEqual({
+      name: 'a%FF',
+      flaw: 'is not valid UTF-8',
+      inName: true,
+    });
   });
 });

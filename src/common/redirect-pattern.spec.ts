@@ -10,20 +10,24 @@ describe('expandPattern', () => {
   };
 
   it('escapes values, keeps original_url raw and escapes it whole', () => {
-    expect(expandPattern('https://r.example/?u=%escaped_original_url%&by=%user_id_username%', values)).toBe(
-      'https://r.example/?u=https%3A%2F%2Fshop.example%2Fp%3Fid%3D1%26x%3D2&by=Ann%20Lee',
+    expect(
+      expandPattern('https://r.example/?u=%escaped_original_url%&by=%user_id_username%', values),
+    ).toBe('https://r.example/?u=https%3A%2F%2Fshop.example%2Fp%3Fid%3D1%26x%3D2&by=Ann%20Lee');
+    expect(expandPattern('%original_url%#%svc_id%', values)).toBe(
+      'https://shop.example/p?id=1&x=2#svc.test_abc',
     );
-    expect(expandPattern('%original_url%#%svc_id%', values)).toBe('https://shop.example/p?id=1&x=2#svc.test_abc');
   });
 
   it('trims values to 128 characters before escaping', () => {
-    expect(expandPattern('https://r.example/%notes%', values)).toBe(`https://r.example/${'n'.repeat(128)}`);
+    expect(expandPattern('https://r.example/%notes%', values)).toBe(
+      `https://r.example/${'n'.repeat(128)}`,
+    );
   });
 
   it('leaves missing values empty and other percent text alone', () => {
-    expect(expandPattern('https://r.example/?t=%tag%&c=%campaign%&s=%20%&z=%unknown%', values)).toBe(
-      'https://r.example/?t=&c=&s=%20%&z=%unknown%',
-    );
+    expect(
+      expandPattern('https://r.example/?t=%tag%&c=%campaign%&s=%20%&z=%unknown%', values),
+    ).toBe('https://r.example/?t=&c=&s=%20%&z=%unknown%');
   });
 
   it('knows every field of the link record, service_postid_metadata as service_postid_reach and service_postid_shared_at', () => {

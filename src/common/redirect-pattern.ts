@@ -59,5 +59,7 @@ function trim(value: string): string {
 
 /** Whether a pattern starts as an absolute http(s) URL or with %original_url% (checked when set). */
 export function isValidPattern(pattern: string): boolean {
-  return /^(https?:\/\/(%[a-z_]+%|[^\s/?#%]+)|%original_url%)/i.test(pattern) && pattern.length <= 2048;
+  return (
+    /^(https?:\/\/(%[a-z_]+%|[^\s/?#%]+)|%original_url%)/i.test(pattern) && pattern.length <= 2048
+  );
 }

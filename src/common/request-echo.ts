@@ -25,7 +25,8 @@ function parameters(req: Request): Echo {
 function stringify(value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value.toString();
   try {
     return JSON.stringify(value);
   } catch {
@@ -70,6 +71,9 @@ function decodeURIComponentSafe(value: string): string {
 }
 
 /** The success body of admin and conversion endpoints: `{request: <echo>, response}`. */
-export function adminResponse<T>(req: Request, response: T): { request: Record<string, unknown> | null; response: T } {
+export function adminResponse<T>(
+  req: Request,
+  response: T,
+): { request: Record<string, unknown> | null; response: T } {
   return { request: requestEcho(req), response };
 }

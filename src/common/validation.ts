@@ -1,7 +1,10 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorCode } from './app-error';
 
-function firstProblem(errors: ValidationError[], prefix = ''): { property: string; message: string } | null {
+function firstProblem(
+  errors: ValidationError[],
+  prefix = '',
+): { property: string; message: string } | null {
   for (const error of errors) {
     const property = prefix ? `${prefix}.${error.property}` : error.property;
     const constraints = Object.values(error.constraints ?? {});
@@ -22,7 +25,9 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => {
       const problem = firstProblem(errors);
       if (!problem) return new AppError(400, ErrorCode.invalidParameter, 'Invalid parameters');
-      const missing = /should not be empty|must be defined|should not be null or undefined/.test(problem.message);
+      const missing = /should not be empty|must be defined|should not be null or undefined/.test(
+        problem.message,
+      );
       return new AppError(
         400,
         missing ? ErrorCode.missingParameter : ErrorCode.invalidParameter,

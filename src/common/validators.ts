@@ -17,7 +17,9 @@ const SEGMENT_RE = /^[A-Za-z0-9-]{1,64}$/;
  * A link domain as the admin API writes it: a lowercase hostname (optionally :port), or
  * `hostname_segment` for links of the form hostname/segment/path (docs/api.md, "Administration").
  */
-export function parseLinkHost(value: string): { hostname: string; port: string | null; segment: string | null } | null {
+export function parseLinkHost(
+  value: string,
+): { hostname: string; port: string | null; segment: string | null } | null {
   const underscore = value.indexOf('_');
   const hostPart = underscore === -1 ? value : value.slice(0, underscore);
   const segment = underscore === -1 ? null : value.slice(underscore + 1);

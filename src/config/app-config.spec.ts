@@ -132,7 +132,12 @@ describe('loadConfig', () => {
   });
 
   it('ROLE worker serves only health and runs workers', () => {
-    const config = loadConfig({ ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS, CLICKHOUSE_URL: CH });
+    const config = loadConfig({
+      ROLE: 'worker',
+      DATABASE_URL: DB,
+      REDIS_URL: REDIS,
+      CLICKHOUSE_URL: CH,
+    });
     expect(config.servesApi).toBe(false);
     expect(config.runsWorkers).toBe(true);
   });
@@ -211,11 +216,17 @@ describe('loadConfig', () => {
     ['api without any', { ROLE: 'api' }],
     ['api without REDIS_URL', { ROLE: 'api', DATABASE_URL: DB, CLICKHOUSE_URL: CH }],
     ['api without DATABASE_URL', { ROLE: 'api', REDIS_URL: REDIS, CLICKHOUSE_URL: CH }],
-    ['api without CLICKHOUSE_URL (the embedded chDB)', { ROLE: 'api', DATABASE_URL: DB, REDIS_URL: REDIS }],
+    [
+      'api without CLICKHOUSE_URL (the embedded chDB)',
+      { ROLE: 'api', DATABASE_URL: DB, REDIS_URL: REDIS },
+    ],
     ['worker without any', { ROLE: 'worker' }],
     ['worker without REDIS_URL', { ROLE: 'worker', DATABASE_URL: DB, CLICKHOUSE_URL: CH }],
     ['worker without DATABASE_URL', { ROLE: 'worker', REDIS_URL: REDIS, CLICKHOUSE_URL: CH }],
-    ['worker without CLICKHOUSE_URL (the embedded chDB)', { ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS }],
+    [
+      'worker without CLICKHOUSE_URL (the embedded chDB)',
+      { ROLE: 'worker', DATABASE_URL: DB, REDIS_URL: REDIS },
+    ],
   ])('refuses ROLE %s', (_, env) => {
     const error = errorOf(env);
     expect(error.variable).toBe('ROLE');

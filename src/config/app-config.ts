@@ -4,7 +4,15 @@ export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 const ROLES: readonly Role[] = ['all', 'api', 'worker'];
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
 
 /** Thrown at boot when an environment variable has a bad value; the message names the variable. */
 export class ConfigError extends Error {
@@ -136,7 +144,8 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
   return number;
 }
 
-const HOST_RE = /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+const HOST_RE =
+  /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -147,7 +156,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const defaultDomain = (read(env, 'DEFAULT_DOMAIN') ?? `localhost:${port}`).toLowerCase();
   if (!HOST_RE.test(defaultDomain)) {
-    throw new ConfigError('DEFAULT_DOMAIN', `must be a hostname, optionally with :port (got "${defaultDomain}")`);
+    throw new ConfigError(
+      'DEFAULT_DOMAIN',
+      `must be a hostname, optionally with :port (got "${defaultDomain}")`,
+    );
   }
   const redisPrefix = read(env, 'REDIS_PREFIX') ?? 'svc';
   if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(redisPrefix)) {
@@ -166,7 +178,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const clickhouseDatabase = read(env, 'CLICKHOUSE_DATABASE') ?? 'svc';
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(clickhouseDatabase)) {
-    throw new ConfigError('CLICKHOUSE_DATABASE', 'must be 1 to 64 characters of A-Z, a-z, 0-9 and _, not starting with a digit');
+    throw new ConfigError(
+      'CLICKHOUSE_DATABASE',
+      'must be 1 to 64 characters of A-Z, a-z, 0-9 and _, not starting with a digit',
+    );
   }
   const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data');
   const subscriptionKey = readKey(env, 'BOOTSTRAP_SUBSCRIPTION_KEY');
@@ -180,7 +195,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const mailFrom = read(env, 'MAIL_FROM') ?? `svc <no-reply@${defaultDomain.replace(/:\d+$/, '')}>`;
   const createRateLimit = readInt(env, 'CREATE_RATE_LIMIT', 8000, 1, 10_000_000);
   const unwrapTimeoutMs = readInt(env, 'UNWRAP_TIMEOUT_MS', 8000, 100, 60_000);
-  const allowLoopback = readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
+  const allowLoopback =
+    readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
     trustProxy: readEnum(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',

@@ -70,7 +70,11 @@ export class ConversionsRepository {
     return rows[0] ?? null;
   }
 
-  async findByAccountId(projectId: string, accountConversionId: string, manager?: EntityManager): Promise<ConversionRow | null> {
+  async findByAccountId(
+    projectId: string,
+    accountConversionId: string,
+    manager?: EntityManager,
+  ): Promise<ConversionRow | null> {
     const rows = await (manager ?? this.dataSource.manager).query<ConversionRow[]>(
       `SELECT *, host(ip) AS ip FROM conversions WHERE project_id = $1 AND account_conversion_id = $2`,
       [projectId, accountConversionId],
@@ -130,7 +134,13 @@ export class ConversionsRepository {
        ORDER BY ${same} DESC, clicked_at DESC
        LIMIT 1
        ${RAW_CLICKS_READ}`,
-      { project: projectId, link: linkId, before: chTime(before), ip: visitor.ip, agent: visitor.userAgent },
+      {
+        project: projectId,
+        link: linkId,
+        before: chTime(before),
+        ip: visitor.ip,
+        agent: visitor.userAgent,
+      },
     );
     return rows[0]?.id ?? null;
   }

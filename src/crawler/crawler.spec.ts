@@ -53,24 +53,38 @@ describe('crawl', () => {
     expect(result.url).toBe(`${server.base}/final`);
     expect(result.status).toBe(200);
     expect(result.body).toBe('<title>Final</title>');
-    expect(result.redirects).toEqual([`${server.base}/hop?n=2`, `${server.base}/hop?n=1`, `${server.base}/hop?n=0`]);
+    expect(result.redirects).toEqual([
+      `${server.base}/hop?n=2`,
+      `${server.base}/hop?n=1`,
+      `${server.base}/hop?n=0`,
+    ]);
   });
 
   it('refuses loopback unless opted in', async () => {
-    await expect(crawl(`${server.base}/final`)).rejects.toMatchObject({ reason: 'forbidden_address' });
+    await expect(crawl(`${server.base}/final`)).rejects.toMatchObject({
+      reason: 'forbidden_address',
+    });
   });
 
   it('re-checks every hop: a redirect to the metadata address is refused', async () => {
-    await expect(crawl(`${server.base}/to-metadata`, loopback)).rejects.toMatchObject({ reason: 'forbidden_address' });
+    await expect(crawl(`${server.base}/to-metadata`, loopback)).rejects.toMatchObject({
+      reason: 'forbidden_address',
+    });
   });
 
   it('refuses non-http schemes, also on a hop', async () => {
-    await expect(crawl('ftp://example.com/', loopback)).rejects.toMatchObject({ reason: 'invalid_url' });
-    await expect(crawl(`${server.base}/to-file`, loopback)).rejects.toMatchObject({ reason: 'invalid_url' });
+    await expect(crawl('ftp://example.com/', loopback)).rejects.toMatchObject({
+      reason: 'invalid_url',
+    });
+    await expect(crawl(`${server.base}/to-file`, loopback)).rejects.toMatchObject({
+      reason: 'invalid_url',
+    });
   });
 
   it('stops after the hop limit', async () => {
-    await expect(crawl(`${server.base}/hop?n=5`, { ...loopback, maxRedirects: 3 })).rejects.toMatchObject({
+    await expect(
+      crawl(`${server.base}/hop?n=5`, { ...loopback, maxRedirects: 3 }),
+    ).rejects.toMatchObject({
       reason: 'too_many_redirects',
     });
   });
@@ -81,7 +95,9 @@ describe('crawl', () => {
   });
 
   it('gives up after the time limit', async () => {
-    const error = await crawl(`${server.base}/slow`, { ...loopback, timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await crawl(`${server.base}/slow`, { ...loopback, timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CrawlError);
     expect((error as CrawlError).reason).toBe('timeout');
   });
@@ -121,6 +137,8 @@ describe('crawl', () => {
   });
 
   it('refuses hosts that resolve to private addresses', async () => {
-    await expect(crawl('http://localhost:1/', {})).rejects.toMatchObject({ reason: 'forbidden_address' });
+    await expect(crawl('http://localhost:1/', {})).rejects.toMatchObject({
+      reason: 'forbidden_address',
+    });
   });
 });

@@ -36,12 +36,7 @@ export interface CrawlResult {
 }
 
 export type CrawlFailure =
-  | 'invalid_url'
-  | 'forbidden_address'
-  | 'dns'
-  | 'too_many_redirects'
-  | 'timeout'
-  | 'network';
+  'invalid_url' | 'forbidden_address' | 'dns' | 'too_many_redirects' | 'timeout' | 'network';
 
 export class CrawlError extends Error {
   constructor(
@@ -92,7 +87,10 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
       hop(location);
       continue;
     }
-    const body = options.readBody === false ? (response.resume(), '') : await readBody(response, options.maxBytes ?? DEFAULTS.maxBytes, deadline);
+    const body =
+      options.readBody === false
+        ? (response.resume(), '')
+        : await readBody(response, options.maxBytes ?? DEFAULTS.maxBytes, deadline);
     return {
       url: current.toString(),
       status,
@@ -110,7 +108,8 @@ function parse(value: string, base?: URL): URL {
   } catch {
     throw new CrawlError('invalid_url', `not a URL: ${value}`);
   }
-  if (!isCrawlableUrl(url)) throw new CrawlError('invalid_url', `only http(s) URLs are crawled: ${url.protocol}`);
+  if (!isCrawlableUrl(url))
+    throw new CrawlError('invalid_url', `only http(s) URLs are crawled: ${url.protocol}`);
   return url;
 }
 
@@ -131,7 +130,10 @@ async function resolveAllowed(
     addresses = [{ address: host, family: isIP(host) }];
   } else {
     try {
-      addresses = await withTimeout(lookup(host, { all: true, verbatim: true }), remaining(deadline));
+      addresses = await withTimeout(
+        lookup(host, { all: true, verbatim: true }),
+        remaining(deadline),
+      );
     } catch (error) {
       if (error instanceof CrawlError) throw error;
       throw new CrawlError('dns', `cannot resolve ${host}`);
@@ -152,7 +154,9 @@ function request(
 ): Promise<http.IncomingMessage> {
   const pinnedLookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     if ((lookupOptions as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        pinned,
+      ]);
     } else {
       callback(null, pinned.address, pinned.family);
     }
@@ -173,7 +177,10 @@ function request(
       },
       resolve,
     );
-    const timer = setTimeout(() => req.destroy(new CrawlError('timeout', 'crawl timed out')), remaining(deadline));
+    const timer = setTimeout(
+      () => req.destroy(new CrawlError('timeout', 'crawl timed out')),
+      remaining(deadline),
+    );
     req.on('timeout', () => req.destroy(new CrawlError('timeout', 'crawl timed out')));
     req.on('error', (error) => {
       clearTimeout(timer);
@@ -187,7 +194,11 @@ function request(
   });
 }
 
-function readBody(response: http.IncomingMessage, maxBytes: number, deadline: number): Promise<string> {
+function readBody(
+  response: http.IncomingMessage,
+  maxBytes: number,
+  deadline: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

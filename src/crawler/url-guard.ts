@@ -77,5 +77,9 @@ export function isAllowedAddress(address: string, options: GuardOptions = {}): b
 
 /** Only absolute http(s) URLs without credentials are crawled. */
 export function isCrawlableUrl(url: URL): boolean {
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === ''
+  );
 }

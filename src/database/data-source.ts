@@ -38,7 +38,11 @@ export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): 
       poolSize: 10,
       connectTimeoutMS: 5000,
       applicationName: `svc-${config.role}`,
-      extra: { options: '-c jit=off', keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS },
+      extra: {
+        options: '-c jit=off',
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      },
     };
   }
   return { ...common, driver: pgliteDriver(config.pgliteDir) };

@@ -36,7 +36,10 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness (database, analytics store and, when configured, Redis)' })
   ready() {
-    const checks = [() => this.database.pingCheck('database', { timeout: 2000 }), () => this.pingAnalytics()];
+    const checks = [
+      () => this.database.pingCheck('database', { timeout: 2000 }),
+      () => this.pingAnalytics(),
+    ];
     const client = this.redis.client;
     if (client) checks.push(() => this.pingRedis(client));
     return this.health.check(checks);

@@ -26,7 +26,10 @@ describe('serviceForChannel', () => {
 
 describe('normaliseServiceId', () => {
   it('accepts service:id matching the channel', () => {
-    expect(normaliseServiceId('twitter:123', 'twitter-message')).toEqual({ ok: true, value: 'twitter:123' });
+    expect(normaliseServiceId('twitter:123', 'twitter-message')).toEqual({
+      ok: true,
+      value: 'twitter:123',
+    });
   });
   it('refuses another service', () => {
     expect(normaliseServiceId('facebook:123', 'twitter')).toEqual({
@@ -38,11 +41,23 @@ describe('normaliseServiceId', () => {
     expect(normaliseServiceId('42', 'facebook-post')).toEqual({ ok: true, value: 'facebook:42' });
   });
   it('refuses a bare id on an unknown channel or a non-numeric bare id', () => {
-    expect(normaliseServiceId('42', 'newsletter')).toEqual({ ok: false, reason: 'must be service:id' });
-    expect(normaliseServiceId('bob', 'twitter')).toEqual({ ok: false, reason: 'must be service:id' });
+    expect(normaliseServiceId('42', 'newsletter')).toEqual({
+      ok: false,
+      reason: 'must be service:id',
+    });
+    expect(normaliseServiceId('bob', 'twitter')).toEqual({
+      ok: false,
+      reason: 'must be service:id',
+    });
   });
   it('refuses empty parts', () => {
-    expect(normaliseServiceId('twitter:', 'twitter')).toEqual({ ok: false, reason: 'must be service:id' });
-    expect(normaliseServiceId(':1', 'twitter')).toEqual({ ok: false, reason: 'must be service:id' });
+    expect(normaliseServiceId('twitter:', 'twitter')).toEqual({
+      ok: false,
+      reason: 'must be service:id',
+    });
+    expect(normaliseServiceId(':1', 'twitter')).toEqual({
+      ok: false,
+      reason: 'must be service:id',
+    });
   });
 });

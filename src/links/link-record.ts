@@ -26,7 +26,11 @@ export interface LinkRecord {
   campaign: string | null;
   campaign_metadata: { description: string | null; name: string | null };
   user_id: string | null;
-  user_id_metadata: { icon_url: string | null; username: string | null; profile_url: string | null };
+  user_id_metadata: {
+    icon_url: string | null;
+    username: string | null;
+    profile_url: string | null;
+  };
   tag: string | null;
   notes: string | null;
   new?: boolean;

@@ -38,7 +38,10 @@ export class UnwrapService {
       );
       return result.url;
     } catch (error) {
-      this.logger.warn({ url, err: (error as Error).message }, 'unwrap failed; the link keeps the URL as given');
+      this.logger.warn(
+        { url, err: (error as Error).message },
+        'unwrap failed; the link keeps the URL as given',
+      );
       return url;
     }
   }
@@ -73,6 +76,8 @@ export class UnwrapService {
     if (!denoted) return null;
     const { host } = denoted;
     const link = await this.repository.findBySvcId(denoted.svcId);
-    return link && (link.domain === host || link.domain.startsWith(`${host}_`)) ? link.originalUrl : null;
+    return link && (link.domain === host || link.domain.startsWith(`${host}_`))
+      ? link.originalUrl
+      : null;
   }
 }

@@ -7,8 +7,17 @@ describe('HotCounter', () => {
     const lookups = new HotCounter('svc_link_cache_lookups_total', 'Link lookups', ours, 'layer');
     const recorded = new HotCounter('svc_clicks_recorded_total', 'Clicks', ours).child();
     const theirs = new Registry();
-    const lookupsRef = new Counter({ name: 'svc_link_cache_lookups_total', help: 'Link lookups', labelNames: ['layer'], registers: [theirs] });
-    const recordedRef = new Counter({ name: 'svc_clicks_recorded_total', help: 'Clicks', registers: [theirs] });
+    const lookupsRef = new Counter({
+      name: 'svc_link_cache_lookups_total',
+      help: 'Link lookups',
+      labelNames: ['layer'],
+      registers: [theirs],
+    });
+    const recordedRef = new Counter({
+      name: 'svc_clicks_recorded_total',
+      help: 'Clicks',
+      registers: [theirs],
+    });
     for (const layer of ['memory', 'memory', 'database', 'memory']) {
       lookups.child(layer).inc();
       lookupsRef.labels(layer).inc();

@@ -22,7 +22,10 @@ export class HotCounter extends HotMetric<CounterSeries> {
     return new CounterSeries();
   }
 
-  protected values(labels: Record<string, string>, series: CounterSeries): MetricValueWithName<string>[] {
+  protected values(
+    labels: Record<string, string>,
+    series: CounterSeries,
+  ): MetricValueWithName<string>[] {
     return [{ labels, value: series.value }];
   }
 }

@@ -44,7 +44,13 @@ export abstract class HotMetric<S> {
     const values = [...this.series].flatMap(([labelValue, series]) =>
       this.values(this.labelName ? { [this.labelName]: labelValue } : {}, series),
     );
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values,
+    });
   }
 
   abstract reset(): void;
@@ -52,5 +58,8 @@ export abstract class HotMetric<S> {
   protected abstract newSeries(): S;
 
   /** The exposition lines of one series, under its labels. */
-  protected abstract values(labels: Record<string, string>, series: S): MetricValueWithName<string>[];
+  protected abstract values(
+    labels: Record<string, string>,
+    series: S,
+  ): MetricValueWithName<string>[];
 }

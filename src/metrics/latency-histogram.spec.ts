@@ -12,7 +12,13 @@ describe('LatencyHistogram', () => {
       ['not_found', 0.002],
     ];
     const ours = new Registry();
-    const fast = new LatencyHistogram('svc_redirect_duration_seconds', 'Time to answer a redirect', 'outcome', buckets, ours);
+    const fast = new LatencyHistogram(
+      'svc_redirect_duration_seconds',
+      'Time to answer a redirect',
+      'outcome',
+      buckets,
+      ours,
+    );
     const theirs = new Registry();
     const reference = new Histogram({
       name: 'svc_redirect_duration_seconds',
@@ -26,7 +32,9 @@ describe('LatencyHistogram', () => {
       reference.labels(outcome).observe(seconds);
     }
     expect(await ours.metrics()).toBe(await theirs.metrics());
-    expect(await ours.metrics()).toContain('svc_redirect_duration_seconds_bucket{le="0.0005",outcome="redirect"} 2');
+    expect(await ours.metrics()).toContain(
+      'svc_redirect_duration_seconds_bucket{le="0.0005",outcome="redirect"} 2',
+    );
     fast.reset();
     expect(await ours.metrics()).not.toContain('outcome=');
   });

@@ -28,7 +28,13 @@ class Series {
 export class LatencyHistogram extends HotMetric<Series> {
   readonly type = 'histogram';
 
-  constructor(name: string, help: string, labelName: string, private readonly buckets: readonly number[], registry: Registry) {
+  constructor(
+    name: string,
+    help: string,
+    labelName: string,
+    private readonly buckets: readonly number[],
+    registry: Registry,
+  ) {
     super(name, help, registry, labelName);
   }
 

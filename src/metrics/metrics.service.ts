@@ -23,14 +23,23 @@ export class MetricsService {
     'layer',
   );
 
-  readonly clicksRecorded = new HotCounter('svc_clicks_recorded_total', 'Clicks handed to the click buffer (bots included)', this.registry).child();
+  readonly clicksRecorded = new HotCounter(
+    'svc_clicks_recorded_total',
+    'Clicks handed to the click buffer (bots included)',
+    this.registry,
+  ).child();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }
 
   /** A gauge whose value is read when /metrics is scraped. */
-  gauge(name: string, help: string, read: () => number | Promise<number>, labelNames: string[] = []): Gauge {
+  gauge(
+    name: string,
+    help: string,
+    read: () => number | Promise<number>,
+    labelNames: string[] = [],
+  ): Gauge {
     return new Gauge({
       name,
       help,

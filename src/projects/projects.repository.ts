@@ -32,7 +32,12 @@ interface RawMemberRow {
 export type ProjectChanges = Partial<
   Pick<
     ProjectEntity,
-    'name' | 'defaultDomain' | 'conversionsEnabled' | 'conversionDomains' | 'goalLabels' | 'settings'
+    | 'name'
+    | 'defaultDomain'
+    | 'conversionsEnabled'
+    | 'conversionDomains'
+    | 'goalLabels'
+    | 'settings'
   >
 >;
 

@@ -1,7 +1,18 @@
 import { rawHeader } from './redirect.handler';
 
 describe('rawHeader', () => {
-  const raw = ['HOST', 'Svc.Test', 'user-agent', 'UA 1', 'X-Forwarded-For', '203.0.113.7', 'User-Agent', 'UA 2', 'x-forwarded-for', '10.0.0.1'];
+  const raw = [
+    'HOST',
+    'Svc.Test',
+    'user-agent',
+    'UA 1',
+    'X-Forwarded-For',
+    '203.0.113.7',
+    'User-Agent',
+    'UA 2',
+    'x-forwarded-for',
+    '10.0.0.1',
+  ];
 
   it('finds a header whatever the case of its name, the first of repeated ones as Node keeps it', () => {
     expect(rawHeader(raw, 'host')).toBe('Svc.Test');

@@ -47,7 +47,11 @@ export class RedirectCache implements OnModuleInit {
       redis: metrics.cacheLookups.child('redis'),
       database: metrics.cacheLookups.child('database'),
     };
-    metrics.gauge('svc_link_cache_entries', 'Entries of the in-process link cache', () => this.links.size);
+    metrics.gauge(
+      'svc_link_cache_entries',
+      'Entries of the in-process link cache',
+      () => this.links.size,
+    );
   }
 
   onModuleInit(): void {
@@ -55,17 +59,33 @@ export class RedirectCache implements OnModuleInit {
   }
 
   linkTarget(svcId: string): Promise<LinkTarget | null> | LinkTarget | null {
-    return this.lookup(this.links, 'link', svcId, () => this.repository.findLinkTarget(svcId), (v) =>
-      v === null ? TTL.missingLink : TTL.link,
+    return this.lookup(
+      this.links,
+      'link',
+      svcId,
+      () => this.repository.findLinkTarget(svcId),
+      (v) => (v === null ? TTL.missingLink : TTL.link),
     );
   }
 
   projectTarget(projectId: string): Promise<ProjectTarget> | ProjectTarget {
-    return this.lookup(this.projects, 'project', projectId, () => this.repository.findProjectTarget(projectId), () => TTL.project);
+    return this.lookup(
+      this.projects,
+      'project',
+      projectId,
+      () => this.repository.findProjectTarget(projectId),
+      () => TTL.project,
+    );
   }
 
   hostDomains(host: string): Promise<HostDomains | null> | HostDomains | null {
-    return this.lookup(this.hosts, 'domain', host, () => this.repository.findHostDomains(host), () => TTL.domain);
+    return this.lookup(
+      this.hosts,
+      'domain',
+      host,
+      () => this.repository.findHostDomains(host),
+      () => TTL.domain,
+    );
   }
 
   /**
@@ -134,7 +154,8 @@ export class RedirectCache implements OnModuleInit {
       return;
     }
     // A domain is cached under its host: `host_segment` domains belong to `host`.
-    const cacheKeys = kind === 'domain' ? [...new Set(keys.map((k) => k.replace(/_.*$/, '')))] : keys;
+    const cacheKeys =
+      kind === 'domain' ? [...new Set(keys.map((k) => k.replace(/_.*$/, '')))] : keys;
     for (const key of cacheKeys) lru.delete(key);
     const fast = this.redis.fast;
     if (fast && fast.status === 'ready') {

@@ -10,21 +10,32 @@ export class RedirectsRepository {
 
   /** Uses uq_links_svc_id. */
   async findLinkTarget(svcId: string): Promise<LinkTarget | null> {
-    const rows: { id: string; project_id: string; svc_id: string; redirect_url: string }[] = await this.dataSource.query(
-      `SELECT id, project_id, svc_id, redirect_url FROM links WHERE svc_id = $1`,
-      [svcId],
-    );
+    const rows: { id: string; project_id: string; svc_id: string; redirect_url: string }[] =
+      await this.dataSource.query(
+        `SELECT id, project_id, svc_id, redirect_url FROM links WHERE svc_id = $1`,
+        [svcId],
+      );
     const row = rows[0];
-    return row ? { linkId: String(row.id), projectId: row.project_id, svcId: row.svc_id, redirectUrl: locationOf(row.redirect_url) } : null;
+    return row
+      ? {
+          linkId: String(row.id),
+          projectId: row.project_id,
+          svcId: row.svc_id,
+          redirectUrl: locationOf(row.redirect_url),
+        }
+      : null;
   }
 
   /** Uses pk_projects. */
   async findProjectTarget(projectId: string): Promise<ProjectTarget> {
-    const rows: { deleted_at: Date | null; conversions_enabled: boolean; conversion_domains: 'all' | string[] }[] =
-      await this.dataSource.query(
-        `SELECT deleted_at, conversions_enabled, conversion_domains FROM projects WHERE id = $1`,
-        [projectId],
-      );
+    const rows: {
+      deleted_at: Date | null;
+      conversions_enabled: boolean;
+      conversion_domains: 'all' | string[];
+    }[] = await this.dataSource.query(
+      `SELECT deleted_at, conversions_enabled, conversion_domains FROM projects WHERE id = $1`,
+      [projectId],
+    );
     const row = rows[0];
     if (!row) return { live: false, conversions: null };
     return {
@@ -35,15 +46,19 @@ export class RedirectsRepository {
 
   /** The host's own domain and its segment domains (uq_domains_hostname; LIKE on its prefix). */
   async findHostDomains(host: string): Promise<HostDomains | null> {
-    const rows: { hostname: string; root_redirect: string; not_found_redirect: string }[] = await this.dataSource.query(
-      `SELECT hostname, root_redirect, not_found_redirect FROM domains
+    const rows: { hostname: string; root_redirect: string; not_found_redirect: string }[] =
+      await this.dataSource.query(
+        `SELECT hostname, root_redirect, not_found_redirect FROM domains
        WHERE hostname = $1 OR (hostname LIKE $2 AND hostname > $3 AND hostname < $4)`,
-      [host, `${host}\\_%`, `${host}_`, `${host}_\uffff`],
-    );
+        [host, `${host}\\_%`, `${host}_`, `${host}_\uffff`],
+      );
     if (rows.length === 0) return null;
     const domains: HostDomains = { own: null, segments: {} };
     for (const row of rows) {
-      const redirects = { rootRedirect: locationOf(row.root_redirect), notFoundRedirect: locationOf(row.not_found_redirect) };
+      const redirects = {
+        rootRedirect: locationOf(row.root_redirect),
+        notFoundRedirect: locationOf(row.not_found_redirect),
+      };
       if (row.hostname === host) domains.own = redirects;
       else domains.segments[row.hostname.slice(host.length + 1)] = redirects;
     }

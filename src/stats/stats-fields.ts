@@ -88,7 +88,11 @@ export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
 const UNSTAMPED_LINK_FIELDS: readonly string[] = ['svc_id', 'original_url', 'service_postid'];
 
 export function isStampedField(name: string): boolean {
-  return (isLinkField(name) && !UNSTAMPED_LINK_FIELDS.includes(name)) || isSharedAtField(name) || isMultiTagField(name);
+  return (
+    (isLinkField(name) && !UNSTAMPED_LINK_FIELDS.includes(name)) ||
+    isSharedAtField(name) ||
+    isMultiTagField(name)
+  );
 }
 
 export function isLinkField(name: string): name is LinkField {
@@ -111,12 +115,19 @@ export function isMultiTagField(name: string): name is MultiTagField {
  * the null group when it has none.
  */
 export function groupExpression(field: GroupField): string {
-  if (field === 'project') return "transform(toString(project_id), {project_ids:Array(String)}, {project_keys:Array(String)}, '')";
+  if (field === 'project')
+    return "transform(toString(project_id), {project_ids:Array(String)}, {project_keys:Array(String)}, '')";
   if (isMultiTagField(field)) return field;
   return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
 }
 
-export const SORT_TYPES_BASE = ['clicks', 'shares', 'clicks_per_share', 'alpha', 'shared_at'] as const;
+export const SORT_TYPES_BASE = [
+  'clicks',
+  'shares',
+  'clicks_per_share',
+  'alpha',
+  'shared_at',
+] as const;
 
 /** Conversion sort types: pageviews, goal_n_count/value (n ≤ 5 on range, ≤ 10 on totals), goal_total_*. */
 export function conversionSortTypes(goals: number): string[] {
@@ -138,7 +149,9 @@ export function filterConditions(
   const conditions: string[] = [];
   for (const [name, value] of Object.entries(filters)) {
     if (name === 'tool') {
-      conditions.push(`(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`);
+      conditions.push(
+        `(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`,
+      );
     } else if (isLinkField(name)) {
       conditions.push(`${LINK_FIELDS[name]} = ${bind(value, 'String')}`);
     } else if (isSharedAtField(name)) {

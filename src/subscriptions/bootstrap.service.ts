@@ -13,7 +13,8 @@ export class BootstrapService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { bootstrapSubscriptionKey: subscriptionKey, bootstrapApplicationKey: applicationKey } = this.config;
+    const { bootstrapSubscriptionKey: subscriptionKey, bootstrapApplicationKey: applicationKey } =
+      this.config;
     const keys = subscriptionKey && applicationKey ? { subscriptionKey, applicationKey } : null;
     const issued = await this.subscriptions.bootstrap(keys);
     if (keys) {
@@ -36,6 +37,9 @@ export class BootstrapService implements OnApplicationBootstrap {
       '',
     ].join('\n');
     process.stdout.write(banner);
-    this.logger.log({ subscriptionId: issued.subscription.id }, 'first subscription created; keys printed to stdout');
+    this.logger.log(
+      { subscriptionId: issued.subscription.id },
+      'first subscription created; keys printed to stdout',
+    );
   }
 }

@@ -7,8 +7,10 @@ import { SubscriptionEntity } from './subscription.entity';
 @Injectable()
 export class SubscriptionsRepository {
   constructor(
-    @InjectRepository(SubscriptionEntity) private readonly subscriptions: Repository<SubscriptionEntity>,
-    @InjectRepository(ApplicationEntity) private readonly applications: Repository<ApplicationEntity>,
+    @InjectRepository(SubscriptionEntity)
+    private readonly subscriptions: Repository<SubscriptionEntity>,
+    @InjectRepository(ApplicationEntity)
+    private readonly applications: Repository<ApplicationEntity>,
   ) {}
 
   /** Uses uq_subscriptions_key_hash. */
@@ -41,7 +43,11 @@ export class SubscriptionsRepository {
     return this.applications.find({ where: { subscriptionId }, order: { createdAt: 'ASC' } });
   }
 
-  insertSubscription(name: string, keyHash: string, manager?: EntityManager): Promise<SubscriptionEntity> {
+  insertSubscription(
+    name: string,
+    keyHash: string,
+    manager?: EntityManager,
+  ): Promise<SubscriptionEntity> {
     const repo = this.repo(SubscriptionEntity, manager);
     return repo.save(repo.create({ name, keyHash }));
   }
@@ -74,6 +80,8 @@ export class SubscriptionsRepository {
     manager?: EntityManager,
   ): Repository<T> {
     if (manager) return manager.getRepository(entity);
-    return (entity === (SubscriptionEntity as unknown) ? this.subscriptions : this.applications) as unknown as Repository<T>;
+    return (entity === (SubscriptionEntity as unknown)
+      ? this.subscriptions
+      : this.applications) as unknown as Repository<T>;
   }
 }

@@ -273,7 +273,9 @@ describe('in a real browser: the web console at /console', () => {
       .click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const chart = page.locator('figure.chart');
-    await expect(chart.getAttribute('data-totals')).resolves.toBe('1 clicks, 1 shares, 1 conversions');
+    await expect(chart.getAttribute('data-totals')).resolves.toBe(
+      '1 clicks, 1 shares, 1 conversions',
+    );
     await expect(page.locator('[data-total="Conversions"] dd').textContent()).resolves.toBe('1');
     await expect(page.locator('[data-total="Conversion value"] dd').textContent()).resolves.toBe(
       '1,999',

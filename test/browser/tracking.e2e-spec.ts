@@ -94,9 +94,11 @@ describe('in a real browser: the tracking script after a redirect', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(goal).toEqual({ count: 1, value: 1999, label: 'Purchase' });
-    const [row] = (await t.db.query<{ session_id: string; redirection_id: string | null; href: string }>(
-      `SELECT session_id, redirection_id::text, href FROM conversions`,
-    )).rows;
+    const [row] = (
+      await t.db.query<{ session_id: string; redirection_id: string | null; href: string }>(
+        `SELECT session_id, redirection_id::text, href FROM conversions`,
+      )
+    ).rows;
     const [{ id: clickId }] = await storedClicks(t);
     const click = { click_id: clickId };
     expect(row).toEqual({

@@ -19,7 +19,11 @@ describe('analytics:backfill', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp({ redis: false });
-    key = (await createProject(t, { conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' } })).api_key;
+    key = (
+      await createProject(t, {
+        conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' },
+      })
+    ).api_key;
   });
   afterAll(() => t.close());
 
@@ -32,7 +36,11 @@ describe('analytics:backfill', () => {
       CLICKHOUSE_DATABASE: t.config.clickhouseDatabase,
       LOG_LEVEL: 'silent',
     };
-    const code = await runCli(['analytics:backfill'], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, { env });
+    const code = await runCli(
+      ['analytics:backfill'],
+      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+      { env },
+    );
     return { code, stdout, stderr };
   }
 
@@ -56,9 +64,17 @@ describe('analytics:backfill', () => {
        VALUES ($1, $2, $3, 'goal_1', 700, '2026-11-02T11:00:00Z', gen_random_uuid())`,
       [rowA.projectId, rowA.linkId, a.svc_id],
     );
-    const expected = stored({ [a.svc_id]: { clicks: 3, bots: 1 }, [b.svc_id]: { clicks: 2, bots: 0 } });
+    const expected = stored({
+      [a.svc_id]: { clicks: 3, bots: 1 },
+      [b.svc_id]: { clicks: 2, bots: 0 },
+    });
     const totals = async () =>
-      (await t.http.get('/stats/totals.json').query({ v: '3', key, with_conversions: 'true' }).expect(200)).body.totals as {
+      (
+        await t.http
+          .get('/stats/totals.json')
+          .query({ v: '3', key, with_conversions: 'true' })
+          .expect(200)
+      ).body.totals as {
         clicks: number;
         conversions: { goal_1: { count: number; value: number } };
       };
@@ -69,7 +85,10 @@ describe('analytics:backfill', () => {
     expect(first.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
     expect(first.stderr).toContain('clicks       [##############################] 100.0% 6/6');
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
-    expect(await totals()).toMatchObject({ clicks: 5, conversions: { goal_1: { count: 1, value: 700, label: 'Signup' } } });
+    expect(await totals()).toMatchObject({
+      clicks: 5,
+      conversions: { goal_1: { count: 1, value: 700, label: 'Signup' } },
+    });
 
     // Again: nothing more to copy, nothing counted twice.
     expect((await backfill()).stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
@@ -79,7 +98,10 @@ describe('analytics:backfill', () => {
     expect(again.code).toBe(EXIT.ok);
     expect(again.stdout).toBe('links: 2\nclicks: 6\nconversions: 1\nstamps: 0\n');
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
-    expect(await totals()).toMatchObject({ clicks: 5, conversions: { goal_1: { count: 1, value: 700 } } });
+    expect(await totals()).toMatchObject({
+      clicks: 5,
+      conversions: { goal_1: { count: 1, value: 700 } },
+    });
   });
 
   it("stamps the events stored before stamps with their link's latest stamp, once", async () => {
@@ -107,9 +129,12 @@ describe('analytics:backfill', () => {
         `SELECT toString(link_version) AS link_version, channel, tag FROM ${db}.${table} WHERE link_id = {link:UInt64}`,
         { link: row.linkId },
       );
-    const [mirror] = await t.analytics.query<{ version: string }>(`SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`, {
-      link: row.linkId,
-    });
+    const [mirror] = await t.analytics.query<{ version: string }>(
+      `SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`,
+      {
+        link: row.linkId,
+      },
+    );
     const stamped = { link_version: mirror.version, channel: 'email', tag: 'restamped' };
 
     const first = await backfill();
@@ -118,16 +143,36 @@ describe('analytics:backfill', () => {
     expect(first.stderr).toContain('stamps       [##############################] 100.0% 5/5');
     expect(await stamps('clicks')).toEqual([stamped, stamped, stamped]);
     expect(await stamps('conversions')).toEqual([stamped]);
-    const [orphan] = await t.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${db}.clicks WHERE link_id = 987654321 AND link_version = 0`);
+    const [orphan] = await t.analytics.query<{ n: string }>(
+      `SELECT toString(count()) AS n FROM ${db}.clicks WHERE link_id = 987654321 AND link_version = 0`,
+    );
     expect(orphan.n).toBe('1');
     const range = await t.http
       .get('/stats/range.json')
-      .query({ v: '3', key, group_by: 'tag', with_conversions: 'true', start_date: new Date(Date.now() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 60_000).toISOString() })
+      .query({
+        v: '3',
+        key,
+        group_by: 'tag',
+        with_conversions: 'true',
+        start_date: new Date(Date.now() - 3_600_000).toISOString(),
+        end_date: new Date(Date.now() + 60_000).toISOString(),
+      })
       .expect(200);
-    expect(range.body.groups).toContainEqual(expect.objectContaining({ tag: 'restamped', clicks: 3, conversions: expect.objectContaining({ goal_1: expect.objectContaining({ count: 1, value: 40 }) }) }));
+    expect(range.body.groups).toContainEqual(
+      expect.objectContaining({
+        tag: 'restamped',
+        clicks: 3,
+        conversions: expect.objectContaining({
+          goal_1: expect.objectContaining({ count: 1, value: 40 }),
+        }),
+      }),
+    );
     // Again: only the orphan is left, and it stays; no mutation is left running.
     expect((await backfill()).stdout).toBe('links: 3\nclicks: 6\nconversions: 1\nstamps: 0\n');
-    const [running] = await t.analytics.query<{ n: string }>(`SELECT toString(countIf(NOT is_done)) AS n FROM system.mutations WHERE database = {db:String}`, { db });
+    const [running] = await t.analytics.query<{ n: string }>(
+      `SELECT toString(countIf(NOT is_done)) AS n FROM system.mutations WHERE database = {db:String}`,
+      { db },
+    );
     expect(running.n).toBe('0');
   });
 
@@ -137,27 +182,53 @@ describe('analytics:backfill', () => {
     const db = t.analytics.database;
     // Two clicks and a conversion stamped with the link's first version, then the link is updated.
     const stamps = new LinkStamps(t.analytics);
-    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), stamps).ingest(clicksOf(row, 2), { resent: true });
+    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), stamps).ingest(
+      clicksOf(row, 2),
+      { resent: true },
+    );
     await insertConversionEvents(
       t.analytics,
       stamps,
-      [{ project_id: row.projectId, link_id: row.linkId, converted_at: new Date(), conversion_id: randomUUID(), type: 'goal_1', value: 9 }],
+      [
+        {
+          project_id: row.projectId,
+          link_id: row.linkId,
+          converted_at: new Date(),
+          conversion_id: randomUUID(),
+          type: 'goal_1',
+          value: 9,
+        },
+      ],
       `test:${randomUUID()}`,
     );
-    await t.http.get(`/url/update/${link.svc_id}.json`).query({ v: '3', key, tool: 't', tag: 'after-update' }).expect(200);
+    await t.http
+      .get(`/url/update/${link.svc_id}.json`)
+      .query({ v: '3', key, tool: 't', tag: 'after-update' })
+      .expect(200);
     const versions = async (table: string) =>
       (
-        await t.analytics.query<{ v: string; tag: string | null }>(`SELECT toString(link_version) AS v, tag FROM ${db}.${table} WHERE link_id = {link:UInt64}`, {
-          link: row.linkId,
-        })
+        await t.analytics.query<{ v: string; tag: string | null }>(
+          `SELECT toString(link_version) AS v, tag FROM ${db}.${table} WHERE link_id = {link:UInt64}`,
+          {
+            link: row.linkId,
+          },
+        )
       ).map((r) => `${r.v} ${r.tag}`);
-    const [mirror] = await t.analytics.query<{ version: string }>(`SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`, {
-      link: row.linkId,
-    });
+    const [mirror] = await t.analytics.query<{ version: string }>(
+      `SELECT toString(version) AS version FROM ${db}.links FINAL WHERE link_id = {link:UInt64}`,
+      {
+        link: row.linkId,
+      },
+    );
     expect(await versions('clicks')).not.toContain(`${mirror.version} after-update`);
     const updates = t.app.get(LinkUpdates, { strict: false });
     const listed = async () =>
-      (await t.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${db}.link_updates WHERE link_id = {link:UInt64}`, { link: row.linkId }))[0].n;
+      (
+        await t.analytics.query<{ n: string }>(
+          `SELECT toString(count()) AS n FROM ${db}.link_updates WHERE link_id = {link:UInt64}`,
+          { link: row.linkId },
+        )
+      )[0].n;
     // Its earlier events hold the update on the list: settling leaves it.
     await updates.settle(0);
     expect(await listed()).not.toBe('0');
@@ -165,16 +236,31 @@ describe('analytics:backfill', () => {
       (
         await t.http
           .get('/stats/range.json')
-          .query({ v: '3', key, group_by: 'tag', with_conversions: 'true', start_date: new Date(Date.now() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 60_000).toISOString() })
+          .query({
+            v: '3',
+            key,
+            group_by: 'tag',
+            with_conversions: 'true',
+            start_date: new Date(Date.now() - 3_600_000).toISOString(),
+            end_date: new Date(Date.now() + 60_000).toISOString(),
+          })
           .expect(200)
       ).body.groups as { tag: string }[];
     const before = (await byTag()).find((g) => g.tag === 'after-update');
-    expect(before).toMatchObject({ clicks: 2, conversions: expect.objectContaining({ goal_1: expect.objectContaining({ count: 1, value: 9 }) }) });
+    expect(before).toMatchObject({
+      clicks: 2,
+      conversions: expect.objectContaining({
+        goal_1: expect.objectContaining({ count: 1, value: 9 }),
+      }),
+    });
 
     const run = await backfill();
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout).toMatch(/\nstamps: 3\n$/);
-    expect(await versions('clicks')).toEqual([`${mirror.version} after-update`, `${mirror.version} after-update`]);
+    expect(await versions('clicks')).toEqual([
+      `${mirror.version} after-update`,
+      `${mirror.version} after-update`,
+    ]);
     expect(await versions('conversions')).toEqual([`${mirror.version} after-update`]);
     // No event of another version is left: the update settles, and the figures stay.
     await updates.settle(0);

@@ -188,15 +188,40 @@ describe('ClickHouse server transport', () => {
   });
 
   it('inserts TabSeparated text and its bytes (the click rows) with NULLs, tabs, newlines, backslashes, NUL and unicode, and selects it back exactly', async () => {
-    await store.command(`CREATE TABLE ${database}.tsv (id UInt32, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id`);
-    const values = [...ROWS.map((r) => r.name), ...ROWS.map((r) => r.note ?? ''), 'nul\u0000byte', '\\N', 'a\\tb', 'tab\tand\\\ttwo'];
-    const rows = values.map((name, i) => ({ id: i + 1, name, note: i % 3 === 0 ? null : values[values.length - 1 - i] }));
+    await store.command(
+      `CREATE TABLE ${database}.tsv (id UInt32, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id`,
+    );
+    const values = [
+      ...ROWS.map((r) => r.name),
+      ...ROWS.map((r) => r.note ?? ''),
+      'nul\u0000byte',
+      '\\N',
+      'a\\tb',
+      'tab\tand\\\ttwo',
+    ];
+    const rows = values.map((name, i) => ({
+      id: i + 1,
+      name,
+      note: i % 3 === 0 ? null : values[values.length - 1 - i],
+    }));
     const lines = rows.map((r) => `${r.id}\t${tsvValue(r.name)}\t${tsvValue(r.note)}\n`);
     const half = Math.floor(lines.length / 2);
     // As text (conversion events), and as UTF-8 bytes (click rows, encoded a job at a time).
-    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], lines.slice(0, half).join(''), half);
-    await store.insertTabSeparated('tsv', ['id', 'name', 'note'], Buffer.from(lines.slice(half).join(''), 'utf8'), lines.length - half);
-    expect(await store.query(`SELECT id, name, note FROM ${database}.tsv ORDER BY id`)).toEqual(rows);
+    await store.insertTabSeparated(
+      'tsv',
+      ['id', 'name', 'note'],
+      lines.slice(0, half).join(''),
+      half,
+    );
+    await store.insertTabSeparated(
+      'tsv',
+      ['id', 'name', 'note'],
+      Buffer.from(lines.slice(half).join(''), 'utf8'),
+      lines.length - half,
+    );
+    expect(await store.query(`SELECT id, name, note FROM ${database}.tsv ORDER BY id`)).toEqual(
+      rows,
+    );
   });
 
   it('inserts a batch the size of a click job and more (5,000 rows) as one block, every row once', async () => {
@@ -384,9 +409,13 @@ describe('ClickHouse server transport', () => {
       await store.command(`DROP DATABASE IF EXISTS ${schemaDb}`);
       const outcome: Record<string, string> = {};
       for (const statement of analyticsSchema(schemaDb)) {
-        const created = /^CREATE (?:DATABASE|TABLE|MATERIALIZED VIEW) IF NOT EXISTS (\S+)/.exec(statement)?.[1];
+        const created = /^CREATE (?:DATABASE|TABLE|MATERIALIZED VIEW) IF NOT EXISTS (\S+)/.exec(
+          statement,
+        )?.[1];
         // An ALTER by its table, its first action and what that names: `ALTER clicks ADD COLUMN link_version`.
-        const altered = /^ALTER TABLE (\S+)\s+(\w+) (\w+)(?: IF(?: NOT)? EXISTS)? (\w+)/.exec(statement);
+        const altered = /^ALTER TABLE (\S+)\s+(\w+) (\w+)(?: IF(?: NOT)? EXISTS)? (\w+)/.exec(
+          statement,
+        );
         const name = created ?? (altered ? `ALTER ${altered.slice(1).join(' ')}` : statement);
         try {
           await store.command(rewrite(statement));
@@ -499,7 +528,9 @@ describe('ClickHouse server transport', () => {
       );
       await schemaStore.insert('clicks', [{ ...insertRow, clicked_at: '2024-01-01 00:00:00' }]);
       expect(
-        await schemaStore.query(`SELECT link_id, toStartOfHour(clicked_at) AS hour, is_bot FROM ${schemaDb}.clicks`),
+        await schemaStore.query(
+          `SELECT link_id, toStartOfHour(clicked_at) AS hour, is_bot FROM ${schemaDb}.clicks`,
+        ),
       ).toEqual([{ link_id: '1', hour: '2024-01-01 00:00:00', is_bot: 0 }]);
     });
 
@@ -513,12 +544,18 @@ describe('ClickHouse server transport', () => {
           (found) => found,
           (error: unknown) => error,
         );
-      const raw = store.query('SELECT 1 AS one SETTINGS optimize_use_projections = 0, exact_rows_before_limit = 1').then(
-        (rows) => rows,
-        (error: unknown) => error,
-      );
+      const raw = store
+        .query('SELECT 1 AS one SETTINGS optimize_use_projections = 0, exact_rows_before_limit = 1')
+        .then(
+          (rows) => rows,
+          (error: unknown) => error,
+        );
       if (!version.startsWith('18.')) {
-        expect(await page).toEqual({ rows: [{ g: 1, n: '3' }], totals: { g: 0, n: '10' }, before: 3 });
+        expect(await page).toEqual({
+          rows: [{ g: 1, n: '3' }],
+          totals: { g: 0, n: '10' },
+          before: 3,
+        });
         expect(await raw).toEqual([{ one: 1 }]);
         return;
       }
@@ -529,7 +566,9 @@ describe('ClickHouse server transport', () => {
       const setting = await raw;
       expect(setting).not.toBeInstanceOf(AnalyticsUnavailableError);
       expect(serverCode(setting)).toBe('115');
-      expect((setting as Error).message).toMatch(/Unknown setting (optimize_use_projections|exact_rows_before_limit)/);
+      expect((setting as Error).message).toMatch(
+        /Unknown setting (optimize_use_projections|exact_rows_before_limit)/,
+      );
     });
   });
   describe('the analytics module (what the app opens at start) on this server', () => {

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { BROWSER, ClickCounts, linkRow } from '../support/clicks';
-import { ServiceProcess, ensureBuild, get, queryStoppedStore, servedCounts, servedJson, startServiceProcess } from '../support/service-process';
+import {
+  ServiceProcess,
+  ensureBuild,
+  get,
+  queryStoppedStore,
+  servedCounts,
+  servedJson,
+  startServiceProcess,
+} from '../support/service-process';
 import { createProject } from '../factories/projects';
 
 /**
@@ -73,7 +81,12 @@ async function loadAndKill(
  * 45 s: a job the killed worker held is taken up again once its lock lapses) and stopped growing
  * for 2 s.
  */
-async function settledCounts(service: ServiceProcess, key: string, svcId: string, expected: number): Promise<ClickCounts & { range: number }> {
+async function settledCounts(
+  service: ServiceProcess,
+  key: string,
+  svcId: string,
+  expected: number,
+): Promise<ClickCounts & { range: number }> {
   const deadline = Date.now() + 45_000;
   let counts = await servedCounts(service.port, key, svcId);
   let quietSince = Date.now();

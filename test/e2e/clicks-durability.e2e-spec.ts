@@ -57,7 +57,9 @@ describe.each([
     const twice = clicksOf(row, 5);
     // Both runs may find none of its clicks stored: the store skips the second block by its token.
     await Promise.all([service.ingest(twice), service.ingest(twice)]);
-    expect(await clickCounts(t, [link.svc_id])).toEqual(stored({ [link.svc_id]: { clicks: 8, bots: 1 } }));
+    expect(await clickCounts(t, [link.svc_id])).toEqual(
+      stored({ [link.svc_id]: { clicks: 8, bots: 1 } }),
+    );
 
     // A batch re-sent with new clicks added: only the new ones count.
     const more = [...twice.slice(0, 2), ...clicksOf(row, 2)];
@@ -73,12 +75,27 @@ describe.each([
     const hour = Date.UTC(2026, 10, 23, 10);
     const clicks: ClickEvent[] = [
       // As the redirect records them: sequence numbers of this process, made into ids on the way in.
-      { ...clicksOf(row, 1)[0], id: nextClickSequence(), clickedAt: hour + 1, referrer: "https://r.example/a,b{c}'d\"e" },
-      { ...clicksOf(row, 1)[0], id: nextClickSequence(), clickedAt: hour + 3_599_999, userAgent: null, ip: '2001:db8::' },
+      {
+        ...clicksOf(row, 1)[0],
+        id: nextClickSequence(),
+        clickedAt: hour + 1,
+        referrer: 'https://r.example/a,b{c}\'d"e',
+      },
+      {
+        ...clicksOf(row, 1)[0],
+        id: nextClickSequence(),
+        clickedAt: hour + 3_599_999,
+        userAgent: null,
+        ip: '2001:db8::',
+      },
       { ...clicksOf(row, 0, 1)[0], id: nextClickSequence(), clickedAt: hour + 3_600_000, ip: null },
     ];
     // As the queue carries it: packed, through JSON.
-    expect(await t.app.get(ClicksService, { strict: false }).ingest(JSON.parse(JSON.stringify(packClicks(clicks))))).toBe(3);
+    expect(
+      await t.app
+        .get(ClicksService, { strict: false })
+        .ingest(JSON.parse(JSON.stringify(packClicks(clicks)))),
+    ).toBe(3);
     expect(await storedClicks(t, row.linkId)).toEqual(
       clicks.map((c) => ({
         id: clickId(c),
@@ -194,7 +211,11 @@ describe('shutdown flushes the click buffer', () => {
     writeFileSync(
       path.join(dir, 'spool', `clicks-${deadPid}.ndjson.${deadPid}.sending`),
       // The second half as earlier versions spooled clicks: the time as an ISO 8601 string.
-      clicks.map((c, i) => JSON.stringify(i < 2 ? c : { ...c, clickedAt: new Date(c.clickedAt).toISOString() })).join('\n') + '\n',
+      clicks
+        .map((c, i) =>
+          JSON.stringify(i < 2 ? c : { ...c, clickedAt: new Date(c.clickedAt).toISOString() }),
+        )
+        .join('\n') + '\n',
     );
     // Half of it had gone out before the crash.
     await t.app.get(ClicksService, { strict: false }).ingest(clicks.slice(0, 2));

@@ -21,8 +21,14 @@ describe('migration: every conversion has a redirection_id', () => {
 
   it('fills the ids conversions lacked, keeps the others, and makes the column NOT NULL (down undoes that)', async () => {
     // Back to just before this migration (later ones undone first).
-    const last = async () => (await dataSource.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0].name;
-    while ((await last()) !== 'ConversionRedirections1763950000000') await dataSource.undoLastMigration({ transaction: 'each' });
+    const last = async () =>
+      (
+        await dataSource.query<{ name: string }[]>(
+          `SELECT name FROM migrations ORDER BY id DESC LIMIT 1`,
+        )
+      )[0].name;
+    while ((await last()) !== 'ConversionRedirections1763950000000')
+      await dataSource.undoLastMigration({ transaction: 'each' });
     await dataSource.undoLastMigration({ transaction: 'each' });
     const insert = (redirection: string | null) =>
       dataSource.query(

@@ -9,17 +9,29 @@ describe('conversions/new', () => {
   let path: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await createProject(t, { conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' } })).api_key;
-    const res = await t.http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/' }).expect(200);
+    key = (
+      await createProject(t, {
+        conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' },
+      })
+    ).api_key;
+    const res = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/' })
+      .expect(200);
     svcId = res.body.svc_id;
     path = res.body.path;
   });
   afterAll(() => t.close());
 
-  const convert = (query: Record<string, string>) => t.http.get('/conversions/new').query({ key, svc_url: svcId, ...query });
+  const convert = (query: Record<string, string>) =>
+    t.http.get('/conversions/new').query({ key, svc_url: svcId, ...query });
 
   it('records a goal with every 2.2 field, attributed to the visitor’s click, and echoes strings', async () => {
-    const visit = await t.http.get(`/${path}`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(302);
+    const visit = await t.http
+      .get(`/${path}`)
+      .set('Host', 'svc.test')
+      .set('User-Agent', BROWSER)
+      .expect(302);
     expect(visit.headers.location).toBe(`https://shop.example/?svc=${encodeURIComponent(svcId)}`);
     await t.settle();
     const [{ id: clickId }] = await storedClicks(t);
@@ -76,14 +88,22 @@ describe('conversions/new', () => {
       },
     });
     // The same account_conversion_id gives back the first conversion, not a second one.
-    const again = await convert({ conversion_type: 'goal_1', conversion_value: '5', account_conversionid: 'order-1' }).expect(200);
+    const again = await convert({
+      conversion_type: 'goal_1',
+      conversion_value: '5',
+      account_conversionid: 'order-1',
+    }).expect(200);
     expect(again.body.response.conversion.id).toBe(res.body.response.conversion.id);
     expect(again.body.response.conversion.value).toBe(1999);
     const stats = await t.http
       .get('/stats/range.json')
       .query({ v: '3', key, start_date: '2026-11-01', with_conversions: 'true' })
       .expect(200);
-    expect(stats.body.totals.conversions.goal_1).toEqual({ count: 1, value: 1999, label: 'Signup' });
+    expect(stats.body.totals.conversions.goal_1).toEqual({
+      count: 1,
+      value: 1999,
+      label: 'Signup',
+    });
   });
 
   it('ignores the value of a pageview and reads the request headers when asked', async () => {
@@ -94,11 +114,22 @@ describe('conversions/new', () => {
       .set('X-Forwarded-For', '203.0.113.9, 10.0.0.1')
       .set('Accept-Language', 'de')
       .set('Referer', 'https://shop.example/a')
-      .send({ key, svc_url: `http://svc.test/${path}`, conversion_type: 'pageview', conversion_value: '50', read_headers: 'true' })
+      .send({
+        key,
+        svc_url: `http://svc.test/${path}`,
+        conversion_type: 'pageview',
+        conversion_value: '50',
+        read_headers: 'true',
+      })
       .expect(200);
     const c = res.body.response.conversion;
     expect([c.type, c.value, c.ip_address, c.user_agent, c.language, c.referrer]).toEqual([
-      'pageview', 0, '203.0.113.9', 'Visitor/1.0', 'de', 'https://shop.example/a',
+      'pageview',
+      0,
+      '203.0.113.9',
+      'Visitor/1.0',
+      'de',
+      'https://shop.example/a',
     ]);
   });
 
@@ -108,14 +139,12 @@ describe('conversions/new', () => {
       .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/pv' })
       .expect(200);
     const pageview = (value: string) =>
-      t.http
-        .get('/conversions/new')
-        .query({
-          key,
-          svc_url: fresh.body.svc_id,
-          conversion_type: 'pageview',
-          conversion_value: value,
-        });
+      t.http.get('/conversions/new').query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'pageview',
+        conversion_value: value,
+      });
     const res = await pageview('n/a').expect(200);
     expect(res.body.request.conversion_value).toBe('n/a');
     expect([res.body.response.conversion.type, res.body.response.conversion.value]).toEqual([
@@ -225,24 +254,19 @@ describe('conversions/new', () => {
       'Accept-Language': 'fr-CA',
     };
     const asked = [
-      t.http
-        .get('/conversions/new')
-        .query({
-          key,
-          svc_url: fresh.body.svc_id,
-          conversion_type: 'goal_1',
-          conversion_value: '7',
-        }),
-      t.http
-        .post('/conversions/new')
-        .type('form')
-        .send({
-          key,
-          svc_url: fresh.body.svc_id,
-          conversion_type: 'goal_2',
-          conversion_value: '8',
-          read_headers: 'false',
-        }),
+      t.http.get('/conversions/new').query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'goal_1',
+        conversion_value: '7',
+      }),
+      t.http.post('/conversions/new').type('form').send({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'goal_2',
+        conversion_value: '8',
+        read_headers: 'false',
+      }),
     ];
     for (const request of asked) {
       const res = await request.set(headers).expect(200);
@@ -287,11 +311,21 @@ describe('conversions/new', () => {
   });
 
   it('attributes later conversions of a session to the click of its first, and takes the original spellings', async () => {
-    const first = await convert({ conversion_type: 'pageview', conversion_value: '0', session_id: 'sess-9', ip_address: '198.51.100.7', user_agent: 'Other/1.0' }).expect(200);
+    const first = await convert({
+      conversion_type: 'pageview',
+      conversion_value: '0',
+      session_id: 'sess-9',
+      ip_address: '198.51.100.7',
+      user_agent: 'Other/1.0',
+    }).expect(200);
     const clickId = first.body.response.conversion.redirection_id as string;
     expect(clickId).toMatch(/^[0-9a-f-]{36}$/);
     // A later click of someone else does not take over the session's attribution.
-    await t.http.get(`/${path}`).set('Host', 'svc.test').set('User-Agent', 'Someone/2.0').expect(302);
+    await t.http
+      .get(`/${path}`)
+      .set('Host', 'svc.test')
+      .set('User-Agent', 'Someone/2.0')
+      .expect(302);
     await t.settle();
     const second = await convert({
       conversion_type: 'goal_2',
@@ -303,24 +337,44 @@ describe('conversions/new', () => {
       clicker_id: 'c-1',
     }).expect(200);
     const c = second.body.response.conversion;
-    expect([c.redirection_id, c.value, c.account_userid, c.href, c.clicker_id, c.session_id]).toEqual([
-      clickId, -300, 'u-9', 'https://shop.example/thanks', 'c-1', 'sess-9',
-    ]);
+    expect([
+      c.redirection_id,
+      c.value,
+      c.account_userid,
+      c.href,
+      c.clicker_id,
+      c.session_id,
+    ]).toEqual([clickId, -300, 'u-9', 'https://shop.example/thanks', 'c-1', 'sess-9']);
     expect(first.body.response.conversion.ip_address).toBe('198.51.100.7');
   });
 
   it('gives a conversion without a known click a redirection id of its own, shared by its session', async () => {
-    const fresh = await t.http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/new' }).expect(200);
+    const fresh = await t.http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/new' })
+      .expect(200);
     const first = await t.http
       .get('/conversions/new')
-      .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'pageview', conversion_value: '0', session_id: 'sess-unseen' })
+      .query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'pageview',
+        conversion_value: '0',
+        session_id: 'sess-unseen',
+      })
       .expect(200);
     const id = first.body.response.conversion.redirection_id as string;
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((await storedClicks(t)).map((c) => c.id)).not.toContain(id);
     const later = await t.http
       .get('/conversions/new')
-      .query({ key, svc_url: fresh.body.svc_id, conversion_type: 'goal_1', conversion_value: '10', session_id: 'sess-unseen' })
+      .query({
+        key,
+        svc_url: fresh.body.svc_id,
+        conversion_type: 'goal_1',
+        conversion_value: '10',
+        session_id: 'sess-unseen',
+      })
       .expect(200);
     expect(later.body.response.conversion.redirection_id).toBe(id);
     const other = await t.http
@@ -335,15 +389,55 @@ describe('conversions/new', () => {
     const cases: [Record<string, string>, number, number, string][] = [
       [{ svc_url: '' }, 400, 1001, 'Missing required parameter: svc_url'],
       [{ conversion_value: '1' }, 400, 1001, 'Missing required parameter: conversion_type'],
-      [{ conversion_type: 'goal_6', conversion_value: '1' }, 400, 1002, 'Invalid parameter conversion_type: must be one of pageview, goal_1, goal_2, goal_3, goal_4, goal_5'],
+      [
+        { conversion_type: 'goal_6', conversion_value: '1' },
+        400,
+        1002,
+        'Invalid parameter conversion_type: must be one of pageview, goal_1, goal_2, goal_3, goal_4, goal_5',
+      ],
       [{ conversion_type: 'goal_1' }, 400, 1001, 'Missing required parameter: conversion_value'],
-      [{ conversion_type: 'goal_1', conversion_value: '1.5' }, 400, 1002, 'Invalid parameter conversion_value: must be an integer (cents suggested for money)'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', account_conversion_id: 'x'.repeat(51) }, 400, 1002, 'Invalid parameter account_conversion_id: must be at most 50 characters'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', account_user: 'x'.repeat(51) }, 400, 1002, 'Invalid parameter account_user: must be at most 50 characters'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', ip: 'nope' }, 400, 1002, 'Invalid parameter ip: must be an IP address'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', created_at: 'yesterday' }, 400, 1002, 'Invalid parameter created_at: must be a UNIX timestamp (seconds)'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', svc_url: 'svc.test_nope' }, 404, 1003, 'No link svc.test_nope in this project'],
-      [{ conversion_type: 'goal_1', conversion_value: '1', key: 'bad' }, 403, 1000, 'Invalid API key specified'],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1.5' },
+        400,
+        1002,
+        'Invalid parameter conversion_value: must be an integer (cents suggested for money)',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', account_conversion_id: 'x'.repeat(51) },
+        400,
+        1002,
+        'Invalid parameter account_conversion_id: must be at most 50 characters',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', account_user: 'x'.repeat(51) },
+        400,
+        1002,
+        'Invalid parameter account_user: must be at most 50 characters',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', ip: 'nope' },
+        400,
+        1002,
+        'Invalid parameter ip: must be an IP address',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', created_at: 'yesterday' },
+        400,
+        1002,
+        'Invalid parameter created_at: must be a UNIX timestamp (seconds)',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', svc_url: 'svc.test_nope' },
+        404,
+        1003,
+        'No link svc.test_nope in this project',
+      ],
+      [
+        { conversion_type: 'goal_1', conversion_value: '1', key: 'bad' },
+        403,
+        1000,
+        'Invalid API key specified',
+      ],
     ];
     for (const [query, status, code, message] of cases) {
       const res = await convert(query).expect(status);
@@ -354,12 +448,23 @@ describe('conversions/new', () => {
 
   it('refuses a project without conversions (403)', async () => {
     const other = await createProject(t);
-    const link = await t.http.get('/url.json').query({ v: '3', key: other.api_key, tool: 't', channel: 'email', url: 'https://x.example/' }).expect(200);
+    const link = await t.http
+      .get('/url.json')
+      .query({ v: '3', key: other.api_key, tool: 't', channel: 'email', url: 'https://x.example/' })
+      .expect(200);
     const res = await t.http
       .get('/conversions/new')
-      .query({ key: other.api_key, svc_url: link.body.svc_id, conversion_type: 'goal_1', conversion_value: '1' })
+      .query({
+        key: other.api_key,
+        svc_url: link.body.svc_id,
+        conversion_type: 'goal_1',
+        conversion_value: '1',
+      })
       .expect(403);
-    expect(res.body.error).toEqual({ code: 1004, message: 'Conversions are not enabled for this project' });
+    expect(res.body.error).toEqual({
+      code: 1004,
+      message: 'Conversions are not enabled for this project',
+    });
   });
 
   it('serves the tracking script, cacheable', async () => {

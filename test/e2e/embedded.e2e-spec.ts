@@ -212,10 +212,15 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
   });
 
   it('stores a click batch given twice once (a retried job), on PGlite as on PostgreSQL', async () => {
-    const created = await post('/projects/new', { ...keys, json: JSON.stringify({ name: 'embedded-clicks' }) });
+    const created = await post('/projects/new', {
+      ...keys,
+      json: JSON.stringify({ name: 'embedded-clicks' }),
+    });
     expect(created.status).toBe(200);
     const key = created.body.response.project.api_key as string;
-    const link = await http.get('/url.json').query({ v: '3', key, tool: 't', channel: 'email', url: 'https://example.com/e' });
+    const link = await http
+      .get('/url.json')
+      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://example.com/e' });
     expect(link.status).toBe(200);
     const dataSource = app.get(DataSource);
     const [row] = await dataSource.query<{ id: string; project_id: string }[]>(
@@ -242,6 +247,9 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
               (SELECT count() FROM ${analytics.database}.clicks WHERE link_id = {link:UInt64}) AS raw`,
       { link: Number(row.id) },
     );
-    expect({ clicks: Number(counted.clicks), raw: Number(counted.raw) }).toEqual({ clicks: 3, raw: 3 });
+    expect({ clicks: Number(counted.clicks), raw: Number(counted.raw) }).toEqual({
+      clicks: 3,
+      raw: 3,
+    });
   });
 });

@@ -25,7 +25,11 @@ describe('health', () => {
   });
 
   it('reports the analytics store down when it does not answer (503)', async () => {
-    const ping = jest.spyOn(t.analytics, 'ping').mockRejectedValueOnce(new AnalyticsUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:8123')));
+    const ping = jest
+      .spyOn(t.analytics, 'ping')
+      .mockRejectedValueOnce(
+        new AnalyticsUnavailableError(new Error('connect ECONNREFUSED 127.0.0.1:8123')),
+      );
     const res = await t.http.get('/health/ready').expect(503);
     expect(res.body.status).toBe('error');
     expect(res.body.details.database).toEqual({ status: 'up' });

@@ -102,7 +102,9 @@ describe('url.{format}: create', () => {
       .type('form')
       .send({ ...base(), key: 'nope', callback: 'cb' })
       .expect(403);
-    expect(postJsonpErr.text).toBe('cb({"error":403,"error_message":"Invalid API key specified"});');
+    expect(postJsonpErr.text).toBe(
+      'cb({"error":403,"error_message":"Invalid API key specified"});',
+    );
     const txtJsonp = await t.http
       .get('/url.txt')
       .query({ ...base(), callback: 'cb' })

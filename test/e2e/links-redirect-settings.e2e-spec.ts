@@ -19,7 +19,8 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
   it('expands the pattern of the original URL host, with a canonical original_url', async () => {
     const project = await createProject(t, {
       redirection_patterns: {
-        'shop.example': 'https://r.example/go?to=%escaped_original_url%&by=%user_id_username%&c=%campaign%&id=%svc_id%',
+        'shop.example':
+          'https://r.example/go?to=%escaped_original_url%&by=%user_id_username%&c=%campaign%&id=%svc_id%',
       },
     });
     const res = await link(project.api_key, {
@@ -33,14 +34,18 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
     expect(res.body.redirect_url).toBe(
       `https://r.example/go?to=https%3A%2F%2Fshop.example%2Fp%3Fid%3D1&by=Ann%20Lee&c=spring&id=${encodeURIComponent(res.body.svc_id)}`,
     );
-    const other = await link(project.api_key, { url: 'https://other.example/a?utm_source=x#f' }).expect(200);
+    const other = await link(project.api_key, {
+      url: 'https://other.example/a?utm_source=x#f',
+    }).expect(200);
     expect(other.body.original_url).toBe('https://other.example/a?utm_source=x#f');
     expect(other.body.redirect_url).toBe('https://other.example/a?utm_source=x#f');
   });
 
   it('fills %fields% from the stored user identity and campaign when a later link does not repeat them', async () => {
     const project = await createProject(t, {
-      redirection_patterns: { 'b.example': 'https://r.example/?by=%user_id_username%&cn=%campaign_name%&u=%svc_url%' },
+      redirection_patterns: {
+        'b.example': 'https://r.example/?by=%user_id_username%&cn=%campaign_name%&u=%svc_url%',
+      },
     });
     await link(project.api_key, {
       url: 'https://c.example/',
@@ -49,8 +54,14 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
       campaign: 'Winter Deals',
       campaign_description: 'Winter',
     }).expect(200);
-    const res = await link(project.api_key, { url: 'https://b.example/x', user_id: '7', campaign: 'winter_deals' }).expect(200);
-    expect(res.body.redirect_url).toBe(`https://r.example/?by=Bea&cn=Winter%20Deals&u=${encodeURIComponent(res.body.svc_url)}`);
+    const res = await link(project.api_key, {
+      url: 'https://b.example/x',
+      user_id: '7',
+      campaign: 'winter_deals',
+    }).expect(200);
+    expect(res.body.redirect_url).toBe(
+      `https://r.example/?by=Bea&cn=Winter%20Deals&u=${encodeURIComponent(res.body.svc_url)}`,
+    );
   });
 
   it('fills every field of the link record, those known once it is stored too, on create, batch and static', async () => {
@@ -194,8 +205,13 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
   });
 
   it('removes a pattern with null and appends UTM parameters when switched on', async () => {
-    const project = await createProject(t, { redirection_patterns: { 'a.example': 'https://r.example/?u=%original_url%' } });
-    await updateProject(t, project.api_key, { redirection_patterns: { 'a.example': null }, utm_parameters: true });
+    const project = await createProject(t, {
+      redirection_patterns: { 'a.example': 'https://r.example/?u=%original_url%' },
+    });
+    await updateProject(t, project.api_key, {
+      redirection_patterns: { 'a.example': null },
+      utm_parameters: true,
+    });
     const res = await link(project.api_key, {
       url: 'https://a.example/x?k=v',
       campaign: 'fall',
@@ -218,15 +234,27 @@ describe('redirect_url: redirection patterns and UTM parameters', () => {
       t.http
         .post('/projects/new')
         .type('form')
-        .send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey, json: JSON.stringify(json) });
-    const bad = await post({ name: 'bad1', redirection_patterns: { 'a.example': 'javascript:alert(1)' } }).expect(400);
+        .send({
+          subscription_key: t.subscriptionKey,
+          application_key: t.applicationKey,
+          json: JSON.stringify(json),
+        });
+    const bad = await post({
+      name: 'bad1',
+      redirection_patterns: { 'a.example': 'javascript:alert(1)' },
+    }).expect(400);
     expect(bad.body.error).toEqual({
       code: 1002,
       message:
         'Invalid parameter json.redirection_patterns.a.example: must be null or a pattern starting with http(s):// or %original_url%, at most 2048 characters',
     });
-    const host = await post({ name: 'bad2', redirection_patterns: { 'not a host': 'https://r.example/' } }).expect(400);
-    expect(host.body.error.message).toBe('Invalid parameter json.redirection_patterns.not a host: the key must be a hostname');
+    const host = await post({
+      name: 'bad2',
+      redirection_patterns: { 'not a host': 'https://r.example/' },
+    }).expect(400);
+    expect(host.body.error.message).toBe(
+      'Invalid parameter json.redirection_patterns.not a host: the key must be a hostname',
+    );
     const utm = await post({ name: 'bad3', utm_parameters: 'maybe' }).expect(400);
     expect(utm.body.error.message).toMatch(/^Invalid parameter json\.utm_parameters: /);
   });

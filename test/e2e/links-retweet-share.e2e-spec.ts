@@ -401,7 +401,10 @@ describe('url/retweet and url/share', () => {
         });
         const get = await t.http
           .get('/url/retweet')
-          .set('User-Agent', 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)')
+          .set(
+            'User-Agent',
+            'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+          )
           .query(params({ text: 'http://example.com/' }))
           .expect(403);
         expect(get.body).toEqual({
@@ -412,7 +415,12 @@ describe('url/retweet and url/share', () => {
       });
 
       it('lets HTTP client libraries through: server-side applications call retweet', async () => {
-        for (const agent of ['curl/8.5.0', 'python-requests/2.31.0', 'node', 'Go-http-client/1.1']) {
+        for (const agent of [
+          'curl/8.5.0',
+          'python-requests/2.31.0',
+          'node',
+          'Go-http-client/1.1',
+        ]) {
           await t.http
             .get('/url/retweet')
             .set('User-Agent', agent)

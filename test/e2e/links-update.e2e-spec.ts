@@ -93,17 +93,24 @@ describe('url/update/{svc_id}.{format}', () => {
       error_message:
         "Invalid parameter channel: facebook-post does not match the link's service_userid twitter:123; give service_userid for the new channel too",
     });
-    const postid = await update(link.svc_id, { channel: 'facebook-post', service_userid: 'facebook:5' }).expect(400);
+    const postid = await update(link.svc_id, {
+      channel: 'facebook-post',
+      service_userid: 'facebook:5',
+    }).expect(400);
     expect(postid.body.error_message).toBe(
       "Invalid parameter channel: facebook-post does not match the link's service_postid twitter:9; give service_postid for the new channel too",
     );
-    const both = await update(link.svc_id, { channel: 'facebook-post', service_userid: 'facebook:5', service_postid: 'facebook:6' }).expect(200);
-    expect([both.body.channel, both.body.service, both.body.service_userid, both.body.service_postid]).toEqual([
-      'facebook-post',
-      'facebook',
-      'facebook:5',
-      'facebook:6',
-    ]);
+    const both = await update(link.svc_id, {
+      channel: 'facebook-post',
+      service_userid: 'facebook:5',
+      service_postid: 'facebook:6',
+    }).expect(200);
+    expect([
+      both.body.channel,
+      both.body.service,
+      both.body.service_userid,
+      both.body.service_postid,
+    ]).toEqual(['facebook-post', 'facebook', 'facebook:5', 'facebook:6']);
     // A channel of the same service keeps them.
     const same = await update(link.svc_id, { channel: 'facebook-share' }).expect(200);
     expect(same.body.service_userid).toBe('facebook:5');

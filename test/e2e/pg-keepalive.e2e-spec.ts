@@ -15,7 +15,9 @@ import { TEST_DATABASE_URL } from '../support/env';
 describe('PostgreSQL connections with TCP keepalive', () => {
   let dataSource: DataSource;
   beforeAll(async () => {
-    dataSource = new DataSource(dataSourceOptions(loadConfig({ DATABASE_URL: TEST_DATABASE_URL }), TEST_DATABASE_URL));
+    dataSource = new DataSource(
+      dataSourceOptions(loadConfig({ DATABASE_URL: TEST_DATABASE_URL }), TEST_DATABASE_URL),
+    );
     await dataSource.initialize();
   });
   afterAll(() => dataSource.destroy());
@@ -26,9 +28,18 @@ describe('PostgreSQL connections with TCP keepalive', () => {
     try {
       await client.query('SELECT 1');
       const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
-      const { stdout } = await promisify(execFile)('ss', ['-tno', 'state', 'established', 'sport', '=', `:${socket.localPort}`]);
+      const { stdout } = await promisify(execFile)('ss', [
+        '-tno',
+        'state',
+        'established',
+        'sport',
+        '=',
+        `:${socket.localPort}`,
+      ]);
       // One line for the socket, its timer the keepalive one (e.g. `timer:(keepalive,9.8…,0)`).
-      expect(stdout.trim().split('\n').slice(1)).toEqual([expect.stringContaining('timer:(keepalive,')]);
+      expect(stdout.trim().split('\n').slice(1)).toEqual([
+        expect.stringContaining('timer:(keepalive,'),
+      ]);
     } finally {
       client.release();
     }

@@ -196,7 +196,9 @@ describe.each([
     expect(await waitForClicks(t, expected)).toEqual(stored(expected));
     // However the buffer cut them into jobs (one, unless the visits took over its 100 ms), every
     // job succeeded and together they stored the 4 clicks.
-    const storedByJob = await Promise.all(ingest.mock.results.map((r) => r.value as Promise<number>));
+    const storedByJob = await Promise.all(
+      ingest.mock.results.map((r) => r.value as Promise<number>),
+    );
     expect(storedByJob.reduce((sum, n) => sum + n, 0)).toBe(4);
     expect(t.app.get(ClickBuffer, { strict: false }).size).toBe(0);
     ingest.mockRestore();

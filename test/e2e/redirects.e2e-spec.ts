@@ -18,11 +18,19 @@ describe.each([
     const res = await t.http
       .post('/url.json')
       .type('form')
-      .send({ v: '3', key, tool: 'pub-bar', channel: 'twitter', url: 'https://example.com/landing?a=1', ...extra })
+      .send({
+        v: '3',
+        key,
+        tool: 'pub-bar',
+        channel: 'twitter',
+        url: 'https://example.com/landing?a=1',
+        ...extra,
+      })
       .expect(200);
     return res.body as { svc_id: string; path: string; domain: string };
   };
-  const visit = (host: string, path: string, ua = BROWSER) => t.http.get(`/${path}`).set('Host', host).set('User-Agent', ua);
+  const visit = (host: string, path: string, ua = BROWSER) =>
+    t.http.get(`/${path}`).set('Host', host).set('User-Agent', ua);
   const counts = async (svcId: string) => {
     const { clicks, bots } = (await clickCounts(t, [svcId]))[svcId];
     return { clicks, bots };
@@ -35,8 +43,18 @@ describe.each([
     expect(res.headers['cache-control']).toBe('private, max-age=0');
     await t.settle();
     expect(await counts(link.svc_id)).toEqual({ clicks: 1, bots: 0 });
-    const raw = (await storedClicks(t)).map(({ referrer, user_agent, ip, is_bot }) => ({ referrer, user_agent, ip, is_bot }));
-    expect(raw).toContainEqual({ referrer: null, user_agent: BROWSER, ip: expect.stringMatching(/\.0$|::$/), is_bot: false });
+    const raw = (await storedClicks(t)).map(({ referrer, user_agent, ip, is_bot }) => ({
+      referrer,
+      user_agent,
+      ip,
+      is_bot,
+    }));
+    expect(raw).toContainEqual({
+      referrer: null,
+      user_agent: BROWSER,
+      ip: expect.stringMatching(/\.0$|::$/),
+      is_bot: false,
+    });
   });
 
   it('redirects to addresses with spaces and non-ASCII characters percent-encoded, the host in Punycode', async () => {
@@ -55,13 +73,28 @@ describe.each([
 
   it('reads the path percent-decoded and without surrounding slashes, the Host and the headers in any case', async () => {
     const link = await create({ path: `spring-sale-${redis ? 'r' : 'p'}` });
-    await t.http.get(`/${link.path.replace(/-/g, '%2D')}/`).set('HOST', 'SVC.test').set('user-agent', BROWSER).set('REFERER', 'https://r.example/').expect(302);
-    await t.http.get(`//${link.path.replace('-', '%2d')}`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(302);
+    await t.http
+      .get(`/${link.path.replace(/-/g, '%2D')}/`)
+      .set('HOST', 'SVC.test')
+      .set('user-agent', BROWSER)
+      .set('REFERER', 'https://r.example/')
+      .expect(302);
+    await t.http
+      .get(`//${link.path.replace('-', '%2d')}`)
+      .set('Host', 'svc.test')
+      .set('User-Agent', BROWSER)
+      .expect(302);
     // A malformed escape is no link path: the domain's not-found answer, and no click.
-    await t.http.get(`/${link.path}%E0%A4%A`).set('Host', 'svc.test').set('User-Agent', BROWSER).expect(404);
+    await t.http
+      .get(`/${link.path}%E0%A4%A`)
+      .set('Host', 'svc.test')
+      .set('User-Agent', BROWSER)
+      .expect(404);
     await t.settle();
     expect(await counts(link.svc_id)).toEqual({ clicks: 2, bots: 0 });
-    const raw = (await storedClicks(t, (await linkRow(t, link.svc_id)).linkId)).map(({ referrer, user_agent }) => ({ referrer, user_agent }));
+    const raw = (await storedClicks(t, (await linkRow(t, link.svc_id)).linkId)).map(
+      ({ referrer, user_agent }) => ({ referrer, user_agent }),
+    );
     expect(raw).toEqual([
       { referrer: 'https://r.example/', user_agent: BROWSER },
       { referrer: null, user_agent: BROWSER },
@@ -78,22 +111,40 @@ describe.each([
   });
 
   it('adds svc=<svc_id> when conversions are enabled for the landing host, keeping the query', async () => {
-    const project = await createProject(t, { conversions: { enabled: true, domains: ['example.com'] } });
+    const project = await createProject(t, {
+      conversions: { enabled: true, domains: ['example.com'] },
+    });
     const res = await t.http
       .get('/url.json')
-      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/p?x=1#top' })
+      .query({
+        v: '3',
+        key: project.api_key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/p?x=1#top',
+      })
       .expect(200);
     const other = await t.http
       .get('/url.json')
-      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://elsewhere.example/p' })
+      .query({
+        v: '3',
+        key: project.api_key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://elsewhere.example/p',
+      })
       .expect(200);
     const hit = await visit('svc.test', res.body.path).expect(302);
-    expect(hit.headers.location).toBe(`https://example.com/p?x=1&svc=${encodeURIComponent(res.body.svc_id)}#top`);
+    expect(hit.headers.location).toBe(
+      `https://example.com/p?x=1&svc=${encodeURIComponent(res.body.svc_id)}#top`,
+    );
     const miss = await visit('svc.test', other.body.path).expect(302);
     expect(miss.headers.location).toBe('https://elsewhere.example/p');
     await updateProject(t, project.api_key, { conversions: { domains: 'all' } });
     const all = await visit('svc.test', other.body.path).expect(302);
-    expect(all.headers.location).toBe(`https://elsewhere.example/p?svc=${encodeURIComponent(other.body.svc_id)}`);
+    expect(all.headers.location).toBe(
+      `https://elsewhere.example/p?svc=${encodeURIComponent(other.body.svc_id)}`,
+    );
   });
 
   it('answers an unknown path on the default domain with a small 404 page; API routes win there', async () => {
@@ -110,19 +161,45 @@ describe.each([
     await connectDomain(t, `${hostname}_news`, [project.api_key]);
     const plain = await t.http
       .get('/url.json')
-      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/1', domain: hostname })
+      .query({
+        v: '3',
+        key: project.api_key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/1',
+        domain: hostname,
+      })
       .expect(200);
     const segment = await t.http
       .get('/url.json')
-      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/2', domain: `${hostname}_news` })
+      .query({
+        v: '3',
+        key: project.api_key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/2',
+        domain: `${hostname}_news`,
+      })
       .expect(200);
     expect(segment.body.svc_url).toBe(`http://${hostname}/news/${segment.body.path}`);
-    expect((await visit(hostname, plain.body.path).expect(302)).headers.location).toBe('https://example.com/1');
-    expect((await visit(hostname, `news/${segment.body.path}`).expect(302)).headers.location).toBe('https://example.com/2');
-    expect((await visit(hostname, '').expect(302)).headers.location).toBe(`https://${hostname}.example/`);
-    expect((await visit(hostname, 'missing').expect(302)).headers.location).toBe(`https://${hostname}.example/404`);
-    expect((await visit(hostname, 'news').expect(302)).headers.location).toBe(`https://${hostname}-news.example/`);
-    expect((await visit(hostname, 'news/missing').expect(302)).headers.location).toBe(`https://${hostname}-news.example/404`);
+    expect((await visit(hostname, plain.body.path).expect(302)).headers.location).toBe(
+      'https://example.com/1',
+    );
+    expect((await visit(hostname, `news/${segment.body.path}`).expect(302)).headers.location).toBe(
+      'https://example.com/2',
+    );
+    expect((await visit(hostname, '').expect(302)).headers.location).toBe(
+      `https://${hostname}.example/`,
+    );
+    expect((await visit(hostname, 'missing').expect(302)).headers.location).toBe(
+      `https://${hostname}.example/404`,
+    );
+    expect((await visit(hostname, 'news').expect(302)).headers.location).toBe(
+      `https://${hostname}-news.example/`,
+    );
+    expect((await visit(hostname, 'news/missing').expect(302)).headers.location).toBe(
+      `https://${hostname}-news.example/404`,
+    );
     await visit('unknown-host.test', 'abc').expect(404);
     await t.settle();
     expect(await counts(plain.body.svc_id)).toEqual({ clicks: 1, bots: 0 });
@@ -132,7 +209,13 @@ describe.each([
     const project = await createProject(t);
     const res = await t.http
       .get('/url.json')
-      .query({ v: '3', key: project.api_key, tool: 't', channel: 'email', url: 'https://example.com/gone' })
+      .query({
+        v: '3',
+        key: project.api_key,
+        tool: 't',
+        channel: 'email',
+        url: 'https://example.com/gone',
+      })
       .expect(200);
     await visit('svc.test', res.body.path).expect(302);
     await t.http
@@ -150,8 +233,11 @@ describe.each([
     await t.settle();
     const res = await t.http.get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(res.text)?.[1]);
-    expect(value('svc_redirect_duration_seconds_count{outcome="redirect"}')).toBeGreaterThanOrEqual(2);
+    const value = (name: string) =>
+      Number(new RegExp(`^${name.replace(/[{}"]/g, '\\$&')} (\\S+)$`, 'm').exec(res.text)?.[1]);
+    expect(value('svc_redirect_duration_seconds_count{outcome="redirect"}')).toBeGreaterThanOrEqual(
+      2,
+    );
     expect(value('svc_link_cache_lookups_total{layer="memory"}')).toBeGreaterThanOrEqual(1);
     expect(value('svc_link_cache_lookups_total{layer="database"}')).toBeGreaterThanOrEqual(1);
     expect(value('svc_click_buffer_size')).toBe(0);

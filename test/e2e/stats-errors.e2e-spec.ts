@@ -51,7 +51,14 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
   const RANGE_GROUPS = [...FIELDS, ...SHARED_AT].join(', ');
   // docs/api.md, "Statistics": group_by takes any filter of totals but domain, tag_2 … tag_5
   // included.
-  const TOTALS_GROUPS = [...FIELDS.filter((f) => f !== 'domain'), ...SHARED_AT, 'tag_2', 'tag_3', 'tag_4', 'tag_5'].join(', ');
+  const TOTALS_GROUPS = [
+    ...FIELDS.filter((f) => f !== 'domain'),
+    ...SHARED_AT,
+    'tag_2',
+    'tag_3',
+    'tag_4',
+    'tag_5',
+  ].join(', ');
   const goals = (n: number) =>
     Array.from({ length: n }, (_, i) => [`goal_${i + 1}_count`, `goal_${i + 1}_value`]).flat();
   const CONVERSION_SORTS = (n: number) => [

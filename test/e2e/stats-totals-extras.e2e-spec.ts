@@ -186,7 +186,11 @@ describe('stats/totals.json: extras', () => {
     });
 
     it('group_by a multi-value tag field: a link counts under each of its values, totals once', async () => {
-      const res = await totals(p2, { group_by: 'tag_3', sort_type: 'alpha', sort_order: 'asc' }).expect(200);
+      const res = await totals(p2, {
+        group_by: 'tag_3',
+        sort_type: 'alpha',
+        sort_order: 'asc',
+      }).expect(200);
       expect(res.body.totals).toEqual(fig(17, 4, 4.25)); // K1 9, K2 3, K3 1, K4 4: each once
       expect(res.body.total_results).toBe(4);
       expect(res.body.groups).toEqual([

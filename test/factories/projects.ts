@@ -16,22 +16,37 @@ export async function createProject(
       application_key: t.applicationKey,
       json: JSON.stringify({ name: `project_${process.pid}_${counter}`, ...object }),
     });
-  if (res.status !== 200) throw new Error(`projects/new answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return (res.body as { response: { project: { api_key: string; name: string; default_domain: string } } }).response
-    .project;
+  if (res.status !== 200)
+    throw new Error(`projects/new answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return (
+    res.body as { response: { project: { api_key: string; name: string; default_domain: string } } }
+  ).response.project;
 }
 
 /** Updates a project through the admin API. */
-export async function updateProject(t: TestApp, apiKey: string, object: Record<string, unknown>): Promise<void> {
+export async function updateProject(
+  t: TestApp,
+  apiKey: string,
+  object: Record<string, unknown>,
+): Promise<void> {
   const res = await t.http
     .post(`/projects/${apiKey}/update`)
     .type('form')
-    .send({ subscription_key: t.subscriptionKey, application_key: t.applicationKey, json: JSON.stringify(object) });
-  if (res.status !== 200) throw new Error(`projects/update answered ${res.status}: ${JSON.stringify(res.body)}`);
+    .send({
+      subscription_key: t.subscriptionKey,
+      application_key: t.applicationKey,
+      json: JSON.stringify(object),
+    });
+  if (res.status !== 200)
+    throw new Error(`projects/update answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
 
 /** Connects a custom domain through the admin API, authorised for the given projects. */
-export async function connectDomain(t: TestApp, hostname: string, projectKeys: string[] = []): Promise<void> {
+export async function connectDomain(
+  t: TestApp,
+  hostname: string,
+  projectKeys: string[] = [],
+): Promise<void> {
   const res = await t.http
     .post('/domains/new')
     .type('form')
@@ -45,5 +60,6 @@ export async function connectDomain(t: TestApp, hostname: string, projectKeys: s
         projects: projectKeys,
       }),
     });
-  if (res.status !== 200) throw new Error(`domains/new answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`domains/new answered ${res.status}: ${JSON.stringify(res.body)}`);
 }

@@ -16,7 +16,13 @@ import { createApp } from '../../src/app.factory';
 import { AppConfig, Role, loadConfig } from '../../src/config/app-config';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
 import { JobQueue } from '../../src/queue/job-queue';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, stampedName, templateDatabase } from './env';
+import {
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  databaseUrl,
+  stampedName,
+  templateDatabase,
+} from './env';
 import { installResponseValidation, leaveUnchecked, serviceValidator } from './openapi-validation';
 
 // Every test file that starts the app imports this module: each answer its requests receive is
@@ -155,7 +161,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     db,
     analytics,
     remirror: async (svcIds) => {
-      const links = await app.get(DataSource).getRepository(LinkEntity).findBy({ svcId: In(svcIds) });
+      const links = await app
+        .get(DataSource)
+        .getRepository(LinkEntity)
+        .findBy({ svcId: In(svcIds) });
       await app.get(LinkMirror).mirror(links, Date.now() * 1000);
     },
     settle: async () => {
@@ -165,7 +174,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     close: async () => {
       await app.close();
-      const store = await openAnalyticsClient({ url: config.clickhouseUrl, embeddedDir: config.chdbDir, database: config.clickhouseDatabase });
+      const store = await openAnalyticsClient({
+        url: config.clickhouseUrl,
+        embeddedDir: config.chdbDir,
+        database: config.clickhouseDatabase,
+      });
       await store.command(`DROP DATABASE IF EXISTS ${config.clickhouseDatabase}`);
       await store.close();
       await db.end();
@@ -186,16 +199,28 @@ async function waitForBullQueues(prefix: string, timeoutMs = 10_000): Promise<vo
       for (const state of ['wait', 'active', 'delayed', 'prioritized', 'paused']) {
         let cursor = '0';
         do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:bull:*:${state}`, 'COUNT', 1000);
+          const [next, keys] = await redis.scan(
+            cursor,
+            'MATCH',
+            `${prefix}:bull:*:${state}`,
+            'COUNT',
+            1000,
+          );
           cursor = next;
           for (const key of keys) {
             const type = await redis.type(key);
-            busy += type === 'list' ? await redis.llen(key) : type === 'zset' ? await redis.zcard(key) : 0;
+            busy +=
+              type === 'list'
+                ? await redis.llen(key)
+                : type === 'zset'
+                  ? await redis.zcard(key)
+                  : 0;
           }
         } while (cursor !== '0');
       }
       if (busy === 0) return;
-      if (Date.now() > deadline) throw new Error(`BullMQ queues under ${prefix} still busy (${busy} jobs)`);
+      if (Date.now() > deadline)
+        throw new Error(`BullMQ queues under ${prefix} still busy (${busy} jobs)`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   } finally {

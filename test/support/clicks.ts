@@ -27,7 +27,12 @@ export async function clickCounts(
   );
   const ids = links.map((l) => Number(l.id));
   const db = t.analytics.database;
-  const figures = await t.analytics.query<{ link_id: string; clicks: string; bots: string; raw: string }>(
+  const figures = await t.analytics.query<{
+    link_id: string;
+    clicks: string;
+    bots: string;
+    raw: string;
+  }>(
     `SELECT toString(link_id) AS link_id, sum(clicks) AS clicks, sum(bots) AS bots, sum(raw) AS raw FROM (
        SELECT link_id, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots, 0 AS raw
        FROM ${db}.clicks WHERE link_id IN {ids:Array(UInt64)} GROUP BY link_id
@@ -40,7 +45,10 @@ export async function clickCounts(
   return Object.fromEntries(
     links.map((l) => {
       const f = byId.get(l.id);
-      return [l.svc_id, { clicks: Number(f?.clicks ?? 0), bots: Number(f?.bots ?? 0), raw: Number(f?.raw ?? 0) }];
+      return [
+        l.svc_id,
+        { clicks: Number(f?.clicks ?? 0), bots: Number(f?.bots ?? 0), raw: Number(f?.raw ?? 0) },
+      ];
     }),
   );
 }
@@ -106,7 +114,10 @@ export async function eventually(
 }
 
 /** A link's id and project, by svc_id, as clicks carry them. */
-export async function linkRow(t: TestApp, svcId: string): Promise<{ linkId: string; projectId: string }> {
+export async function linkRow(
+  t: TestApp,
+  svcId: string,
+): Promise<{ linkId: string; projectId: string }> {
   const { rows } = await t.db.query<{ id: string; project_id: string }>(
     'SELECT id, project_id FROM links WHERE svc_id = $1',
     [svcId],
@@ -146,9 +157,17 @@ export interface StoredClick {
 }
 
 /** The raw clicks of the analytics store (of one link when given), in time order. */
-export async function storedClicks(t: Pick<TestApp, 'analytics'>, linkId?: string): Promise<StoredClick[]> {
+export async function storedClicks(
+  t: Pick<TestApp, 'analytics'>,
+  linkId?: string,
+): Promise<StoredClick[]> {
   const rows = await t.analytics.query<
-    Omit<StoredClick, 'clicked_at' | 'is_bot' | 'link_id' | 'project_id'> & { clicked_at: string; is_bot: number; link: string; project: string }
+    Omit<StoredClick, 'clicked_at' | 'is_bot' | 'link_id' | 'project_id'> & {
+      clicked_at: string;
+      is_bot: number;
+      link: string;
+      project: string;
+    }
   >(
     `SELECT toString(click_id) AS id, clicked_at, toString(link_id) AS link, toString(project_id) AS project,
             referrer, user_agent, ip, is_bot
@@ -169,11 +188,18 @@ export async function storedClicks(t: Pick<TestApp, 'analytics'>, linkId?: strin
 }
 
 /** A link's clicks per hour as the hourly projection of the analytics store's clicks sums them. */
-export async function hourlyClicks(t: Pick<TestApp, 'analytics'>, linkId: string): Promise<{ hour: Date; clicks: number; bot_clicks: number }[]> {
+export async function hourlyClicks(
+  t: Pick<TestApp, 'analytics'>,
+  linkId: string,
+): Promise<{ hour: Date; clicks: number; bot_clicks: number }[]> {
   const rows = await t.analytics.query<{ hour: string; clicks: string; bot_clicks: string }>(
     `SELECT toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bot_clicks
      FROM ${t.analytics.database}.clicks WHERE link_id = {link:UInt64} GROUP BY hour ORDER BY hour`,
     { link: Number(linkId) },
   );
-  return rows.map((r) => ({ hour: new Date(`${r.hour.replace(' ', 'T')}Z`), clicks: Number(r.clicks), bot_clicks: Number(r.bot_clicks) }));
+  return rows.map((r) => ({
+    hour: new Date(`${r.hour.replace(' ', 'T')}Z`),
+    clicks: Number(r.clicks),
+    bot_clicks: Number(r.bot_clicks),
+  }));
 }

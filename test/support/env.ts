@@ -1,5 +1,6 @@
 /** Where the tests find this machine's PostgreSQL and Redis (CI sets nothing: the defaults hold). */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
@@ -8,7 +9,10 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
  */
 export function templateDatabase(): string {
   const name = process.env.SVC_TEST_TEMPLATE;
-  if (!name) throw new Error('SVC_TEST_TEMPLATE is unset: run the tests through jest (test/support/global-setup.ts)');
+  if (!name)
+    throw new Error(
+      'SVC_TEST_TEMPLATE is unset: run the tests through jest (test/support/global-setup.ts)',
+    );
   return name;
 }
 

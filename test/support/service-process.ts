@@ -108,7 +108,11 @@ export function get(
  * database svc), in a process of its own: chDB serves one folder per process, and the test's own
  * apps hold theirs.
  */
-export function queryStoppedStore<T>(dataDir: string, sql: string, params: Record<string, unknown> = {}): T[] {
+export function queryStoppedStore<T>(
+  dataDir: string,
+  sql: string,
+  params: Record<string, unknown> = {},
+): T[] {
   const script = `
     const { openAnalyticsClient } = require(${JSON.stringify(path.join(ROOT, 'dist/analytics/analytics-client.js'))});
     (async () => {
@@ -117,10 +121,14 @@ export function queryStoppedStore<T>(dataDir: string, sql: string, params: Recor
       await store.close();
       process.stdout.write(JSON.stringify(rows));
     })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
-  const out = execFileSync(process.execPath, ['-e', script, path.join(dataDir, 'chdb'), sql, JSON.stringify(params)], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['-e', script, path.join(dataDir, 'chdb'), sql, JSON.stringify(params)],
+    {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   return JSON.parse(out.toString()) as T[];
 }
 
@@ -142,11 +150,20 @@ export function servedJson<T>(port: number, urlPath: string): Promise<T> {
  * A link's clicks as a running service counts them (link details, from the raw clicks), bots apart,
  * and the project's clicks in range's totals (from the hourly projection).
  */
-export async function servedCounts(port: number, key: string, svcId: string): Promise<{ clicks: number; bots: number; range: number }> {
+export async function servedCounts(
+  port: number,
+  key: string,
+  svcId: string,
+): Promise<{ clicks: number; bots: number; range: number }> {
   const details = (withBots: boolean) =>
-    servedJson<{ clicks: number }>(port, `/stats/${encodeURIComponent(svcId)}.json?v=3&key=${key}&with_bots=${withBots}`);
+    servedJson<{ clicks: number }>(
+      port,
+      `/stats/${encodeURIComponent(svcId)}.json?v=3&key=${key}&with_bots=${withBots}`,
+    );
   const clicks = (await details(false)).clicks;
   const all = (await details(true)).clicks;
-  const range = (await servedJson<{ totals: { clicks: number } }>(port, `/stats/range.json?v=3&key=${key}`)).totals.clicks;
+  const range = (
+    await servedJson<{ totals: { clicks: number } }>(port, `/stats/range.json?v=3&key=${key}`)
+  ).totals.clicks;
   return { clicks, bots: all - clicks, range };
 }

@@ -34,7 +34,9 @@ export class Clicks1763910000000 implements MigrationInterface {
         CONSTRAINT pk_link_clicks_hourly PRIMARY KEY (link_id, hour),
         CONSTRAINT fk_link_clicks_hourly_link FOREIGN KEY (link_id) REFERENCES links (id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_link_clicks_hourly_project_hour ON link_clicks_hourly (project_id, hour)`);
+    await q.query(
+      `CREATE INDEX ix_link_clicks_hourly_project_hour ON link_clicks_hourly (project_id, hour)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -20,7 +20,9 @@ export class Stats1763920000000 implements MigrationInterface {
         CONSTRAINT ck_link_conversions_hourly_type CHECK (type IN ('pageview', 'goal_1', 'goal_2', 'goal_3', 'goal_4', 'goal_5', 'goal_6', 'goal_7', 'goal_8', 'goal_9', 'goal_10')),
         CONSTRAINT fk_link_conversions_hourly_link FOREIGN KEY (link_id) REFERENCES links (id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_link_conversions_hourly_project_hour ON link_conversions_hourly (project_id, hour)`);
+    await q.query(
+      `CREATE INDEX ix_link_conversions_hourly_project_hour ON link_conversions_hourly (project_id, hour)`,
+    );
     // Totals select links by the time they were shared: the post's time when known, else creation.
     await q.query(
       `CREATE INDEX ix_links_project_shared_at ON links (project_id, (COALESCE(service_postid_shared_at, created_at)))`,

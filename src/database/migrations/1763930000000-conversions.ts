@@ -34,7 +34,9 @@ export class Conversions1763930000000 implements MigrationInterface {
     await q.query(
       `CREATE UNIQUE INDEX uq_conversions_account_id ON conversions (project_id, account_conversion_id) WHERE account_conversion_id IS NOT NULL`,
     );
-    await q.query(`CREATE INDEX ix_conversions_session ON conversions (project_id, session_id) WHERE session_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX ix_conversions_session ON conversions (project_id, session_id) WHERE session_id IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -20,7 +20,8 @@ const CONVERSION_FIGURES: Figure[] = [
 ];
 
 /** The select list of the figures' sums. */
-const sumsOf = (figures: Figure[]): string => figures.map(([column, sum]) => `${sum} AS ${column}`).join(', ');
+const sumsOf = (figures: Figure[]): string =>
+  figures.map(([column, sum]) => `${sum} AS ${column}`).join(', ');
 
 /** Adds the per-link sums of the rollup rows `rows` (each with its `sign`) to `target`. */
 function addSums(target: string, figures: Figure[], rows: string): string {
@@ -54,8 +55,18 @@ function totalsFunction(name: string, target: string, figures: Figure[]): string
 
 /** The per-link totals, each from its rollup table, and the function that keeps them. */
 const TOTALS = [
-  { target: 'link_click_totals', source: 'link_clicks_hourly', fn: 'link_click_totals_apply', figures: CLICK_FIGURES },
-  { target: 'link_conversion_totals', source: 'link_conversions_hourly', fn: 'link_conversion_totals_apply', figures: CONVERSION_FIGURES },
+  {
+    target: 'link_click_totals',
+    source: 'link_clicks_hourly',
+    fn: 'link_click_totals_apply',
+    figures: CLICK_FIGURES,
+  },
+  {
+    target: 'link_conversion_totals',
+    source: 'link_conversions_hourly',
+    fn: 'link_conversion_totals_apply',
+    figures: CONVERSION_FIGURES,
+  },
 ];
 
 /** The statement triggers on each rollup table, with the transition tables each event has. */
@@ -115,7 +126,8 @@ export class LinkTotals1763940000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const { target, source, fn } of TOTALS) {
-      for (const [event] of TRIGGER_EVENTS) await q.query(`DROP TRIGGER tr_${source}_${event} ON ${source}`);
+      for (const [event] of TRIGGER_EVENTS)
+        await q.query(`DROP TRIGGER tr_${source}_${event} ON ${source}`);
       await q.query(`DROP FUNCTION ${fn}()`);
       await q.query(`DROP TABLE ${target}`);
     }

@@ -9,7 +9,9 @@ export class ConversionRedirections1763950000000 implements MigrationInterface {
   name = 'ConversionRedirections1763950000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`UPDATE conversions SET redirection_id = gen_random_uuid() WHERE redirection_id IS NULL`);
+    await q.query(
+      `UPDATE conversions SET redirection_id = gen_random_uuid() WHERE redirection_id IS NULL`,
+    );
     await q.query(`ALTER TABLE conversions ALTER COLUMN redirection_id SET NOT NULL`);
   }
 

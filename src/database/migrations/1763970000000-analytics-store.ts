@@ -32,7 +32,9 @@ export class AnalyticsStore1763970000000 implements MigrationInterface {
         CONSTRAINT pk_link_clicks_hourly PRIMARY KEY (link_id, hour),
         CONSTRAINT fk_link_clicks_hourly_link FOREIGN KEY (link_id) REFERENCES links (id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_link_clicks_hourly_project_hour ON link_clicks_hourly (project_id, hour)`);
+    await q.query(
+      `CREATE INDEX ix_link_clicks_hourly_project_hour ON link_clicks_hourly (project_id, hour)`,
+    );
     await q.query(`
       CREATE TABLE link_conversions_hourly (
         link_id bigint NOT NULL,
@@ -45,7 +47,9 @@ export class AnalyticsStore1763970000000 implements MigrationInterface {
         CONSTRAINT ck_link_conversions_hourly_type CHECK (type IN ('pageview', 'goal_1', 'goal_2', 'goal_3', 'goal_4', 'goal_5', 'goal_6', 'goal_7', 'goal_8', 'goal_9', 'goal_10')),
         CONSTRAINT fk_link_conversions_hourly_link FOREIGN KEY (link_id) REFERENCES links (id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_link_conversions_hourly_project_hour ON link_conversions_hourly (project_id, hour)`);
+    await q.query(
+      `CREATE INDEX ix_link_conversions_hourly_project_hour ON link_conversions_hourly (project_id, hour)`,
+    );
     await new LinkTotals1763940000000().up(q);
   }
 }

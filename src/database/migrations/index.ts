@@ -9,4 +9,14 @@ import { LinksByUrl1763960000000 } from './1763960000000-links-by-url';
 import { AnalyticsStore1763970000000 } from './1763970000000-analytics-store';
 
 /** Every migration, in order. New migrations are appended here. */
-export const MIGRATIONS = [Admin1763884800000, Links1763900000000, Clicks1763910000000, Stats1763920000000, Conversions1763930000000, LinkTotals1763940000000, ConversionRedirections1763950000000, LinksByUrl1763960000000, AnalyticsStore1763970000000];
+export const MIGRATIONS = [
+  Admin1763884800000,
+  Links1763900000000,
+  Clicks1763910000000,
+  Stats1763920000000,
+  Conversions1763930000000,
+  LinkTotals1763940000000,
+  ConversionRedirections1763950000000,
+  LinksByUrl1763960000000,
+  AnalyticsStore1763970000000,
+];

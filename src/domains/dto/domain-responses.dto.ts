@@ -13,7 +13,11 @@ function RequestEcho(example: Record<string, unknown>): PropertyDecorator {
       'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).',
     type: 'object',
     additionalProperties: true,
-    example: { subscription_key: SUBSCRIPTION_KEY_EXAMPLE, application_key: APPLICATION_KEY_EXAMPLE, ...example },
+    example: {
+      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
+      application_key: APPLICATION_KEY_EXAMPLE,
+      ...example,
+    },
   });
 }
 

@@ -100,7 +100,9 @@ export class ProjectRecordDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
-    example: { 'shop.example.com': 'https://shop.example.com/r?to=%escaped_original_url%&by=%user_id%' },
+    example: {
+      'shop.example.com': 'https://shop.example.com/r?to=%escaped_original_url%&by=%user_id%',
+    },
   })
   redirection_patterns?: Record<string, string>;
 
