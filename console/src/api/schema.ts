@@ -226,7 +226,7 @@ export interface paths {
         /** Create a tracked link (GET form of POST url.{format}) */
         get: operations["LinksController_createGet"];
         put?: never;
-        /** Create a tracked link (SPEC.md 4.2) */
+        /** Create a tracked link */
         post: operations["LinksController_createPost"];
         delete?: never;
         options?: never;
@@ -245,7 +245,7 @@ export interface paths {
         get: operations["LinksController_batchGet"];
         put?: never;
         /**
-         * Create links in a batch (SPEC.md 4.3)
+         * Create links in a batch
          * @description One of campaign, channel, notes, parent, path, service_userid, sharer_id, tag, tool, url, user_id may be an array (`name[]=value`, repeated): one link per element, in order.
          */
         post: operations["LinksController_batchPost"];
@@ -266,7 +266,7 @@ export interface paths {
         get: operations["LinksController_staticGet"];
         put?: never;
         /**
-         * Get or create a static link (SPEC.md 4.3a)
+         * Get or create a static link
          * @description Returns the project’s link with the same url and metadata when there is one, else creates it; `new` says which.
          */
         post: operations["LinksController_staticPost"];
@@ -287,7 +287,7 @@ export interface paths {
         get: operations["LinksController_updateGet"];
         put?: never;
         /**
-         * Update a link (SPEC.md 4.5)
+         * Update a link
          * @description Only within 30 days of creation. original_url, redirect_url and created_at never change; fields not given stay unchanged.
          */
         post: operations["LinksController_updatePost"];
@@ -308,8 +308,8 @@ export interface paths {
         get: operations["LinksController_retweetGetFormatted"];
         put?: never;
         /**
-         * Replace every link of a text by a new tracked link (SPEC.md 4.4)
-         * @description Only links beginning http:// are recognised (SPEC.md 4.4). destination is GET only. Known bots are refused (403).
+         * Replace every link of a text by a new tracked link
+         * @description Only links beginning http:// are recognised. destination is GET only. Known bots are refused (403).
          */
         post: operations["LinksController_retweetPost"];
         delete?: never;
@@ -398,7 +398,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Clicks of a link per hour, day or week (SPEC.md 4.6) */
+        /** Clicks of a link per hour, day or week */
         get: operations["StatsController_intervalsGet"];
         put?: never;
         /** Clicks of a link per interval (POST form) */
@@ -416,7 +416,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Activity in a period on all links of a project (SPEC.md 4.7) */
+        /** Activity in a period on all links of a project */
         get: operations["StatsController_rangeGet"];
         put?: never;
         /** Range (POST form) */
@@ -434,7 +434,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All-time figures of the links shared in a period (SPEC.md 4.8) */
+        /** All-time figures of the links shared in a period */
         get: operations["StatsController_totalsGet"];
         put?: never;
         /** Totals (POST form) */
@@ -470,7 +470,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Record a pageview or goal against a link (SPEC.md 4.9) */
+        /** Record a pageview or goal against a link */
         get: operations["ConversionsController_record"];
         put?: never;
         /** Record a conversion (POST form) */
@@ -757,7 +757,7 @@ export interface components {
             admins: components["schemas"]["UserRecordDto"][];
             sharers: components["schemas"]["UserRecordDto"][];
             viewers: components["schemas"]["UserRecordDto"][];
-            /** @description Present in show and list; absent in the answers to new and update (SPEC.md 2.3). */
+            /** @description Present in show and list; absent in the answers to new and update (docs/api.md, "Administration"). */
             conversions?: components["schemas"]["ConversionsRecordDto"];
             /**
              * @description Show and list: original-URL hostname → redirection pattern.
@@ -2660,7 +2660,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The link record (2.1); txt: the bare svc_url */
+            /** @description The link record; txt: the bare svc_url */
             200: {
                 headers: {
                     [name: string]: unknown;
