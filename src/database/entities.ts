@@ -1,9 +1,9 @@
 import { DomainEntity } from '../domains/domain.entity';
-import { ProjectDomainEntity } from '../domains/project-domain.entity';
 import { CampaignEntity } from '../links/campaign.entity';
 import { LinkEntity } from '../links/link.entity';
 import { ToolEntity } from '../links/tool.entity';
 import { UserIdentityEntity } from '../links/user-identity.entity';
+import { ProjectDomainEntity } from '../projects/project-domain.entity';
 import { ProjectUserEntity } from '../projects/project-user.entity';
 import { ProjectEntity } from '../projects/project.entity';
 import { UserEntity } from '../projects/user.entity';

@@ -1,38 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, QueryFailedError, Repository } from 'typeorm';
-import { ProjectEntity } from '../projects/project.entity';
+import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { ConnectedDomains } from '../projects/connected-domains';
 import { DomainEntity } from './domain.entity';
-import { ProjectDomainEntity } from './project-domain.entity';
-
-/** The few project columns the domains API reads (the projects table is owned by projects/). */
-export interface ProjectRef {
-  id: string;
-  subscriptionId: string;
-  name: string;
-  apiKey: string;
-  defaultDomain: string;
-}
-
-const PROJECT_REF_COLUMNS = {
-  id: true,
-  subscriptionId: true,
-  name: true,
-  apiKey: true,
-  defaultDomain: true,
-} as const;
 
 const HOST_LOCK = 7_361_246;
 
-/** Every query on `domains` and `project_domains`, and the reads of `projects` they need. */
+/**
+ * Every query on `domains`, the table domains/ owns; also the ConnectedDomains projects reads
+ * (DomainsModule provides it). The projects a domain names and their authorisations on it
+ * (`projects`, `project_domains`, owned by projects/) go through ProjectDomainsService.
+ */
 @Injectable()
-export class DomainsRepository {
-  constructor(
-    @InjectRepository(DomainEntity) private readonly domains: Repository<DomainEntity>,
-    @InjectRepository(ProjectDomainEntity)
-    private readonly projectDomains: Repository<ProjectDomainEntity>,
-    @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
-  ) {}
+export class DomainsRepository implements ConnectedDomains {
+  constructor(@InjectRepository(DomainEntity) private readonly domains: Repository<DomainEntity>) {}
 
   /** Uses uq_domains_hostname. */
   findByHostname(hostname: string, manager?: EntityManager): Promise<DomainEntity | null> {
@@ -60,58 +41,21 @@ export class DomainsRepository {
       .getMany();
   }
 
+  /** Connected domains by hostname, whatever their subscription (uq_domains_hostname). */
+  findByHostnames(hostnames: string[], manager?: EntityManager): Promise<DomainEntity[]> {
+    if (hostnames.length === 0) return Promise.resolve([]);
+    return this.domainRepo(manager).findBy({ hostname: In(hostnames) });
+  }
+
+  /** These domains, by hostname. */
+  findByIds(ids: string[], manager?: EntityManager): Promise<DomainEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.domainRepo(manager).find({ where: { id: In(ids) }, order: { hostname: 'ASC' } });
+  }
+
   /** Uses ix_domains_subscription. */
   listBySubscription(subscriptionId: string): Promise<DomainEntity[]> {
     return this.domains.find({ where: { subscriptionId }, order: { hostname: 'ASC' } });
-  }
-
-  /** domain id → names of the live projects authorised on it, by name. Uses ix_project_domains_domain. */
-  async projectNamesByDomain(
-    domainIds: string[],
-    manager?: EntityManager,
-  ): Promise<Map<string, string[]>> {
-    const names = new Map<string, string[]>(domainIds.map((id) => [id, []]));
-    if (domainIds.length === 0) return names;
-    const rows = await this.projectDomainRepo(manager)
-      .createQueryBuilder('pd')
-      .innerJoin(ProjectEntity, 'p', 'p.id = pd.projectId AND p.deletedAt IS NULL')
-      .select('pd.domainId', 'domain_id')
-      .addSelect('p.name', 'name')
-      .where('pd.domainId IN (:...domainIds)', { domainIds })
-      .orderBy('p.name', 'ASC')
-      .getRawMany<{ domain_id: string; name: string }>();
-    for (const row of rows) names.get(row.domain_id)?.push(row.name);
-    return names;
-  }
-
-  /** Live (not destroyed) projects with these API keys, of any subscription. Uses uq_projects_api_key. */
-  async findLiveProjectsByApiKeys(
-    apiKeys: string[],
-    manager?: EntityManager,
-  ): Promise<ProjectRef[]> {
-    if (apiKeys.length === 0) return [];
-    return this.projectRepo(manager).find({
-      select: PROJECT_REF_COLUMNS,
-      where: { apiKey: In(apiKeys), deletedAt: IsNull() },
-    });
-  }
-
-  /** Live projects whose default_domain is this hostname, by name (optionally only among some ids). */
-  findLiveProjectsWithDefaultDomain(
-    hostname: string,
-    projectIds: string[] | null,
-    manager?: EntityManager,
-  ): Promise<ProjectRef[]> {
-    if (projectIds !== null && projectIds.length === 0) return Promise.resolve([]);
-    return this.projectRepo(manager).find({
-      select: PROJECT_REF_COLUMNS,
-      where: {
-        defaultDomain: hostname,
-        deletedAt: IsNull(),
-        ...(projectIds !== null ? { id: In(projectIds) } : {}),
-      },
-      order: { name: 'ASC' },
-    });
   }
 
   /**
@@ -151,44 +95,13 @@ export class DomainsRepository {
       .execute();
   }
 
-  async addProjects(domainId: string, projectIds: string[], manager: EntityManager): Promise<void> {
-    if (projectIds.length === 0) return;
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(ProjectDomainEntity)
-      .values(projectIds.map((projectId) => ({ projectId, domainId })))
-      .orIgnore()
-      .execute();
-  }
-
-  async removeProjects(
-    domainId: string,
-    projectIds: string[],
-    manager: EntityManager,
-  ): Promise<void> {
-    if (projectIds.length === 0) return;
-    await manager
-      .getRepository(ProjectDomainEntity)
-      .delete({ domainId, projectId: In(projectIds) });
-  }
-
-  /** Deletes the domain and its project authorisations. */
+  /** Deletes the domain (its project authorisations first: ProjectDomainsService.revoke). */
   async deleteDomain(id: string, manager: EntityManager): Promise<void> {
-    await manager.getRepository(ProjectDomainEntity).delete({ domainId: id });
     await manager.getRepository(DomainEntity).delete({ id });
   }
 
   private domainRepo(manager?: EntityManager): Repository<DomainEntity> {
     return manager ? manager.getRepository(DomainEntity) : this.domains;
-  }
-
-  private projectDomainRepo(manager?: EntityManager): Repository<ProjectDomainEntity> {
-    return manager ? manager.getRepository(ProjectDomainEntity) : this.projectDomains;
-  }
-
-  private projectRepo(manager?: EntityManager): Repository<ProjectEntity> {
-    return manager ? manager.getRepository(ProjectEntity) : this.projects;
   }
 }
 

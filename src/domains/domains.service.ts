@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject, stringList } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
+import { ProjectDomainsService, type ProjectRef } from '../projects/project-domains.service';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import {
@@ -15,7 +16,7 @@ import {
   rejectUnknownFields,
 } from './domain-input';
 import { DomainEntity } from './domain.entity';
-import { DomainsRepository, ProjectRef } from './domains.repository';
+import { DomainsRepository } from './domains.repository';
 
 /** Administration parameters besides the keys (SubscriptionGuard's): `json` on new and update. */
 export interface DomainParams {
@@ -32,6 +33,7 @@ export interface DomainView {
 export class DomainsService {
   constructor(
     private readonly repository: DomainsRepository,
+    private readonly projects: ProjectDomainsService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly bus: InvalidationBus,
@@ -47,7 +49,7 @@ export class DomainsService {
 
   async list(subscription: SubscriptionEntity): Promise<DomainView[]> {
     const domains = await this.repository.listBySubscription(subscription.id);
-    const names = await this.repository.projectNamesByDomain(domains.map((domain) => domain.id));
+    const names = await this.projects.projectNamesByDomain(domains.map((domain) => domain.id));
     return domains.map((domain) => ({ domain, projects: names.get(domain.id) ?? [] }));
   }
 
@@ -78,7 +80,7 @@ export class DomainsService {
         manager,
       );
       if (!domain) throw hostnameTaken(hostname);
-      await this.repository.addProjects(
+      await this.projects.authorise(
         domain.id,
         projects.map((project) => project.id),
         manager,
@@ -125,7 +127,7 @@ export class DomainsService {
         'json.remove_projects',
         manager,
       );
-      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(
+      const blocking = await this.projects.findLiveWithDefaultDomain(
         domain.hostname,
         removed.map((project) => project.id),
         manager,
@@ -138,12 +140,12 @@ export class DomainsService {
         );
       }
       await this.repository.updateDomain(domain.id, changes, manager);
-      await this.repository.addProjects(
+      await this.projects.authorise(
         domain.id,
         added.map((project) => project.id),
         manager,
       );
-      await this.repository.removeProjects(
+      await this.projects.revoke(
         domain.id,
         removed.map((project) => project.id),
         manager,
@@ -159,7 +161,7 @@ export class DomainsService {
   async destroy(subscription: SubscriptionEntity, hostname: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const domain = await this.getOwnedDomain(subscription.id, hostname, manager);
-      const blocking = await this.repository.findLiveProjectsWithDefaultDomain(
+      const blocking = await this.projects.findLiveWithDefaultDomain(
         domain.hostname,
         null,
         manager,
@@ -170,6 +172,7 @@ export class DomainsService {
             `change the project's default_domain first`,
         );
       }
+      await this.projects.revoke(domain.id, 'all', manager);
       await this.repository.deleteDomain(domain.id, manager);
     });
     await this.bus.publish('domain', [hostname.toLowerCase()]);
@@ -224,7 +227,7 @@ export class DomainsService {
     manager: EntityManager,
   ): Promise<ProjectRef[]> {
     const unique = [...new Set(apiKeys)];
-    const found = await this.repository.findLiveProjectsByApiKeys(unique, manager);
+    const found = await this.projects.findLiveByApiKeys(unique, manager);
     const byKey = new Map(found.map((project) => [project.apiKey.trim(), project]));
     return unique.map((key) => {
       const project = byKey.get(key);
@@ -239,7 +242,7 @@ export class DomainsService {
   }
 
   private async view(domain: DomainEntity, manager?: EntityManager): Promise<DomainView> {
-    const projectNames = await this.repository.projectNamesByDomain([domain.id], manager);
+    const projectNames = await this.projects.projectNamesByDomain([domain.id], manager);
     return { domain, projects: projectNames.get(domain.id) ?? [] };
   }
 }

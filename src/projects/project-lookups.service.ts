@@ -3,7 +3,7 @@ import { AppError, ErrorCode } from '../common/app-error';
 import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
-import { DomainEntity } from '../domains/domain.entity';
+import type { ConnectedDomain } from './connected-domains';
 import { ProjectEntity } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
 
@@ -65,7 +65,7 @@ export class ProjectLookupsService implements OnModuleInit {
   }
 
   /** The connected domains the project may create links on (the shared default domain is implied). */
-  async getAuthorisedDomains(projectId: string): Promise<DomainEntity[]> {
+  async getAuthorisedDomains(projectId: string): Promise<ConnectedDomain[]> {
     const byProject = await this.repository.listAuthorisedDomains([projectId]);
     return byProject.get(projectId) ?? [];
   }

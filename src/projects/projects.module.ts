@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '../mail/mail.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { ProjectDomainsService } from './project-domains.service';
 import { ProjectLookupsService } from './project-lookups.service';
 import { ProjectMembersService } from './project-members.service';
 import { ProjectsController } from './projects.controller';
@@ -9,12 +10,21 @@ import { ProjectsService } from './projects.service';
 
 /**
  * Projects administration; exports ProjectLookupsService, which ProjectKeyGuard (applied with
- * @ProjectKeyAuth() in the modules that import this one) and links read projects through.
+ * @ProjectKeyAuth() in the modules that import this one) and links read projects through, and
+ * ProjectDomainsService, which domains reads projects and writes their authorisations through.
+ * ConnectedDomains (the connected domains projects reads) comes from DomainsModule, which is
+ * global for that one provider: projects never imports domains.
  */
 @Module({
   imports: [SubscriptionsModule, MailModule],
   controllers: [ProjectsController],
-  providers: [ProjectsRepository, ProjectsService, ProjectMembersService, ProjectLookupsService],
-  exports: [ProjectLookupsService],
+  providers: [
+    ProjectsRepository,
+    ProjectsService,
+    ProjectMembersService,
+    ProjectLookupsService,
+    ProjectDomainsService,
+  ],
+  exports: [ProjectLookupsService, ProjectDomainsService],
 })
 export class ProjectsModule {}

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, Repository } from 'typeorm';
-import { DomainEntity } from '../domains/domain.entity';
-import { ProjectDomainEntity } from '../domains/project-domain.entity';
+import { ConnectedDomain, ConnectedDomains } from './connected-domains';
+import { ProjectDomainEntity } from './project-domain.entity';
 import { ProjectRole, ProjectUserEntity } from './project-user.entity';
 import { ProjectEntity } from './project.entity';
 import { UserEntity } from './user.entity';
@@ -41,7 +41,28 @@ export type ProjectChanges = Partial<
   >
 >;
 
-/** Queries of projects, their users and their authorised domains. */
+/** The few project columns the domains API reads. */
+export interface ProjectRef {
+  id: string;
+  subscriptionId: string;
+  name: string;
+  apiKey: string;
+  defaultDomain: string;
+}
+
+const PROJECT_REF_COLUMNS = {
+  id: true,
+  subscriptionId: true,
+  name: true,
+  apiKey: true,
+  defaultDomain: true,
+} as const;
+
+/**
+ * Every query on the tables projects/ owns: `projects`, `users`, `project_users` and
+ * `project_domains` (a project's authorisations on connected domains). The connected domains
+ * themselves (`domains`, owned by domains/) are read through ConnectedDomains.
+ */
 @Injectable()
 export class ProjectsRepository {
   constructor(
@@ -49,9 +70,9 @@ export class ProjectsRepository {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(ProjectUserEntity)
     private readonly projectUsers: Repository<ProjectUserEntity>,
-    @InjectRepository(DomainEntity) private readonly domains: Repository<DomainEntity>,
     @InjectRepository(ProjectDomainEntity)
     private readonly projectDomains: Repository<ProjectDomainEntity>,
+    private readonly connectedDomains: ConnectedDomains,
   ) {}
 
   /** Live or destroyed: a destroyed key stays unique forever (uq_projects_api_key). */
@@ -123,26 +144,26 @@ export class ProjectsRepository {
   }
 
   /** Connected domains by hostname, whatever their subscription (uq_domains_hostname). */
-  findDomainsByHostnames(hostnames: string[], manager?: EntityManager): Promise<DomainEntity[]> {
+  findDomainsByHostnames(hostnames: string[], manager?: EntityManager): Promise<ConnectedDomain[]> {
     if (hostnames.length === 0) return Promise.resolve([]);
-    return this.repo(this.domains, manager).findBy({ hostname: In(hostnames) });
+    return this.connectedDomains.findByHostnames(hostnames, manager);
   }
 
   /** The connected domains each project is authorised on, by hostname (pk_project_domains). */
   async listAuthorisedDomains(
     projectIds: string[],
     manager?: EntityManager,
-  ): Promise<Map<string, DomainEntity[]>> {
-    const byProject = new Map<string, DomainEntity[]>(projectIds.map((id) => [id, []]));
+  ): Promise<Map<string, ConnectedDomain[]>> {
+    const byProject = new Map<string, ConnectedDomain[]>(projectIds.map((id) => [id, []]));
     if (projectIds.length === 0) return byProject;
     const links = await this.repo(this.projectDomains, manager).findBy({
       projectId: In(projectIds),
     });
     if (links.length === 0) return byProject;
-    const domains = await this.repo(this.domains, manager).find({
-      where: { id: In([...new Set(links.map((link) => link.domainId))]) },
-      order: { hostname: 'ASC' },
-    });
+    const domains = await this.connectedDomains.findByIds(
+      [...new Set(links.map((link) => link.domainId))],
+      manager,
+    );
     for (const domain of domains) {
       for (const link of links) {
         if (link.domainId === domain.id) byProject.get(link.projectId)?.push(domain);
@@ -156,14 +177,10 @@ export class ProjectsRepository {
     domainIds: string[],
     manager?: EntityManager,
   ): Promise<void> {
-    if (domainIds.length === 0) return;
-    await this.repo(this.projectDomains, manager)
-      .createQueryBuilder()
-      .insert()
-      .into(ProjectDomainEntity)
-      .values(domainIds.map((domainId) => ({ projectId, domainId })))
-      .orIgnore()
-      .execute();
+    await this.insertProjectDomains(
+      domainIds.map((domainId) => ({ projectId, domainId })),
+      manager,
+    );
   }
 
   async removeProjectDomains(
@@ -175,6 +192,76 @@ export class ProjectsRepository {
     await this.repo(this.projectDomains, manager).delete(
       domainIds === 'all' ? { projectId } : { projectId, domainId: In(domainIds) },
     );
+  }
+
+  /** Authorises the projects on the domain (those already authorised stay as they are). */
+  async addDomainProjects(
+    domainId: string,
+    projectIds: string[],
+    manager?: EntityManager,
+  ): Promise<void> {
+    await this.insertProjectDomains(
+      projectIds.map((projectId) => ({ projectId, domainId })),
+      manager,
+    );
+  }
+
+  /** Withdraws the projects' authorisations on the domain; 'all' when the domain is disconnected. */
+  async removeDomainProjects(
+    domainId: string,
+    projectIds: string[] | 'all',
+    manager?: EntityManager,
+  ): Promise<void> {
+    if (projectIds !== 'all' && projectIds.length === 0) return;
+    await this.repo(this.projectDomains, manager).delete(
+      projectIds === 'all' ? { domainId } : { domainId, projectId: In(projectIds) },
+    );
+  }
+
+  /** domain id → names of the live projects authorised on it, by name. Uses ix_project_domains_domain. */
+  async projectNamesByDomain(
+    domainIds: string[],
+    manager?: EntityManager,
+  ): Promise<Map<string, string[]>> {
+    const names = new Map<string, string[]>(domainIds.map((id) => [id, []]));
+    if (domainIds.length === 0) return names;
+    const rows = await this.repo(this.projectDomains, manager)
+      .createQueryBuilder('pd')
+      .innerJoin(ProjectEntity, 'p', 'p.id = pd.projectId AND p.deletedAt IS NULL')
+      .select('pd.domainId', 'domain_id')
+      .addSelect('p.name', 'name')
+      .where('pd.domainId IN (:...domainIds)', { domainIds })
+      .orderBy('p.name', 'ASC')
+      .getRawMany<{ domain_id: string; name: string }>();
+    for (const row of rows) names.get(row.domain_id)?.push(row.name);
+    return names;
+  }
+
+  /** Live (not destroyed) projects with these API keys, of any subscription. Uses uq_projects_api_key. */
+  async findLiveRefsByApiKeys(apiKeys: string[], manager?: EntityManager): Promise<ProjectRef[]> {
+    if (apiKeys.length === 0) return [];
+    return this.repo(this.projects, manager).find({
+      select: PROJECT_REF_COLUMNS,
+      where: { apiKey: In(apiKeys), deletedAt: IsNull() },
+    });
+  }
+
+  /** Live projects whose default_domain is this hostname, by name (optionally only among some ids). */
+  findLiveRefsWithDefaultDomain(
+    hostname: string,
+    projectIds: string[] | null,
+    manager?: EntityManager,
+  ): Promise<ProjectRef[]> {
+    if (projectIds !== null && projectIds.length === 0) return Promise.resolve([]);
+    return this.repo(this.projects, manager).find({
+      select: PROJECT_REF_COLUMNS,
+      where: {
+        defaultDomain: hostname,
+        deletedAt: IsNull(),
+        ...(projectIds !== null ? { id: In(projectIds) } : {}),
+      },
+      order: { name: 'ASC' },
+    });
   }
 
   /**
@@ -299,6 +386,20 @@ export class ProjectsRepository {
                   WHERE pu.user_id = u.id AND p.subscription_id = :subscriptionId AND p.deleted_at IS NULL)`,
         { subscriptionId },
       );
+  }
+
+  private async insertProjectDomains(
+    rows: Pick<ProjectDomainEntity, 'projectId' | 'domainId'>[],
+    manager?: EntityManager,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.repo(this.projectDomains, manager)
+      .createQueryBuilder()
+      .insert()
+      .into(ProjectDomainEntity)
+      .values(rows)
+      .orIgnore()
+      .execute();
   }
 
   private repo<T extends object>(

@@ -4,9 +4,9 @@ import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
-import { DomainEntity } from '../domains/domain.entity';
 import { generateProjectApiKey } from '../subscriptions/keys';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
+import type { ConnectedDomain } from './connected-domains';
 import { applyConversions } from './project-conversions';
 import {
   Named,
@@ -22,7 +22,7 @@ import { MemberRow, ProjectChanges, ProjectsRepository } from './projects.reposi
 /** A project with what its record shows: authorised domains and members. */
 export interface ProjectDetails {
   project: ProjectEntity;
-  domains: DomainEntity[];
+  domains: ConnectedDomain[];
   members: MemberRow[];
 }
 
@@ -259,13 +259,13 @@ export class ProjectsService {
     subscription: SubscriptionEntity,
     refs: Named[],
     manager: EntityManager,
-  ): Promise<DomainEntity[]> {
+  ): Promise<ConnectedDomain[]> {
     const wanted = refs.filter((ref) => ref.value !== this.config.defaultDomain);
     const found = await this.repository.findDomainsByHostnames(
       wanted.map((ref) => ref.value),
       manager,
     );
-    const result = new Map<string, DomainEntity>();
+    const result = new Map<string, ConnectedDomain>();
     for (const ref of wanted) {
       const domain = found.find((d) => d.hostname === ref.value);
       if (!domain || domain.subscriptionId !== subscription.id) {
