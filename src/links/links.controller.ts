@@ -217,7 +217,7 @@ export class LinksController {
       'Creates a link for url and answers 302 to destination with every SVC_URL replaced by the new svc_url (URL-escaped). Known bots are refused (403).',
   })
   @ApiFormatted({ txt: false, formatInPath: false })
-  @ApiLinkParameters('create')
+  @ApiLinkParameters('share')
   @ApiQuery({
     name: 'destination',
     required: true,

@@ -125,9 +125,12 @@ const BATCH_ARRAYS = new Set([
 ]);
 
 /** The link-creation parameters as Swagger query parameters for an endpoint kind. */
-export function ApiLinkParameters(kind: Kind): MethodDecorator {
+export function ApiLinkParameters(endpoint: Kind | 'share'): MethodDecorator {
+  // share takes create's parameters but path (one link per share action, on a generated path).
+  const kind: Kind = endpoint === 'share' ? 'create' : endpoint;
+  const skipped = endpoint === 'share' ? 'path' : null;
   return applyDecorators(
-    ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>
+    ...PARAMETERS.filter((p) => (!p.only || p.only.includes(kind)) && p.name !== skipped).map((p) =>
       ApiQuery({
         ...(kind === 'batch' && BATCH_ARRAYS.has(p.name)
           ? {

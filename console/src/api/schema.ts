@@ -3665,8 +3665,6 @@ export interface operations {
                 user_id_profile_url?: string;
                 /** @description Custom domain of the link (default: the project’s default domain); 403 when the project has no access */
                 domain?: string;
-                /** @description Wanted path of the link (409 when taken on that domain); discouraged where tracking matters */
-                path?: string;
                 /** @description service:post_id of the share */
                 service_postid?: string;
                 /** @description Followers or fans of the sharer at share time (integer) */
