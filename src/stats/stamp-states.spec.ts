@@ -1,31 +1,12 @@
+import { statsQuery as datedQuery } from '../../test/factories/stats-query';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { StampState } from './queries/row-parts';
 import { StampStates, readsStamps } from './stamp-states';
 import { StatsQuery } from './stats-query';
 import { StatsRepository } from './stats.repository';
 
-function statsQuery(over: Partial<StatsQuery> = {}): StatsQuery {
-  return {
-    kind: 'range',
-    start: null,
-    end: null,
-    filters: {},
-    groupBy: null,
-    pivot: null,
-    sortType: 'clicks',
-    sortOrder: 'desc',
-    pivotSortType: 'clicks',
-    pivotSortOrder: 'desc',
-    page: 1,
-    perPage: 10,
-    offset: 0,
-    withConversions: false,
-    withMetadata: false,
-    withZeros: false,
-    withBots: false,
-    ...over,
-  };
-}
+const statsQuery = (over: Partial<StatsQuery> = {}): StatsQuery =>
+  datedQuery({ start: null, end: null, ...over });
 
 describe('stamp states', () => {
   it('reads stamps when every grouped, pivoted and filtered field is stamped', () => {

@@ -1,7 +1,5 @@
+import { flat } from '../../../test/factories/stats-query';
 import { linkClicksQuery } from './link-clicks.query';
-
-/** SQL on one line, runs of whitespace as one space. */
-const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
 describe('link details and batch', () => {
   it("counts each link's clicks of the period and its latest click, humans only", () => {

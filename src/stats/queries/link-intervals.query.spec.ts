@@ -1,7 +1,5 @@
+import { flat } from '../../../test/factories/stats-query';
 import { linkIntervalConversionsQuery, linkIntervalsQuery } from './link-intervals.query';
-
-/** SQL on one line, runs of whitespace as one space. */
-const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
 const period = {
   projectId: '0b5c3a34-8d6e-4a51-9d39-3f1c0e7d2a11',

@@ -1,8 +1,6 @@
+import { flat } from '../../../test/factories/stats-query';
 import { StatsQuery } from '../stats-query';
 import { rangeIntervalConversionsQuery, rangeIntervalsQuery } from './range-intervals.query';
-
-/** SQL on one line, runs of whitespace as one space. */
-const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
 const request = {
   projectIds: ['P'],

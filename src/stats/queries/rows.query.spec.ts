@@ -1,33 +1,8 @@
+import { statsQuery, flat } from '../../../test/factories/stats-query';
 import { StatsQuery } from '../stats-query';
 import { CONVERSION_FIGURES, Grouping, RowsContext, figureColumns, rowParts } from './row-parts';
 import { rowsSql } from './rows.query';
 import { Binder } from './statement';
-
-/** SQL on one line, runs of whitespace as one space. */
-const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
-
-function statsQuery(over: Partial<StatsQuery> = {}): StatsQuery {
-  return {
-    kind: 'range',
-    start: new Date('2026-11-01T00:00:00Z'),
-    end: new Date('2026-11-08T00:00:00Z'),
-    filters: {},
-    groupBy: null,
-    pivot: null,
-    sortType: 'clicks',
-    sortOrder: 'desc',
-    pivotSortType: 'clicks',
-    pivotSortOrder: 'desc',
-    page: 1,
-    perPage: 10,
-    offset: 0,
-    withConversions: false,
-    withMetadata: false,
-    withZeros: false,
-    withBots: false,
-    ...over,
-  };
-}
 
 const scope = { ids: ['P', 'Q'], keys: ['KP', 'KQ'] };
 const joined: RowsContext = { toolKeys: [], stamped: null };
