@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
+import { BATCH_ARRAY_PARAMETERS } from './link-input';
 
 type Kind = 'create' | 'batch' | 'static' | 'update';
 
@@ -110,19 +111,7 @@ const PARAMETERS: ParameterDoc[] = [
 ];
 
 /** Batch parameters that may be arrays (name[]=… or the name repeated); only one of them per request. */
-const BATCH_ARRAYS = new Set([
-  'campaign',
-  'channel',
-  'notes',
-  'parent',
-  'path',
-  'service_userid',
-  'sharer_id',
-  'tag',
-  'tool',
-  'url',
-  'user_id',
-]);
+const BATCH_ARRAYS = new Set<string>(BATCH_ARRAY_PARAMETERS);
 
 /** The link-creation parameters as Swagger query parameters for an endpoint kind. */
 export function ApiLinkParameters(endpoint: Kind | 'share'): MethodDecorator {
