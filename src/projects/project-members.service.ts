@@ -6,7 +6,7 @@ import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import { MemberRef, Named, isEmail, isUuid } from './project-input';
 import { ProjectRole } from './project-user.entity';
 import { ProjectEntity } from './project.entity';
-import { MemberRow, ProjectsRepository } from './projects.repository';
+import { MemberRow, ProjectMembersRepository } from './project-members.repository';
 import { UserEntity } from './user.entity';
 
 /** A user invited by e-mail in this request: gets a welcome e-mail once the transaction commits. */
@@ -28,7 +28,7 @@ export class ProjectMembersService {
   private readonly logger = new Logger('ProjectMembersService');
 
   constructor(
-    private readonly repository: ProjectsRepository,
+    private readonly repository: ProjectMembersRepository,
     private readonly mail: MailService,
   ) {}
 

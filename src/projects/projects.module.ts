@@ -5,6 +5,7 @@ import { ProjectDomainsService } from './project-domains.service';
 import { ProjectLookupsService } from './project-lookups.service';
 import { ProjectMembersService } from './project-members.service';
 import { ProjectsController } from './projects.controller';
+import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
@@ -20,6 +21,7 @@ import { ProjectsService } from './projects.service';
   controllers: [ProjectsController],
   providers: [
     ProjectsRepository,
+    ProjectMembersRepository,
     ProjectsService,
     ProjectMembersService,
     ProjectLookupsService,

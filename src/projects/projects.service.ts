@@ -17,7 +17,8 @@ import {
 } from './project-input';
 import { ProjectMembersService } from './project-members.service';
 import { ProjectEntity } from './project.entity';
-import { MemberRow, ProjectChanges, ProjectsRepository } from './projects.repository';
+import { MemberRow, ProjectMembersRepository } from './project-members.repository';
+import { ProjectChanges, ProjectsRepository } from './projects.repository';
 
 /** A project with what its record shows: authorised domains and members. */
 export interface ProjectDetails {
@@ -45,6 +46,7 @@ const TRANSACTION_ATTEMPTS = 3;
 export class ProjectsService {
   constructor(
     private readonly repository: ProjectsRepository,
+    private readonly memberRows: ProjectMembersRepository,
     private readonly members: ProjectMembersService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
@@ -131,7 +133,7 @@ export class ProjectsService {
 
       // Members: additions and role changes, then removals; nobody may be named twice.
       const current = new Map(
-        (await this.repository.listMembers(subscription.id, [project.id], manager)).map((m) => [
+        (await this.memberRows.listMembers(subscription.id, [project.id], manager)).map((m) => [
           m.userId,
           m,
         ]),
@@ -148,13 +150,13 @@ export class ProjectsService {
       for (const ref of input.changeRoles) {
         const member = this.members.findMember(current, ref, named);
         if (member.role !== ref.role) {
-          await this.repository.upsertMember(project.id, member.userId, ref.role, manager);
+          await this.memberRows.upsertMember(project.id, member.userId, ref.role, manager);
         }
       }
       const removedUsers = input.removeUsers.map(
         (ref) => this.members.findMember(current, ref, named).userId,
       );
-      await this.repository.removeMembers(project.id, removedUsers, manager);
+      await this.memberRows.removeMembers(project.id, removedUsers, manager);
 
       await this.repository.removeProjectDomains(project.id, domains.remove, manager);
       await this.repository.addProjectDomains(project.id, domains.add, manager);
@@ -181,7 +183,7 @@ export class ProjectsService {
     const projects = await this.repository.listLiveBySubscription(subscription.id);
     const ids = projects.map((project) => project.id);
     const domains = await this.repository.listAuthorisedDomains(ids);
-    const members = await this.repository.listMembers(subscription.id, ids);
+    const members = await this.memberRows.listMembers(subscription.id, ids);
     return projects.map((project) => ({
       project,
       domains: domains.get(project.id) ?? [],
@@ -195,7 +197,7 @@ export class ProjectsService {
     await this.transaction(async (manager) => {
       const project = await this.repository.lockById(found.id, manager);
       if (!project || project.deletedAt) throw this.projectNotFound();
-      const users = await this.repository.countMembers(project.id, manager);
+      const users = await this.memberRows.countMembers(project.id, manager);
       if (users > 0) {
         throw Errors.badRequest(
           `Project ${project.name} still has ${users} user${users === 1 ? '' : 's'}; remove them (json.remove_user on update) before destroying it`,
@@ -234,7 +236,7 @@ export class ProjectsService {
     manager?: EntityManager,
   ): Promise<ProjectDetails> {
     const domains = await this.repository.listAuthorisedDomains([project.id], manager);
-    const members = await this.repository.listMembers(subscriptionId, [project.id], manager);
+    const members = await this.memberRows.listMembers(subscriptionId, [project.id], manager);
     return { project, domains: domains.get(project.id) ?? [], members };
   }
 
