@@ -2,7 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
 import { BATCH_ARRAY_PARAMETERS } from './link-input';
 
-type Kind = 'create' | 'batch' | 'static' | 'update';
+/** share takes create's parameters but path (one link per share action, on a generated path). */
+type Kind = 'create' | 'batch' | 'static' | 'update' | 'share';
 
 interface ParameterDoc {
   name: string;
@@ -17,32 +18,32 @@ const PARAMETERS: ParameterDoc[] = [
     name: 'v',
     description: 'API version: 3',
     example: '3',
-    required: ['create', 'batch', 'static', 'update'],
+    required: ['create', 'batch', 'static', 'update', 'share'],
   },
   {
     name: 'key',
     description: 'Project API key (64 hex characters)',
-    required: ['create', 'batch', 'static', 'update'],
+    required: ['create', 'batch', 'static', 'update', 'share'],
   },
   {
     name: 'tool',
     description:
       'Key of the creation (or update) method; an unknown key is registered on first use',
     example: 'publisher-sharebar',
-    required: ['create', 'batch', 'static', 'update'],
+    required: ['create', 'batch', 'static', 'update', 'share'],
   },
   {
     name: 'channel',
     description: 'Where the link is shared; its service is derived from it',
     example: 'twitter',
-    required: ['create', 'batch'],
+    required: ['create', 'batch', 'share'],
   },
   {
     name: 'url',
     description: 'Absolute http(s) address of the page shared (subject to redirection patterns)',
     example: 'https://example.com/article',
-    required: ['create', 'batch', 'static'],
-    only: ['create', 'batch', 'static'],
+    required: ['create', 'batch', 'static', 'share'],
+    only: ['create', 'batch', 'static', 'share'],
   },
   {
     name: 'campaign',
@@ -87,7 +88,7 @@ const PARAMETERS: ParameterDoc[] = [
     name: 'domain',
     description:
       'Custom domain of the link (default: the project’s default domain); 403 when the project has no access',
-    only: ['create', 'batch', 'static'],
+    only: ['create', 'batch', 'static', 'share'],
   },
   {
     name: 'path',
@@ -114,12 +115,9 @@ const PARAMETERS: ParameterDoc[] = [
 const BATCH_ARRAYS = new Set<string>(BATCH_ARRAY_PARAMETERS);
 
 /** The link-creation parameters as Swagger query parameters for an endpoint kind. */
-export function ApiLinkParameters(endpoint: Kind | 'share'): MethodDecorator {
-  // share takes create's parameters but path (one link per share action, on a generated path).
-  const kind: Kind = endpoint === 'share' ? 'create' : endpoint;
-  const skipped = endpoint === 'share' ? 'path' : null;
+export function ApiLinkParameters(kind: Kind): MethodDecorator {
   return applyDecorators(
-    ...PARAMETERS.filter((p) => (!p.only || p.only.includes(kind)) && p.name !== skipped).map((p) =>
+    ...PARAMETERS.filter((p) => !p.only || p.only.includes(kind)).map((p) =>
       ApiQuery({
         ...(kind === 'batch' && BATCH_ARRAYS.has(p.name)
           ? {
@@ -182,16 +180,7 @@ export function ApiRetweetParameters(get: boolean): MethodDecorator {
     );
   }
   return applyDecorators(
-    ...PARAMETERS.filter((p) => !p.only && p.name !== 'path').map((p) =>
-      ApiQuery({
-        type: String,
-        name: p.name,
-        required: p.required?.includes('create') ?? false,
-        description: p.description,
-        example: p.example,
-      }),
-    ),
-    ...extra.map((p) =>
+    ...[...PARAMETERS.filter((p) => !p.only && p.name !== 'path'), ...extra].map((p) =>
       ApiQuery({
         type: String,
         name: p.name,

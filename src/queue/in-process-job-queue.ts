@@ -40,14 +40,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
       this.seenJobIds.add(`${queue}:${options.jobId}`);
     }
     const processor = this.processorFor(queue);
-    const job = {
-      id: options.jobId ?? randomUUID(),
-      name,
-      data,
-      queueName: queue,
-      attemptsMade: 0,
-      timestamp: Date.now(),
-    } as unknown as Job;
+    const job = jobOf(queue, name, data, options.jobId ?? randomUUID());
     const run = this.runWithRetries(processor, job, options);
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
@@ -61,14 +54,7 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     timeoutMs: number,
   ): Promise<R> {
     const processor = this.processorFor(queue);
-    const job = {
-      id: randomUUID(),
-      name,
-      data,
-      queueName: queue,
-      attemptsMade: 0,
-      timestamp: Date.now(),
-    } as unknown as Job;
+    const job = jobOf(queue, name, data, randomUUID());
     let timer: NodeJS.Timeout | undefined;
     const run = processor.process(job) as Promise<R>;
     const settled = run.then(
@@ -153,4 +139,16 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     if (!processor) throw new Error(`no processor registered for queue "${queue}"`);
     return processor;
   }
+}
+
+/** The job a processor is handed: the fields of a BullMQ job it reads, nothing stored. */
+function jobOf(queue: QueueName, name: string, data: object, id: string): Job {
+  return {
+    id,
+    name,
+    data,
+    queueName: queue,
+    attemptsMade: 0,
+    timestamp: Date.now(),
+  } as unknown as Job;
 }
