@@ -148,7 +148,45 @@ export function analyticsSchema(db: string): string[] {
       (table) =>
         `ALTER TABLE ${db}.${table} ADD INDEX IF NOT EXISTS link_version_minmax link_version TYPE minmax GRANULARITY 1`,
     ),
+    // Click dimensions (CLICK_DIMENSION_COLUMNS): a click's own, computed as it is written; a
+    // conversion's, its click's (`click_id`). Rows stored before them hold `enriched` 0 until
+    // analytics:backfill describes them.
+    `ALTER TABLE ${db}.clicks
+       ${dimensionColumns()}`,
+    `ALTER TABLE ${db}.conversions
+       ADD COLUMN IF NOT EXISTS click_id Nullable(UUID),
+       ${dimensionColumns()}`,
   ];
+}
+
+/**
+ * The dimensions of a click (docs/api.md, "Click dimensions"), named as the statistics parameters
+ * that group, pivot and filter by them: its place (from the client address, before CLICK_IP
+ * anonymises or drops it), its device class, browser and operating system (from the user agent)
+ * and its referring site. Null where unknown. Few distinct values each: a dictionary per part.
+ */
+export const CLICK_DIMENSION_COLUMNS = [
+  'country',
+  'region',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'referrer_host',
+] as const;
+
+export type ClickDimension = (typeof CLICK_DIMENSION_COLUMNS)[number];
+
+/** The dimension columns and `enriched` (1: the dimensions were computed; 0: stored before them). */
+export const ENRICHMENT_COLUMNS: readonly string[] = [...CLICK_DIMENSION_COLUMNS, 'enriched'];
+
+function dimensionColumns(): string {
+  return [
+    ...CLICK_DIMENSION_COLUMNS.map(
+      (c) => `ADD COLUMN IF NOT EXISTS ${c} LowCardinality(Nullable(String))`,
+    ),
+    'ADD COLUMN IF NOT EXISTS enriched UInt8 DEFAULT 0',
+  ].join(',\n       ');
 }
 
 /**

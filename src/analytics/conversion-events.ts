@@ -1,5 +1,10 @@
 import { AnalyticsClient, chTime, tsvValue } from './analytics-client';
-import { LINK_STAMP_COLUMNS } from './analytics-schema';
+import {
+  CLICK_DIMENSION_COLUMNS,
+  ClickDimension,
+  ENRICHMENT_COLUMNS,
+  LINK_STAMP_COLUMNS,
+} from './analytics-schema';
 import { LinkStamps, UNSTAMPED } from './link-stamps';
 import { countStampStateWrite } from './stamp-state';
 
@@ -11,6 +16,22 @@ export interface ConversionEvent {
   conversion_id: string;
   type: string;
   value: number;
+  /**
+   * The click that led to it (its redirection_id) and that click's dimensions when the store held
+   * it (`dimensions`); without them the conversion is stored not enriched, for analytics:backfill
+   * to describe from its click later.
+   */
+  click_id?: string | null;
+  dimensions?: ClickDimensions | null;
+}
+
+/** A click's dimensions as the store holds them (null where unknown). */
+export type ClickDimensions = Record<ClickDimension, string | null>;
+
+/** A conversion's dimension columns and `enriched`, as TabSeparated fields. */
+function dimensionFields(dimensions: ClickDimensions | null | undefined): string {
+  if (!dimensions) return `${CLICK_DIMENSION_COLUMNS.map(() => '\\N').join('\t')}\t0`;
+  return `${CLICK_DIMENSION_COLUMNS.map((c) => tsvValue(dimensions[c])).join('\t')}\t1`;
 }
 
 const COLUMNS = [
@@ -21,11 +42,13 @@ const COLUMNS = [
   'type',
   'value',
   ...LINK_STAMP_COLUMNS.map(([name]) => name),
+  'click_id',
+  ...ENRICHMENT_COLUMNS,
 ];
 
 /**
  * Inserts conversion events as one block, each stamped with its link's attributes (LinkStamps), as
- * clicks are; the block is skipped when the store saw its `token`. A block with unstamped events
+ * clicks are, and with its click's dimensions; the block is skipped when the store saw its `token`. A block with unstamped events
  * changes its projects' stamp state (stamp-state.ts).
  */
 export async function insertConversionEvents(
@@ -42,7 +65,7 @@ export async function insertConversionEvents(
   const text = events
     .map(
       (e) =>
-        `${e.project_id}\t${e.link_id}\t${chTime(e.converted_at)}\t${e.conversion_id}\t${tsvValue(e.type)}\t${e.value}\t${stampOf.get(e.link_id)}\n`,
+        `${e.project_id}\t${e.link_id}\t${chTime(e.converted_at)}\t${e.conversion_id}\t${tsvValue(e.type)}\t${e.value}\t${stampOf.get(e.link_id)}\t${e.click_id ?? '\\N'}\t${dimensionFields(e.dimensions)}\n`,
     )
     .join('');
   const insert = analytics.insertTabSeparated('conversions', COLUMNS, text, events.length, {

@@ -208,9 +208,11 @@ export class BackfillService {
         converted_at: Date;
         type: string;
         value: string;
+        redirection_id: string;
       }[]
     >(
-      `SELECT id::text AS id, project_id::text AS project_id, link_id::text AS link_id, converted_at, type, value::text AS value
+      `SELECT id::text AS id, project_id::text AS project_id, link_id::text AS link_id, converted_at, type, value::text AS value,
+              redirection_id::text AS redirection_id
        FROM conversions WHERE id > $1::uuid ORDER BY id LIMIT $2`,
       [cursor || '00000000-0000-0000-0000-000000000000', limit],
     );
@@ -234,6 +236,8 @@ export class BackfillService {
         conversion_id: r.id,
         type: r.type,
         value: Number(r.value),
+        // Described from its click by the dimensions step.
+        click_id: r.redirection_id,
       })),
       `backfill:conversions:${missing[0]?.id}:${missing.length}`,
     );

@@ -5,11 +5,19 @@ import { BlockBatch, COALESCE_INTERVAL_MS, COALESCE_MAX_ROWS, ClickBlocks } from
 import { CLICK_JOB_CONCURRENCY } from './clicks.processor';
 import { ClicksRepository, EncodedBatch } from './clicks.repository';
 
+/** The fake repository writes ids only: the batches' dimensions are not read. */
+const NOTHING_DESCRIBED = { places: [], agents: [], referrers: [] };
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A live batch of these click ids, a line each. */
 function clicks(...ids: string[]): BlockBatch {
-  return { columns: { ids } as ClickColumns, indexes: ids.map((_, i) => i), stamps: new Map() };
+  return {
+    columns: { ids } as ClickColumns,
+    indexes: ids.map((_, i) => i),
+    stamps: new Map(),
+    described: NOTHING_DESCRIBED,
+  };
 }
 
 /** A batch whose encoding throws after it wrote half a line. */
@@ -47,6 +55,7 @@ function store(latencyMs: number) {
       columns: ClickColumns,
       indexes: readonly number[],
       _stamps: unknown,
+      _described: unknown,
       sink: ByteSink,
     ): EncodedBatch => {
       for (const i of indexes) {

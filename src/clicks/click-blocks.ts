@@ -1,5 +1,6 @@
 import { ByteSink } from './byte-sink';
 import { ClickColumns } from './click-event';
+import { BatchDescription } from '../enrichment/click-enricher';
 import { ClicksRepository, EncodedBatch } from './clicks.repository';
 
 /**
@@ -33,11 +34,15 @@ export function batchKey(ids: readonly string[]): string {
   return `${ids.length}:${ids[0]}:${ids[ids.length - 1]}`;
 }
 
-/** A batch's clicks to write: those at `indexes`, each with its link's stamp (by link id: LinkStamps). */
+/**
+ * A batch's clicks to write: those at `indexes`, each with its link's stamp (by link id: LinkStamps)
+ * and its dimensions (ClickEnricher.describe of the batch's lists).
+ */
 export interface BlockBatch {
   columns: ClickColumns;
   indexes: readonly number[];
   stamps: ReadonlyMap<string, string>;
+  described: BatchDescription;
 }
 
 interface Waiter {
@@ -101,7 +106,13 @@ export class ClickBlocks {
   /** Writes a batch as a block of its own; settles when it is stored or has failed. */
   async insertAlone(batch: BlockBatch): Promise<void> {
     const sink = new ByteSink();
-    const encoded = this.repository.encode(batch.columns, batch.indexes, batch.stamps, sink);
+    const encoded = this.repository.encode(
+      batch.columns,
+      batch.indexes,
+      batch.stamps,
+      batch.described,
+      sink,
+    );
     await this.repository.insert(sink.bytes, [encoded]);
   }
 
@@ -124,7 +135,13 @@ export class ClickBlocks {
         const before = block.sink.length;
         let encoded: EncodedBatch;
         try {
-          encoded = this.repository.encode(batch.columns, batch.indexes, batch.stamps, block.sink);
+          encoded = this.repository.encode(
+            batch.columns,
+            batch.indexes,
+            batch.stamps,
+            batch.described,
+            block.sink,
+          );
         } catch (error) {
           block.sink.truncate(before);
           // Thrown in the executor: the batch's promise is rejected with it.

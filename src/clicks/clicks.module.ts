@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { ClickBuffer } from './click-buffer';
 import { ClickJournal } from './click-journal';
 import { ClickRecorder } from './click-recorder';
@@ -16,6 +17,7 @@ import { ClicksService } from './clicks.service';
  * `clicks` queue → ClicksProcessor → ClicksService → ClickBlocks → ClicksRepository.
  */
 @Module({
+  imports: [EnrichmentModule],
   providers: [
     ClickRecorder,
     {

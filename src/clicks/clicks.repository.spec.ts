@@ -1,13 +1,14 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { stampStateWrites } from '../analytics/stamp-state';
+import { loadConfig } from '../config/app-config';
 import { ClicksRepository } from './clicks.repository';
 
 describe('ClicksRepository.insert', () => {
   it('counts a block as a write that changes a stamp state only when any of its clicks is unstamped', async () => {
     const transport = { insert: async () => ({}) } as unknown as ClickHouseClient;
     const store = new AnalyticsClient(transport, 'svc', 'test', async () => ({}) as never);
-    const repository = new ClicksRepository(store);
+    const repository = new ClicksRepository(store, loadConfig({}));
     const count = () => stampStateWrites(store)!;
     const before = count();
     const lines = Buffer.from('a\nb\n');

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
-import { LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
+import { ENRICHMENT_COLUMNS, LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { UNSTAMPED } from '../analytics/link-stamps';
 import { countStampStateWrite } from '../analytics/stamp-state';
+import { storedIp } from '../common/ip';
+import { AppConfig } from '../config/app-config';
+import { AgentInfo, BatchDescription, NO_AGENT, Place } from '../enrichment/click-enricher';
 import { ByteSink } from './byte-sink';
 import { ClickColumns } from './click-event';
 
@@ -53,7 +56,10 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The columns of `clicks` that a click's line holds, in its order: the click, then its link's stamp. */
+/**
+ * The columns of `clicks` that a click's line holds, in its order: the click, its link's stamp,
+ * then its dimensions (ENRICHMENT_COLUMNS).
+ */
 const CLICK_COLUMNS = [
   'project_id',
   'link_id',
@@ -64,39 +70,65 @@ const CLICK_COLUMNS = [
   'ip',
   'is_bot',
   ...LINK_STAMP_COLUMNS.map(([name]) => name),
+  ...ENRICHMENT_COLUMNS,
 ];
+
+/** A place's columns (country, region, city) as TabSeparated fields. */
+function placeFields(place: Place | null): string {
+  return place
+    ? `${tsvValue(place.country)}\t${tsvValue(place.region)}\t${tsvValue(place.city)}`
+    : '\\N\t\\N\t\\N';
+}
+
+/** An agent's columns (device, browser, os) as TabSeparated fields. */
+function agentFields(agent: AgentInfo): string {
+  return `${tsvValue(agent.device)}\t${tsvValue(agent.browser)}\t${tsvValue(agent.os)}`;
+}
 
 /** Raw clicks in the analytics store (its `clicks` table, whose projections hold the rollups). */
 @Injectable()
 export class ClicksRepository {
-  constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
+  constructor(
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    private readonly config: AppConfig,
+  ) {}
 
   /**
-   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each,
-   * ending with the stamp of the click's link (`stamps`, by link id: LinkStamps); the batch's
-   * projects, referrers, user agents and IPs are each escaped once.
+   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each:
+   * the click, with its address as CLICK_IP says; the stamp of its link (`stamps`, by link id:
+   * LinkStamps); its dimensions (`described`: ClickEnricher.describe of the batch's lists). The
+   * batch's projects, referrers, user agents and addresses are each escaped and described once.
    */
   encode(
     batch: ClickColumns,
     indexes: readonly number[],
     stamps: ReadonlyMap<string, string>,
+    described: BatchDescription,
     sink: ByteSink,
   ): EncodedBatch {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
     const agents = escaped(batch.agents);
-    const ips = escaped(batch.ips);
-    const at = (i: number, values: string[]) => (i < 0 ? '\\N' : values[i]);
+    const ips = batch.ips.map((ip) => tsvValue(storedIp(ip, this.config.clickIp)));
+    const places = described.places.map(placeFields);
+    const agentInfos = described.agents.map(agentFields);
+    const hosts = described.referrers.map(tsvValue);
+    const noPlace = placeFields(null);
+    const noAgent = agentFields(NO_AGENT);
+    const at = (i: number, values: string[], none = '\\N') => (i < 0 ? none : values[i]);
     let stamped = true;
     for (const i of indexes) {
       const stamp = stamps.get(batch.links[i]);
       if (stamp === UNSTAMPED) stamped = false;
+      const referrer = batch.referrer[i];
+      const agent = batch.agent[i];
+      const ip = batch.ip[i];
       // Line by line into the sink: the job's lines as one string, then encoded, took 5× as long.
       sink.write(
         `${projects[batch.project[i]]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
-          `${at(batch.referrer[i], referrers)}\t${at(batch.agent[i], agents)}\t${at(batch.ip[i], ips)}\t${batch.bots[i]}\t` +
-          `${stamp}\n`,
+          `${at(referrer, referrers)}\t${at(agent, agents)}\t${at(ip, ips)}\t${batch.bots[i]}\t` +
+          `${stamp}\t${at(ip, places, noPlace)}\t${at(agent, agentInfos, noAgent)}\t${at(referrer, hosts)}\t1\n`,
       );
     }
     // Bytes and token now, a job at a time: a block of a second's clicks joined as one string and

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LinkStamps } from '../analytics/link-stamps';
+import { ClickEnricher } from '../enrichment/click-enricher';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
 import { ClickBlocks } from './click-blocks';
 import { ClicksRepository } from './clicks.repository';
@@ -15,6 +16,7 @@ export class ClicksService {
   constructor(
     repository: ClicksRepository,
     private readonly stamps: LinkStamps,
+    private readonly enricher: ClickEnricher,
   ) {
     this.blocks = new ClickBlocks(repository);
   }
@@ -44,7 +46,10 @@ export class ClicksService {
     if (indexes.length > 0) {
       // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a join.
       const stamps = await this.stamps.of(columns.projects, columns.links);
-      const batch = { columns, indexes, stamps };
+      // …and its dimensions, each distinct address, user agent and referrer described once.
+      await this.enricher.ready(columns.ips);
+      const described = this.enricher.describe(columns);
+      const batch = { columns, indexes, stamps, described };
       await (live ? this.blocks.add(batch) : this.blocks.insertAlone(batch));
     }
     let newest = -Infinity;

@@ -2,9 +2,28 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AnalyticsClient, chTime } from '../analytics/analytics-client';
-import { RAW_CLICKS_READ } from '../analytics/analytics-schema';
-import { insertConversionEvents } from '../analytics/conversion-events';
+import { CLICK_DIMENSION_COLUMNS, RAW_CLICKS_READ } from '../analytics/analytics-schema';
+import { ClickDimensions, insertConversionEvents } from '../analytics/conversion-events';
 import { LinkStamps } from '../analytics/link-stamps';
+
+/** A click that led to a conversion: its id, and its dimensions when it was stored with them. */
+export interface ConvertingClick {
+  id: string;
+  dimensions: ClickDimensions | null;
+}
+
+/** The columns a converting click is read with (ConvertingClick). */
+const CLICK_READ = `toString(click_id) AS id, enriched, ${CLICK_DIMENSION_COLUMNS.join(', ')}`;
+
+type ClickReadRow = { id: string; enriched: number } & ClickDimensions;
+
+function convertingClick(row: ClickReadRow | undefined): ConvertingClick | null {
+  if (!row) return null;
+  const dimensions = Object.fromEntries(
+    CLICK_DIMENSION_COLUMNS.map((c) => [c, row[c] ?? null]),
+  ) as ClickDimensions;
+  return { id: row.id, dimensions: Number(row.enriched) === 1 ? dimensions : null };
+}
 
 /** A conversion row as stored (snake_case from SQL). */
 export interface ConversionRow {
@@ -86,7 +105,7 @@ export class ConversionsRepository {
    * The conversion as an event of the analytics store, what statistics sum. Its id is the
    * deduplication token: the same conversion sent twice is stored once.
    */
-  async addEvent(row: ConversionRow): Promise<void> {
+  async addEvent(row: ConversionRow, click: ConvertingClick | null): Promise<void> {
     await insertConversionEvents(
       this.analytics,
       this.stamps,
@@ -98,37 +117,70 @@ export class ConversionsRepository {
           conversion_id: row.id,
           type: row.type,
           value: Number(row.value),
+          click_id: row.redirection_id,
+          dimensions: click?.dimensions ?? null,
         },
       ],
       `conversion:${row.id}`,
     );
   }
 
-  /** The click an earlier conversion of the same session was attributed to (ix_conversions_session). */
-  async sessionRedirection(projectId: string, sessionId: string): Promise<string | null> {
-    const rows = await this.dataSource.query<{ redirection_id: string }[]>(
-      `SELECT redirection_id FROM conversions
+  /**
+   * The click an earlier conversion of the same session was attributed to, and that conversion's
+   * link (ix_conversions_session).
+   */
+  async sessionRedirection(
+    projectId: string,
+    sessionId: string,
+  ): Promise<{ redirectionId: string; linkId: string } | null> {
+    const rows = await this.dataSource.query<{ redirection_id: string; link_id: string }[]>(
+      `SELECT redirection_id, link_id FROM conversions
        WHERE project_id = $1 AND session_id = $2
        ORDER BY converted_at LIMIT 1`,
       [projectId, sessionId],
     );
-    return rows[0]?.redirection_id ?? null;
+    return rows[0]
+      ? { redirectionId: rows[0].redirection_id, linkId: String(rows[0].link_id) }
+      : null;
+  }
+
+  /**
+   * A click of the link by its id, with its dimensions, in the 30 days before `before` (a read of
+   * one link's key range of the analytics store's clicks); null when the store does not hold it.
+   */
+  async clickOf(
+    projectId: string,
+    linkId: string,
+    clickId: string,
+    before: Date,
+  ): Promise<ConvertingClick | null> {
+    if (!UUID.test(clickId)) return null;
+    const rows = await this.analytics.query<ClickReadRow>(
+      `SELECT ${CLICK_READ} FROM ${this.analytics.database}.clicks
+       WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
+         AND clicked_at <= {before:DateTime64(3, 'UTC')} AND clicked_at > {before:DateTime64(3, 'UTC')} - INTERVAL 30 DAY
+         AND click_id = {click:UUID}
+       LIMIT 1
+       ${RAW_CLICKS_READ}`,
+      { project: projectId, link: linkId, before: chTime(before), click: clickId },
+    );
+    return convertingClick(rows[0]);
   }
 
   /**
    * The latest click on the link in the 30 days before the conversion, from the same visitor when
-   * known (same stored IP and user agent), else from anyone: a read of one link's key range of the
-   * analytics store's clicks (sorted by project, link, time).
+   * known (same stored IP and user agent), else from anyone, with its dimensions: a read of one
+   * link's key range of the analytics store's clicks (sorted by project, link, time).
    */
   async latestClick(
     projectId: string,
     linkId: string,
     before: Date,
     visitor: { ip: string | null; userAgent: string | null },
-  ): Promise<string | null> {
+  ): Promise<ConvertingClick | null> {
     const same = `(ifNull(ip, '') = ifNull({ip:Nullable(String)}, '') AND ifNull(user_agent, '') = ifNull({agent:Nullable(String)}, ''))`;
-    const rows = await this.analytics.query<{ id: string }>(
-      `SELECT toString(click_id) AS id FROM ${this.analytics.database}.clicks
+    const rows = await this.analytics.query<ClickReadRow>(
+      `SELECT ${CLICK_READ} FROM ${this.analytics.database}.clicks
        WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
          AND clicked_at <= {before:DateTime64(3, 'UTC')} AND clicked_at > {before:DateTime64(3, 'UTC')} - INTERVAL 30 DAY
        ORDER BY ${same} DESC, clicked_at DESC
@@ -142,6 +194,8 @@ export class ConversionsRepository {
         agent: visitor.userAgent,
       },
     );
-    return rows[0]?.id ?? null;
+    return convertingClick(rows[0]);
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

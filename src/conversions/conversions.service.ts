@@ -8,8 +8,13 @@ import { RawParams } from '../common/params';
 import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
-import { RequestContext, readConversion, readVisitDetails } from './conversion-input';
-import { ConversionRow, ConversionsRepository } from './conversions.repository';
+import {
+  ConversionInput,
+  RequestContext,
+  readConversion,
+  readVisitDetails,
+} from './conversion-input';
+import { ConversionRow, ConversionsRepository, ConvertingClick } from './conversions.repository';
 
 /** Kept importable from here for the response DTO (conversions/dto). */
 export { CONVERSION_TYPES };
@@ -73,13 +78,8 @@ export class ConversionsService {
     // a new id standing for a visit not seen yet (a click still on its way from the redirect
     // layer, or older than 30 days): docs/api.md gives every conversion one, and the session's
     // later conversions share it.
-    const redirectionId =
-      (sessionId ? await this.repository.sessionRedirection(project.id, sessionId) : null) ??
-      (await this.repository.latestClick(project.id, link.id, convertedAt, {
-        ip: storedIp(ip, this.config.clickIp),
-        userAgent: userAgent ?? null,
-      })) ??
-      randomUUID();
+    const click = await this.convertingClick(project.id, link.id, input, convertedAt);
+    const redirectionId = click?.id ?? randomUUID();
     const { clickerId, href } = readVisitDetails(params);
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
@@ -108,10 +108,41 @@ export class ConversionsService {
         return this.repository.findByAccountId(project.id, accountConversionId!, manager);
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
-      await this.repository.addEvent(inserted);
+      await this.repository.addEvent(inserted, click);
       return inserted;
     });
     return this.toRecord(project, row!);
+  }
+
+  /**
+   * The redirection (click) that led here: the session's, else the visitor's latest click, else
+   * none (the caller gives a new id standing for a visit not seen yet: a click still on its way
+   * from the redirect layer, or older than 30 days): docs/api.md gives every conversion one, and
+   * the session's later conversions share it. With its dimensions when the store holds it: a
+   * conversion is grouped by its click's place, device and referrer.
+   */
+  private async convertingClick(
+    projectId: string,
+    linkId: string,
+    input: ConversionInput,
+    convertedAt: Date,
+  ): Promise<ConvertingClick | null> {
+    const session = input.sessionId
+      ? await this.repository.sessionRedirection(projectId, input.sessionId)
+      : null;
+    if (session) {
+      const click = await this.repository.clickOf(
+        projectId,
+        session.linkId,
+        session.redirectionId,
+        convertedAt,
+      );
+      return click ?? { id: session.redirectionId, dimensions: null };
+    }
+    return this.repository.latestClick(projectId, linkId, convertedAt, {
+      ip: storedIp(input.ip, this.config.clickIp),
+      userAgent: input.userAgent ?? null,
+    });
   }
 
   private toRecord(project: ProjectEntity, row: ConversionRow): ConversionRecord {

@@ -200,12 +200,15 @@ export class RedirectHandler {
     this.metrics.clicksRecorded.inc();
   }
 
+  /**
+   * The client's address in full, whatever CLICK_IP says: the worker looks up its place and then
+   * stores it as CLICK_IP says (ClicksRepository), so that a place never needs a stored address.
+   */
   private clientIp(req: IncomingMessage): string | null {
-    if (this.config.clickIp === 'none') return null;
     const forwarded = this.config.trustProxy
       ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for'))
       : null;
-    return storedIp(forwarded ?? req.socket.remoteAddress, this.config.clickIp);
+    return storedIp(forwarded ?? req.socket.remoteAddress, 'full');
   }
 
   private observe(outcome: Outcome, started: number): void {

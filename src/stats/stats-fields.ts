@@ -1,5 +1,7 @@
+import { CLICK_DIMENSION_COLUMNS, ClickDimension } from '../analytics/analytics-schema';
+
 /**
- * Every field a stats request may filter, group or pivot on, with its ClickHouse expression over
+ * Every link field a stats request may filter, group or pivot on, with its ClickHouse expression over
  * the analytics store's mirror of links (`links`, one row per link's latest version). Only these
  * identifiers ever reach SQL (STYLE.md: whitelist names, bind values).
  */
@@ -31,11 +33,19 @@ export const SHARED_AT_FIELDS = {
 /** Multi-value tag fields of totals: a link matches when the value is one of its values. */
 export const MULTI_TAG_FIELDS = ['tag_2', 'tag_3', 'tag_4', 'tag_5'] as const;
 
+/**
+ * Click dimensions (**extension**; docs/api.md, "Click dimensions"): a click's own place, device,
+ * browser, operating system and referring site, columns of `clicks` and of `conversions` (a
+ * conversion's are its click's) under these names. They filter, group and pivot events, not links.
+ */
+export const DIMENSION_FIELDS = CLICK_DIMENSION_COLUMNS;
+
 export type LinkField = keyof typeof LINK_FIELDS;
 export type SharedAtField = keyof typeof SHARED_AT_FIELDS;
 export type MultiTagField = (typeof MULTI_TAG_FIELDS)[number];
-export type GroupField = LinkField | SharedAtField | MultiTagField | 'project';
-export type FilterField = LinkField | SharedAtField | MultiTagField;
+export type DimensionField = ClickDimension;
+export type GroupField = LinkField | SharedAtField | MultiTagField | DimensionField | 'project';
+export type FilterField = LinkField | SharedAtField | MultiTagField | DimensionField;
 
 /** The longest link domain: a hostname (253), `:port` and `_segment` (64), per parseLinkHost. */
 const DOMAIN_MAX_LENGTH = 253 + ':65535'.length + '_'.length + 64;
@@ -72,6 +82,13 @@ export const FILTER_MAX_LENGTH: Record<FilterField, number> = {
   tag_3: 255,
   tag_4: 255,
   tag_5: 255,
+  country: 2,
+  region: 255,
+  city: 255,
+  device: 7,
+  browser: 255,
+  os: 255,
+  referrer_host: 253,
 };
 
 export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
@@ -107,6 +124,24 @@ export function isMultiTagField(name: string): name is MultiTagField {
   return (MULTI_TAG_FIELDS as readonly string[]).includes(name);
 }
 
+export function isDimensionField(name: string): name is DimensionField {
+  return (DIMENSION_FIELDS as readonly string[]).includes(name);
+}
+
+/**
+ * Whether a request groups, pivots or filters by a click dimension: its figures are then the
+ * events' alone (shares, a property of links, are null: docs/api.md, "Click dimensions").
+ */
+export function usesDimensions(query: {
+  groupBy?: string | null;
+  pivot?: string | null;
+  filters: Partial<Record<FilterField, string>>;
+}): boolean {
+  return [query.groupBy, query.pivot, ...Object.keys(query.filters)].some(
+    (field) => typeof field === 'string' && isDimensionField(field),
+  );
+}
+
 /**
  * The ClickHouse expression of a group or pivot field over the links mirror. `project` groups by
  * the project's API key, the value the response shows (the {project_ids} and {project_keys}
@@ -117,7 +152,7 @@ export function isMultiTagField(name: string): name is MultiTagField {
 export function groupExpression(field: GroupField): string {
   if (field === 'project')
     return "transform(toString(project_id), {project_ids:Array(String)}, {project_keys:Array(String)}, '')";
-  if (isMultiTagField(field)) return field;
+  if (isMultiTagField(field) || isDimensionField(field)) return field;
   return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
 }
 
@@ -137,9 +172,10 @@ export function conversionSortTypes(goals: number): string[] {
 }
 
 /**
- * ClickHouse conditions over the links mirror for the filters, each value bound through `bind`
- * (which names its `{name:Type}` placeholder). A tool matches by its key or by a key whose label
- * it is (`toolKeys`, looked up in PostgreSQL).
+ * ClickHouse conditions over the links mirror for the link filters, each value bound through `bind`
+ * (which names its `{name:Type}` placeholder); click dimensions are conditions over the events
+ * (eventConditions). A tool matches by its key or by a key whose label it is (`toolKeys`, looked
+ * up in PostgreSQL).
  */
 export function filterConditions(
   filters: Partial<Record<FilterField, string>>,
@@ -161,4 +197,14 @@ export function filterConditions(
     }
   }
   return conditions;
+}
+
+/** ClickHouse conditions over `clicks` or `conversions` for the click-dimension filters. */
+export function eventConditions(
+  filters: Partial<Record<FilterField, string>>,
+  bind: (value: unknown, type: string) => string,
+): string[] {
+  return Object.entries(filters)
+    .filter(([name]) => isDimensionField(name))
+    .map(([name, value]) => `${name} = ${bind(value, 'String')}`);
 }

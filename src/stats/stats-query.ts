@@ -1,7 +1,9 @@
 import { Errors } from '../common/app-error';
 import { normaliseLinkHost } from '../common/validators';
 import { RawParams, readInt, single } from '../common/params';
+import { DEVICE_CLASSES } from '../enrichment/user-agent';
 import {
+  DIMENSION_FIELDS,
   FILTER_MAX_LENGTH,
   FilterField,
   GroupField,
@@ -11,7 +13,9 @@ import {
   SHARED_AT_RANGE,
   SORT_TYPES_BASE,
   conversionSortTypes,
+  isDimensionField,
   isSharedAtField,
+  usesDimensions,
 } from './stats-fields';
 import { readPeriod, readSwitches } from './stats-params';
 
@@ -55,14 +59,37 @@ const MAX_PER_PAGE = 1000;
 /** The most project keys one totals request takes (key[]; docs/api.md, "Statistics"). */
 export const MAX_TOTALS_KEYS = 100;
 
-/** The filter parameters of range (and, with tag_2 … tag_5, of totals). */
+/** The filter parameters of range (and, with tag_2 … tag_5, of totals), click dimensions last. */
 export function filterNames(kind: StatsKind): string[] {
   return [
     ...Object.keys(LINK_FIELDS),
     ...Object.keys(SHARED_AT_FIELDS),
     ...(kind === 'totals' ? MULTI_TAG_FIELDS : []),
+    ...DIMENSION_FIELDS,
   ];
 }
+
+/**
+ * A click-dimension filter's value as the store holds it (docs/api.md, "Click dimensions"): a
+ * country is two letters (compared upper case), a device one of DEVICE_CLASSES, a referring host
+ * compares in lower case; 400 naming the parameter otherwise.
+ */
+export function dimensionValue(name: string, value: string): string {
+  if (name === 'country') {
+    if (!/^[A-Za-z]{2}$/.test(value))
+      throw Errors.invalid(name, 'must be a two-letter ISO 3166-1 country code');
+    return value.toUpperCase();
+  }
+  if (name === 'device') {
+    if (!(DEVICE_CLASSES as readonly string[]).includes(value))
+      throw Errors.invalid(name, `must be one of ${DEVICE_CLASSES.join(', ')}`);
+    return value;
+  }
+  return name === 'referrer_host' ? value.toLowerCase() : value;
+}
+
+/** Sort types that read shares: refused where shares are null (a request by click dimensions). */
+const SHARE_SORTS = ['shares', 'clicks_per_share'];
 
 /** Fields group_by and pivot accept: filters (not domain on totals), shared_at_*, and project on totals. */
 function groupNames(kind: StatsKind, multiProject: boolean): string[] {
@@ -82,15 +109,10 @@ function readSortOrder(params: RawParams, name: string): SortOrder {
   return value;
 }
 
-export function readStatsQuery(
-  params: RawParams,
-  kind: StatsKind,
-  multiProject: boolean,
-): StatsQuery {
-  const period = readPeriod(params, { required: false, earliest: EARLIEST[kind] });
-  const switches = readSwitches(params);
+/** The filters of `names` the request gives, checked and normalised (400 naming the parameter). */
+export function readFilters(params: RawParams, names: readonly string[]): StatsQuery['filters'] {
   const filters: StatsQuery['filters'] = {};
-  for (const name of filterNames(kind)) {
+  for (const name of names) {
     const raw = params[name];
     if (raw === undefined || raw === '') continue;
     const values = Array.isArray(raw) ? raw : [raw];
@@ -108,8 +130,29 @@ export function readStatsQuery(
         throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
     }
     // A domain's host part compares in any case, its `_segment` as connected (normaliseLinkHost).
-    filters[name as FilterField] = name === 'domain' ? normaliseLinkHost(value) : value;
+    filters[name as FilterField] =
+      name === 'domain'
+        ? normaliseLinkHost(value)
+        : isDimensionField(name)
+          ? dimensionValue(name, value)
+          : value;
   }
+  return filters;
+}
+
+/** The filters of link intervals: the click dimensions (**extension**). */
+export function readDimensionFilters(params: RawParams): StatsQuery['filters'] {
+  return readFilters(params, DIMENSION_FIELDS);
+}
+
+export function readStatsQuery(
+  params: RawParams,
+  kind: StatsKind,
+  multiProject: boolean,
+): StatsQuery {
+  const period = readPeriod(params, { required: false, earliest: EARLIEST[kind] });
+  const switches = readSwitches(params);
+  const filters = readFilters(params, filterNames(kind));
   const groups = groupNames(kind, multiProject);
   const groupBy = single(params, 'group_by', 64) ?? null;
   if (groupBy !== null && !groups.includes(groupBy)) {
@@ -126,10 +169,13 @@ export function readStatsQuery(
   const goals = kind === 'totals' ? 10 : 5;
   const conversionTypes = conversionSortTypes(goals);
   const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes];
+  const byDimensions = usesDimensions({ groupBy, pivot, filters });
   const readSortType = (name: string): string => {
     const value = single(params, name, 32) ?? 'clicks';
     if (!sortTypes.includes(value))
       throw Errors.invalid(name, `must be one of ${sortTypes.join(', ')}`);
+    if (byDimensions && SHARE_SORTS.includes(value))
+      throw Errors.invalid(name, `${value} is null by click dimensions: sort by clicks or alpha`);
     if (conversionTypes.includes(value) && !switches.withConversions) {
       throw Errors.invalid(name, `${value} needs with_conversions=true`);
     }

@@ -24,6 +24,7 @@ import {
   MAX_TOTALS_KEYS,
   StatsKind,
   readStatsQuery,
+  readDimensionFilters,
 } from './stats-query';
 import {
   ApiAggregateParameters,
@@ -252,6 +253,7 @@ export class StatsController {
       end: end!,
       interval: readInterval(params),
       ...readSwitches(params),
+      filters: readDimensionFilters(params),
     });
     return new FormattedResult(response);
   }

@@ -12,6 +12,7 @@ import { RowsRequest } from './queries/range-totals.query';
 import { RowsContext } from './queries/row-parts';
 import { StampStates } from './stamp-states';
 import { Interval, countIntervals } from './intervals';
+import { usesDimensions } from './stats-fields';
 import { StatsQuery } from './stats-query';
 import { Aggregate, StatsRepository } from './stats.repository';
 
@@ -33,6 +34,8 @@ export interface IntervalsQuery {
   withMetadata: boolean;
   withConversions: boolean;
   withBots: boolean;
+  /** Click-dimension filters (**extension**): the link's clicks and conversions that match. */
+  filters: StatsQuery['filters'];
 }
 
 export interface IntervalsResponse {
@@ -80,6 +83,7 @@ export class StatsService {
       start: query.start,
       end: query.end,
       interval: query.interval,
+      filters: query.filters,
     };
     const { rows: activity, last } = await this.repository.linkIntervals({
       ...period,
@@ -207,14 +211,16 @@ export class StatsService {
     const rows = query.withZeros
       ? withZeros(activity, query.start, query.end, query.interval, zero)
       : mergeBuckets(activity, byBucket.keys(), zero);
+    // Filtered by a click dimension, shares are null: they count links, not clicks.
+    const byDimensions = usesDimensions(query);
     const totals: Record<string, unknown> = {
       clicks: rows.reduce((sum, r) => sum + r.clicks, 0),
-      shares: rows.reduce((sum, r) => sum + r.shares, 0),
+      shares: byDimensions ? null : rows.reduce((sum, r) => sum + r.shares, 0),
       intervals: rows.map((r) => {
         const item: Record<string, unknown> = {
           [query.interval]: isoTimestamp(r.bucket),
           clicks: r.clicks,
-          shares: r.shares,
+          shares: byDimensions ? null : r.shares,
         };
         if (query.withConversions)
           item.conversions = conversionsObject(
@@ -251,12 +257,17 @@ export class StatsService {
     const found = await this.repository.aggregate(request);
     const { totals, groups, totalResults } = found;
     const pivots = await this.orderedPivots(request, found);
-    // A group's or pivot's figures, added to its object (which holds its value first).
+    // A group's or pivot's figures, added to its object (which holds its value first). By click
+    // dimensions shares are null: they count links, which have no place nor device.
+    const byDimensions = usesDimensions(query);
     const withFigures = (object: Record<string, unknown>, f: Figures): Record<string, unknown> => {
       object.clicks = f.clicks;
-      object.shares = f.shares;
-      object.clicks_per_share =
-        f.shares === 0 ? 0 : Math.round((f.clicks / f.shares) * 10_000) / 10_000;
+      object.shares = byDimensions ? null : f.shares;
+      object.clicks_per_share = byDimensions
+        ? null
+        : f.shares === 0
+          ? 0
+          : Math.round((f.clicks / f.shares) * 10_000) / 10_000;
       if (query.withConversions) {
         object.conversions = conversionsObject({ pageviews: f.pageviews, goals: f.goals }, labels);
       }

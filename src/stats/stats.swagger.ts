@@ -2,6 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiParam, ApiQuery } from '@nestjs/swagger';
 import { ApiFormatted } from '../common/api-format';
 import { SORT_TYPES } from './dto/stats-responses.dto';
+import { DEVICE_CLASSES } from '../enrichment/user-agent';
+import { DIMENSION_FIELDS } from './stats-fields';
 import { MAX_TOTALS_KEYS, StatsKind, filterNames, groupFields } from './stats-query';
 
 /** The statistics endpoints' parameters and errors in the OpenAPI document. */
@@ -11,6 +13,28 @@ export const STATS_ERRORS = {
   description: 'Bad parameter (named in error_message); 403 invalid API key; 404 unknown link',
   schema: { example: { error: 400, error_message: 'Missing required parameter: start_date' } },
 };
+
+/** A filter parameter: one value; click dimensions described as the extension they are. */
+function filterQuery(name: string, description = 'Filter (one value)'): MethodDecorator {
+  if (name === 'device') {
+    return ApiQuery({
+      enum: DEVICE_CLASSES,
+      enumName: 'DeviceClass',
+      name,
+      required: false,
+      description: 'Click dimension filter (extension)',
+    });
+  }
+  const dimension = (DIMENSION_FIELDS as readonly string[]).includes(name);
+  return ApiQuery({
+    type: String,
+    name,
+    required: false,
+    description: dimension
+      ? `Click dimension filter (extension)${name === 'country' ? ': ISO 3166-1 alpha-2' : ''}`
+      : description,
+  });
+}
 
 export function ApiIntervalParameters(): MethodDecorator {
   const decorators = [
@@ -62,6 +86,7 @@ export function ApiIntervalParameters(): MethodDecorator {
       required: false,
       description: 'Count clicks by known crawlers too (default false)',
     }),
+    ...DIMENSION_FIELDS.map((name) => filterQuery(name)),
   ];
   return applyDecorators(...decorators);
 }
@@ -114,7 +139,7 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       name: 'sort_type',
       required: false,
       description:
-        'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions)',
+        'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions)',
     }),
     ApiQuery({ name: 'sort_order', required: false, enum: ['asc', 'desc'] }),
     ApiQuery({ enum: SORT_TYPES, enumName: 'SortType', name: 'pivot_sort_type', required: false }),
@@ -147,12 +172,7 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       description: 'Count clicks by known crawlers too (default false)',
     }),
     ...filterNames(kind).map((name) =>
-      ApiQuery({
-        type: String,
-        name,
-        required: false,
-        description: `Filter (one value)${name === 'tool' ? ': key or label' : ''}`,
-      }),
+      filterQuery(name, `Filter (one value)${name === 'tool' ? ': key or label' : ''}`),
     ),
   ];
   return applyDecorators(...decorators);
@@ -207,9 +227,7 @@ export function ApiRangeIntervalParameters(): MethodDecorator {
     }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
-    ...filterNames('range').map((name) =>
-      ApiQuery({ type: String, name, required: false, description: 'Filter (one value)' }),
-    ),
+    ...filterNames('range').map((name) => filterQuery(name)),
   ];
   return applyDecorators(...decorators);
 }

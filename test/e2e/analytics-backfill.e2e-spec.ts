@@ -4,6 +4,7 @@ import { LinkStamps } from '../../src/analytics/link-stamps';
 import { LinkUpdates } from '../../src/analytics/link-updates';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
+import { enricher } from '../support/clicks';
 import { EXIT, runCli } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
 import { clickCounts, clicksOf, linkRow, stored } from '../support/clicks';
@@ -182,10 +183,11 @@ describe('analytics:backfill', () => {
     const db = t.analytics.database;
     // Two clicks and a conversion stamped with the link's first version, then the link is updated.
     const stamps = new LinkStamps(t.analytics);
-    await new ClicksService(t.app.get(ClicksRepository, { strict: false }), stamps).ingest(
-      clicksOf(row, 2),
-      { resent: true },
-    );
+    await new ClicksService(
+      t.app.get(ClicksRepository, { strict: false }),
+      stamps,
+      enricher(t),
+    ).ingest(clicksOf(row, 2), { resent: true });
     await insertConversionEvents(
       t.analytics,
       stamps,

@@ -1,6 +1,7 @@
 import { LinkStamps } from '../../src/analytics/link-stamps';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
+import { enricher } from '../support/clicks';
 import { StampStates } from '../../src/stats/stamp-states';
 import { TestApp, createTestApp } from '../support/app';
 import { clicksOf, linkRow } from '../support/clicks';
@@ -700,6 +701,7 @@ describe('stats/range.json: filters, groups, pivots', () => {
       const clicks = new ClicksService(
         t.app.get(ClicksRepository, { strict: false }),
         new LinkStamps(t.analytics),
+        enricher(t),
       );
       await clicks.ingest(
         clicksOf(await linkRow(t, ids.S), 0, 2, Date.parse('2026-11-02T10:30:00Z')),

@@ -5,6 +5,7 @@ import { LinkUpdates } from '../../src/analytics/link-updates';
 import { ClickEvent } from '../../src/clicks/click-event';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
+import { enricher } from '../support/clicks';
 import { StampStates } from '../../src/stats/stamp-states';
 import { TestApp, createTestApp } from '../support/app';
 import { clicksOf, linkRow } from '../support/clicks';
@@ -35,7 +36,7 @@ describe('stamped events', () => {
   /** Ingestion with stamps read afresh (no stamp kept from before), or with the given stamps. */
   const ingestion = (stamps?: LinkStamps) => {
     const repository = t.app.get(ClicksRepository, { strict: false });
-    return new ClicksService(repository, stamps ?? new LinkStamps(t.analytics));
+    return new ClicksService(repository, stamps ?? new LinkStamps(t.analytics), enricher(t));
   };
   const unstamped = {
     of: async (_projects: readonly string[], links: Iterable<string>) =>
@@ -423,6 +424,7 @@ describe('settled link updates', () => {
     await new ClicksService(
       t.app.get(ClicksRepository, { strict: false }),
       new LinkStamps(t.analytics),
+      enricher(t),
     ).ingest(clicksOf(lateRow, 1), { resent: true });
     await update(early.svc_id, 'second');
     await update(late.svc_id, 'changed');
@@ -442,6 +444,7 @@ describe('settled link updates', () => {
     await new ClicksService(
       t.app.get(ClicksRepository, { strict: false }),
       new LinkStamps(t.analytics),
+      enricher(t),
     ).ingest(clicksOf(earlyRow, 2), { resent: true });
     expect(await byTag()).toEqual(
       expect.arrayContaining([

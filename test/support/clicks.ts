@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { ClickEvent } from '../../src/clicks/click-event';
+import { ClickEnricher } from '../../src/enrichment/click-enricher';
 import { TestApp } from './app';
 
 export const BROWSER =
@@ -202,4 +203,9 @@ export async function hourlyClicks(
     clicks: Number(r.clicks),
     bot_clicks: Number(r.bot_clicks),
   }));
+}
+
+/** The app's click enricher, for a ClicksService a test builds itself. */
+export function enricher(t: Pick<TestApp, 'app'>): ClickEnricher {
+  return t.app.get(ClickEnricher, { strict: false });
 }

@@ -126,10 +126,19 @@ export class LinkBatchDetailsResponseDto {
 export class FiguresDto {
   @ApiProperty({ type: 'integer' })
   clicks: number;
-  @ApiProperty({ type: 'integer' })
-  shares: number;
-  @ApiProperty({ description: 'Four decimals', example: 2.5 })
-  clicks_per_share: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'null when the request groups, pivots or filters by a click dimension',
+  })
+  shares: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Four decimals; null when shares is',
+    example: 2.5,
+  })
+  clicks_per_share: number | null;
   @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
   conversions?: ConversionsObjectDto;
 }
@@ -212,15 +221,23 @@ export class AggregateResponseDto {
 
 /** One interval of a project: its start under the interval's name, clicks and shares. */
 export class RangeIntervalDto extends LinkIntervalDto {
-  @ApiProperty({ type: 'integer' })
-  shares: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'null with a click-dimension filter',
+  })
+  shares: number | null;
 }
 
 export class RangeIntervalsTotalsDto {
   @ApiProperty({ type: 'integer' })
   clicks: number;
-  @ApiProperty({ type: 'integer' })
-  shares: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'null with a click-dimension filter',
+  })
+  shares: number | null;
   @ApiProperty({ type: [RangeIntervalDto] })
   intervals: RangeIntervalDto[];
   @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })

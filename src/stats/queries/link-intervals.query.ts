@@ -1,7 +1,9 @@
 import { chTime } from '../../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
 import { Interval } from '../intervals';
-import { Statement, bucketOf } from './statement';
+import { Params } from '../../analytics/analytics-client';
+import { FilterField, eventConditions } from '../stats-fields';
+import { Binder, Statement, andAll, bucketOf } from './statement';
 
 /** One link's period of stats/{svc_id}/intervals.json (docs/api.md, "Statistics"). */
 export interface LinkIntervalsRequest {
@@ -10,6 +12,8 @@ export interface LinkIntervalsRequest {
   start: Date;
   end: Date;
   interval: Interval;
+  /** Click-dimension filters (whitelisted names, values bound): the link's clicks that match. */
+  filters?: Partial<Record<FilterField, string>>;
 }
 
 /**
@@ -17,48 +21,58 @@ export interface LinkIntervalsRequest {
  * in one read of the link's key range of `clicks` (sorting key project_id, link_id, clicked_at; no
  * projection, RAW_CLICKS_READ): every bucket of the link's life with its clicks in the period and
  * its latest click. The buckets with clicks in the period are the intervals, the latest of all is
- * the latest click. Rows: bucket, clicks, last.
+ * the latest click (of those matching the click-dimension filters). Rows: bucket, clicks, last.
  */
 export function linkIntervalsQuery(
   db: string,
   request: LinkIntervalsRequest & { withBots: boolean },
 ): Statement {
   const humans = request.withBots ? '1' : 'is_bot = 0';
+  const { params, where } = linkPeriod(request);
   return {
     sql: `SELECT ${bucketOf(request.interval, 'clicked_at')} AS bucket,
               countIf(clicked_at >= {start:DateTime64(3, 'UTC')}
                 AND clicked_at < {end:DateTime64(3, 'UTC')}) AS clicks,
               max(clicked_at) AS last
        FROM ${db}.clicks
-       WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}
+       WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}${where}
        GROUP BY bucket ORDER BY bucket
        ${RAW_CLICKS_READ}`,
-    params: linkPeriod(request),
+    params,
   };
 }
 
 /**
  * A link's conversions per interval and type in [start, end), from its key range of
- * `conversions` (sorting key project_id, link_id, converted_at). Rows: bucket, type, count, value.
+ * `conversions` (sorting key project_id, link_id, converted_at), by its click's dimensions when
+ * filtered. Rows: bucket, type, count, value.
  */
 export function linkIntervalConversionsQuery(db: string, request: LinkIntervalsRequest): Statement {
+  const { params, where } = linkPeriod(request);
   return {
     sql: `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
               count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
          AND converted_at >= {start:DateTime64(3, 'UTC')}
-         AND converted_at < {end:DateTime64(3, 'UTC')}
+         AND converted_at < {end:DateTime64(3, 'UTC')}${where}
        GROUP BY bucket, type`,
-    params: linkPeriod(request),
+    params,
   };
 }
 
-function linkPeriod(request: LinkIntervalsRequest): Record<string, string> {
+/** The link's period as parameters, and ` AND …` of its click-dimension filters, bound after them. */
+function linkPeriod(request: LinkIntervalsRequest): { params: Params; where: string } {
+  const binder = new Binder();
+  const where = andAll(eventConditions(request.filters ?? {}, binder.bind));
   return {
-    project: request.projectId,
-    link: request.linkId,
-    start: chTime(request.start),
-    end: chTime(request.end),
+    params: {
+      project: request.projectId,
+      link: request.linkId,
+      start: chTime(request.start),
+      end: chTime(request.end),
+      ...binder.params,
+    },
+    where,
   };
 }

@@ -1,5 +1,5 @@
 import { chTime } from '../../analytics/analytics-client';
-import { filterConditions } from '../stats-fields';
+import { eventConditions, filterConditions } from '../stats-fields';
 import { Interval } from '../intervals';
 import { StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
@@ -20,7 +20,8 @@ export interface RangeIntervalsRequest {
  * A project's clicks and shares per interval: clicks by the hour of the click (projection
  * stamped_hourly of `clicks`, sorted by project_id, toStartOfHour(clicked_at)), shares by the time
  * the link was shared (`links`, its minmax index of shared_at); filters as on range, over the
- * links mirror. Rows: bucket, clicks, shares, in bucket order.
+ * links mirror, and click dimensions over the clicks (shares are then null: the caller leaves them
+ * out). Rows: bucket, clicks, shares, in bucket order.
  */
 export function rangeIntervalsQuery(
   db: string,
@@ -32,6 +33,7 @@ export function rangeIntervalsQuery(
   const to = binder.bind(chTime(request.end), TIME);
   const conditions = filterConditions(request.filters, binder.bind, request.toolKeys);
   const where = andAll(conditions);
+  const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const clicks = countOf(request.withBots);
   const filtered =
     conditions.length > 0
@@ -43,7 +45,7 @@ export function rangeIntervalsQuery(
                 ${clicks} AS clicks, 0 AS shares
          FROM ${db}.clicks
          WHERE project_id IN ${projects}
-           AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}
+           AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}${eventWhere}
          GROUP BY bucket ${COUNTED}
          UNION ALL
          SELECT ${bucketOf(request.interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
@@ -56,7 +58,8 @@ export function rangeIntervalsQuery(
 
 /**
  * A project's conversions per interval and type in [start, end) (`conversions`, sorting key
- * project_id, link_id, converted_at); filters as on range. Rows: bucket, type, count, value.
+ * project_id, link_id, converted_at); filters as on range (click dimensions: the conversion's
+ * click's). Rows: bucket, type, count, value.
  */
 export function rangeIntervalConversionsQuery(
   db: string,
@@ -72,11 +75,12 @@ export function rangeIntervalConversionsQuery(
       : '';
   const from = binder.bind(chTime(request.start), TIME);
   const to = binder.bind(chTime(request.end), TIME);
+  const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const sql = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
          count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id IN ${projects} AND converted_at >= ${from}
-         AND converted_at < ${to} ${filtered}
+         AND converted_at < ${to} ${filtered}${eventWhere}
        GROUP BY bucket, type`;
   return { sql, params: binder.params };
 }

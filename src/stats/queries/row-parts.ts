@@ -1,6 +1,12 @@
 import { chTime } from '../../analytics/analytics-client';
 import { GOALS } from '../../common/goals';
-import { GroupField, filterConditions, groupExpression, isMultiTagField } from '../stats-fields';
+import {
+  GroupField,
+  eventConditions,
+  filterConditions,
+  groupExpression,
+  isMultiTagField,
+} from '../stats-fields';
 import { StatsQuery } from '../stats-query';
 import { Binder, TIME, andAll, countOf } from './statement';
 
@@ -70,8 +76,10 @@ export interface RowParts {
   projects: string;
   /** The period's conditions on a time column ('1' for an open end). */
   inPeriod: (column: string) => string;
-  /** ` AND <filter>` for each filter, over the links mirror or the stamps (same column names). */
+  /** ` AND <filter>` for each link filter, over the links mirror or the stamps (same column names). */
   where: string;
+  /** ` AND <filter>` for each click-dimension filter, over `clicks` or `conversions`. */
+  eventWhere: string;
   /** The group and pivot value expressions, `… AS g, … AS p`. */
   grouped: string;
   /** Each link's latest attributes (`links FINAL`; for totals, the links shared in the period). */
@@ -117,6 +125,7 @@ export function rowParts(
     projects,
     inPeriod,
     where,
+    eventWhere: andAll(eventConditions(query.filters, bind)),
     grouped,
     links,
     clicks: countOf(query.withBots),
@@ -149,7 +158,7 @@ function noGoalFigures(n: number): string {
  * A group or pivot value as column `name`: the field's whitelisted expression (groupExpression);
  * a multi-value tag gives a row per value (one with null when the link has none).
  */
-function valueOf(field: GroupField | null, name: 'g' | 'p'): string {
+export function valueOf(field: GroupField | null, name: 'g' | 'p'): string {
   if (field === null) return `NULL AS ${name}`;
   const expression = groupExpression(field);
   if (!isMultiTagField(field)) return `${expression} AS ${name}`;

@@ -7,6 +7,8 @@ import {
   conversionSums,
   rowParts,
 } from './row-parts';
+import { usesDimensions } from '../stats-fields';
+import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
 import { Binder, COUNTED } from './statement';
 
@@ -16,7 +18,7 @@ import { Binder, COUNTED } from './statement';
  * row counts as shares. On stamps (`context.stamped`, stampedRowsSql) the fresh events and the
  * shares come already summed per (g, p), the other events per link; joined to `links`, a row per
  * link. A multi-value tag group or pivot (joined only) gives a row per value (one with null when
- * the link has none). Every statement over them sums the rows per group, pivot or in all
+ * the link has none). By click dimensions, the events alone (dimensionRowsSql). Every statement over them sums the rows per group, pivot or in all
  * (range-totals.query.ts). Values are bound through `binder`, so that the statement binds its own
  * after them.
  */
@@ -29,6 +31,7 @@ export function rowsSql(
   grouping: Grouping,
 ): string {
   const parts = rowParts(db, query, scope, context, binder, grouping);
+  if (usesDimensions(query)) return dimensionRowsSql(parts, grouping);
   if (context.stamped) return stampedRowsSql(parts, context.stamped);
   return query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts);
 }
