@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       crawlerAllowLoopback: false,
       unwrapTimeoutMs: 8000,
       clickIp: 'anonymised',
+      geoipDb: null,
       trustProxy: false,
       redirectCacheSize: 100000,
       clickhouseUrl: null,
@@ -68,6 +69,7 @@ describe('loadConfig', () => {
       CRAWLER_ALLOW_LOOPBACK: 'true',
       UNWRAP_TIMEOUT_MS: '250',
       CLICK_IP: 'full',
+      GEOIP_DB: '/srv/geo/GeoLite2-City.mmdb',
       TRUST_PROXY: 'true',
       REDIRECT_CACHE_SIZE: '5000',
       CLICKHOUSE_URL: CH,
@@ -92,6 +94,7 @@ describe('loadConfig', () => {
       crawlerAllowLoopback: true,
       unwrapTimeoutMs: 250,
       clickIp: 'full',
+      geoipDb: '/srv/geo/GeoLite2-City.mmdb',
       trustProxy: true,
       redirectCacheSize: 5000,
       clickhouseUrl: CH,
@@ -113,6 +116,11 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBeNull();
     expect(config.redisPrefix).toBe('p');
     expect(config.logLevel).toBe('debug');
+  });
+
+  it('resolves GEOIP_DB like DATA_DIR, to an absolute path', () => {
+    expect(loadConfig({ GEOIP_DB: 'geo/city.mmdb' }).geoipDb).toBe(path.resolve('geo/city.mmdb'));
+    expect(loadConfig({ GEOIP_DB: ' ' }).geoipDb).toBeNull();
   });
 
   it('derives the default domain and sender from PORT and DEFAULT_DOMAIN', () => {

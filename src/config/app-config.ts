@@ -60,6 +60,8 @@ export class AppConfig {
   readonly unwrapTimeoutMs: number;
   /** How a click's IP address is stored (CLICK_IP): full, anonymised (last octet / 80 bits zeroed) or none. */
   readonly clickIp: 'full' | 'anonymised' | 'none';
+  /** An operator's GeoIP2/GeoLite2 City database file (GEOIP_DB); null → the shipped DB-IP. */
+  readonly geoipDb: string | null;
   /** Whether X-Forwarded-For names the client (TRUST_PROXY: behind a load balancer). */
   readonly trustProxy: boolean;
   /** Entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'BOOTSTRAP_SUBSCRIPTION_KEY and BOOTSTRAP_APPLICATION_KEY must be given together',
     );
   }
+  const geoipDb = read(env, 'GEOIP_DB');
   const mailFrom = read(env, 'MAIL_FROM') ?? `svc <no-reply@${defaultDomain.replace(/:\d+$/, '')}>`;
   const createRateLimit = readInt(env, 'CREATE_RATE_LIMIT', 8000, 1, 10_000_000);
   const unwrapTimeoutMs = readInt(env, 'UNWRAP_TIMEOUT_MS', 8000, 100, 60_000);
@@ -199,6 +202,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
+    geoipDb: geoipDb === undefined ? null : path.resolve(geoipDb),
     trustProxy: readEnum(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
     createRateLimit,
