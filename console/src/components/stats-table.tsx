@@ -1,9 +1,15 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, call, type AggregateResponse, type GroupObject, type Schemas } from '../api/client';
+import { DIMENSION_LABELS, displayValue, isDimension, type Dimension } from '../dimensions';
 import { Empty, ErrorNotice, Loading, useAction, useAsync } from './ui';
 
 type SortType = Schemas['SortType'];
-export type GroupField = Schemas['RangeGroupField'];
+/**
+ * A field range groups and filters by. The click dimensions are listed apart until
+ * console/src/api/schema.ts is regenerated from the OpenAPI document that has them.
+ */
+export type GroupField = Schemas['RangeGroupField'] | Dimension;
 
 export interface StatsScope {
   key: string;
@@ -23,10 +29,27 @@ export function scopeQuery(scope: StatsScope) {
   };
 }
 
-const COLUMNS: { sort: SortType; label: string; value: (g: GroupObject) => number }[] = [
+/** Whether a query counts clicks only: grouped or filtered by a click dimension (no shares then). */
+export function clicksOnly(scope: StatsScope, groupBy?: GroupField): boolean {
+  return (
+    (groupBy !== undefined && isDimension(groupBy)) || Object.keys(scope.filters).some(isDimension)
+  );
+}
+
+interface Column {
+  sort: SortType;
+  label: string;
+  value: (g: GroupObject) => number;
+}
+
+/** Shares belong to links: a column of them is left out of clicks-only queries. */
+const SHARE_SORTS: SortType[] = ['shares', 'clicks_per_share'];
+
+const COLUMNS: Column[] = [
   { sort: 'clicks', label: 'Clicks', value: (g) => g.clicks },
-  { sort: 'shares', label: 'Shares', value: (g) => g.shares },
-  { sort: 'clicks_per_share', label: 'Clicks per share', value: (g) => g.clicks_per_share },
+  // null in clicks-only answers, where these two columns are not shown.
+  { sort: 'shares', label: 'Shares', value: (g) => g.shares ?? 0 },
+  { sort: 'clicks_per_share', label: 'Clicks per share', value: (g) => g.clicks_per_share ?? 0 },
   { sort: 'pageviews', label: 'Pageviews', value: (g) => g.conversions?.pageviews ?? 0 },
   {
     sort: 'goal_total_count',
@@ -35,6 +58,13 @@ const COLUMNS: { sort: SortType; label: string; value: (g: GroupObject) => numbe
   },
   { sort: 'goal_total_value', label: 'Value', value: (g) => g.conversions?.goal_total.value ?? 0 },
 ];
+
+/** The columns of a table: without shares when the query counts clicks only. */
+function columnsOf(scope: StatsScope, groupBy: GroupField): Column[] {
+  return clicksOnly(scope, groupBy)
+    ? COLUMNS.filter((c) => !SHARE_SORTS.includes(c.sort))
+    : COLUMNS;
+}
 
 const PER_PAGE = 10;
 
@@ -52,7 +82,8 @@ async function fetchPage(
       params: {
         query: {
           ...scopeQuery(scope),
-          group_by: groupBy,
+          // Narrow cast until schema.ts is regenerated with the click dimensions: remove it then.
+          group_by: groupBy as Schemas['RangeGroupField'],
           sort_type: sort,
           sort_order: order,
           page,
@@ -71,23 +102,34 @@ function label(value: unknown): string {
     : JSON.stringify(value);
 }
 
-/** The CSV of every group (all pages), the columns as in the table. */
+/** Every group of a query (all pages, 1,000 a request), in the order asked. */
+export async function fetchAllGroups(
+  scope: StatsScope,
+  groupBy: GroupField,
+  sort: SortType = 'clicks',
+  order: 'asc' | 'desc' = 'desc',
+): Promise<GroupObject[]> {
+  const groups: GroupObject[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await fetchPage(scope, groupBy, sort, order, page, 1000);
+    groups.push(...answer.groups);
+    if (groups.length >= answer.total_results || answer.groups.length === 0) return groups;
+  }
+}
+
+/** The CSV of every group (all pages), the columns as in the table, values as the API has them. */
 export async function exportCsv(
   scope: StatsScope,
   groupBy: GroupField,
   sort: SortType,
   order: 'asc' | 'desc',
 ): Promise<string> {
-  const groups: GroupObject[] = [];
-  for (let page = 1; ; page++) {
-    const answer = await fetchPage(scope, groupBy, sort, order, page, 1000);
-    groups.push(...answer.groups);
-    if (groups.length >= answer.total_results || answer.groups.length === 0) break;
-  }
+  const groups = await fetchAllGroups(scope, groupBy, sort, order);
+  const columns = columnsOf(scope, groupBy);
   const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-  const header = [groupBy, ...COLUMNS.map((c) => c.sort)];
+  const header = [groupBy, ...columns.map((c) => c.sort)];
   const lines = groups.map((g) =>
-    [quote(label(g[groupBy])), ...COLUMNS.map((c) => String(c.value(g)))].join(','),
+    [quote(label(g[groupBy])), ...columns.map((c) => String(c.value(g)))].join(','),
   );
   return [header.join(','), ...lines].join('\n') + '\n';
 }
@@ -111,13 +153,27 @@ interface Props {
   onFilter?: (value: string) => void;
   /** A link to a group's own page (links). */
   linkTo?: (value: string) => string;
+  /** Shown beside the table (the world map of the countries). */
+  aside?: ComponentChildren;
+  /** Shown under the table (an attribution). */
+  footer?: ComponentChildren;
+}
+
+/** The group column's heading. */
+function columnName(groupBy: GroupField): string {
+  if (isDimension(groupBy)) return DIMENSION_LABELS[groupBy].name;
+  return groupBy === 'svc_id' ? 'Link' : groupBy.replace('_id', '');
 }
 
 /** Top groups with their clicks, conversions and values: sortable and paginated by the API, exportable as CSV. */
-export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
-  const [sort, setSort] = useState<SortType>('clicks');
+export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, footer }: Props) {
+  const [chosenSort, setSort] = useState<SortType>('clicks');
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [page, setPage] = useState(1);
+  const columns = columnsOf(scope, groupBy);
+  // A share sort chosen before a click dimension filter came in is refused by the API: by clicks then.
+  const sort =
+    chosenSort === 'alpha' || columns.some((c) => c.sort === chosenSort) ? chosenSort : 'clicks';
   const scopeKey = JSON.stringify(scope);
   const data = useAsync(
     () => fetchPage(scope, groupBy, sort, order, page, PER_PAGE),
@@ -140,8 +196,97 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
     }
     setPage(1);
   };
+  const body =
+    data.loading && !data.data ? (
+      <Loading />
+    ) : !data.data || data.data.groups.length === 0 ? (
+      <Empty>No activity in this period.</Empty>
+    ) : (
+      <>
+        <div class="table-wrap">
+          <table class="data" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
+            <thead>
+              <tr>
+                <th
+                  scope="col"
+                  aria-sort={
+                    sort === 'alpha' ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                  }
+                >
+                  <button type="button" class="sort" onClick={() => sortBy('alpha')}>
+                    {columnName(groupBy)}
+                  </button>
+                </th>
+                {columns.map((c) => (
+                  <th
+                    scope="col"
+                    key={c.sort}
+                    class="num"
+                    aria-sort={
+                      sort === c.sort ? (order === 'asc' ? 'ascending' : 'descending') : undefined
+                    }
+                  >
+                    <button type="button" class="sort" onClick={() => sortBy(c.sort)}>
+                      {c.label}
+                      {sort === c.sort ? (order === 'desc' ? ' ▼' : ' ▲') : ''}
+                    </button>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {data.data.groups.map((g) => {
+                const raw = g[groupBy];
+                const value = label(raw);
+                const shown = displayValue(groupBy, raw);
+                return (
+                  <tr key={value} data-value={raw === null ? undefined : value}>
+                    <th scope="row" class={isDimension(groupBy) ? 'wrap' : 'break'}>
+                      {linkTo && raw !== null ? (
+                        <a href={linkTo(value)}>{shown}</a>
+                      ) : onFilter && raw !== null ? (
+                        <button
+                          type="button"
+                          class="link-button"
+                          onClick={() => onFilter(value)}
+                          title={`Filter by ${columnName(groupBy).toLowerCase()} ${shown}`}
+                        >
+                          {shown}
+                        </button>
+                      ) : (
+                        shown
+                      )}
+                    </th>
+                    {columns.map((c) => (
+                      <td class="num" key={c.sort}>
+                        {c.value(g).toLocaleString()}
+                      </td>
+                    ))}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <nav class="pager" aria-label={`${title} pages`}>
+          <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>
+            Previous
+          </button>
+          <span>
+            Page {page} of {pages} ({total} in all)
+          </span>
+          <button type="button" onClick={() => setPage(page + 1)} disabled={page >= pages}>
+            Next
+          </button>
+        </nav>
+      </>
+    );
   return (
-    <section class="card stats-table" aria-labelledby={`${id}-title`} data-group-by={groupBy}>
+    <section
+      class={aside ? 'card stats-table wide' : 'card stats-table'}
+      aria-labelledby={`${id}-title`}
+      data-group-by={groupBy}
+    >
       <div class="card-head">
         <h2 id={`${id}-title`}>{title}</h2>
         <button type="button" onClick={() => void csv.run()} disabled={csv.pending}>
@@ -151,88 +296,15 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo }: Props) {
       </div>
       <ErrorNotice error={csv.error} />
       <ErrorNotice error={data.error} />
-      {data.loading && !data.data ? (
-        <Loading />
-      ) : !data.data || data.data.groups.length === 0 ? (
-        <Empty>No activity in this period.</Empty>
+      {aside ? (
+        <div class="split">
+          <div class="split-aside">{aside}</div>
+          <div>{body}</div>
+        </div>
       ) : (
-        <>
-          <div class="table-wrap">
-            <table class="data" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
-              <thead>
-                <tr>
-                  <th
-                    scope="col"
-                    aria-sort={
-                      sort === 'alpha' ? (order === 'asc' ? 'ascending' : 'descending') : undefined
-                    }
-                  >
-                    <button type="button" class="sort" onClick={() => sortBy('alpha')}>
-                      {groupBy === 'svc_id' ? 'Link' : groupBy.replace('_id', '')}
-                    </button>
-                  </th>
-                  {COLUMNS.map((c) => (
-                    <th
-                      scope="col"
-                      key={c.sort}
-                      class="num"
-                      aria-sort={
-                        sort === c.sort ? (order === 'asc' ? 'ascending' : 'descending') : undefined
-                      }
-                    >
-                      <button type="button" class="sort" onClick={() => sortBy(c.sort)}>
-                        {c.label}
-                        {sort === c.sort ? (order === 'desc' ? ' ▼' : ' ▲') : ''}
-                      </button>
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {data.data.groups.map((g) => {
-                  const value = label(g[groupBy]);
-                  return (
-                    <tr key={value}>
-                      <th scope="row" class="break">
-                        {linkTo && g[groupBy] !== null ? (
-                          <a href={linkTo(value)}>{value}</a>
-                        ) : onFilter && g[groupBy] !== null ? (
-                          <button
-                            type="button"
-                            class="link-button"
-                            onClick={() => onFilter(value)}
-                            title={`Filter by ${groupBy} ${value}`}
-                          >
-                            {value}
-                          </button>
-                        ) : (
-                          value
-                        )}
-                      </th>
-                      {COLUMNS.map((c) => (
-                        <td class="num" key={c.sort}>
-                          {c.value(g).toLocaleString()}
-                        </td>
-                      ))}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <nav class="pager" aria-label={`${title} pages`}>
-            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>
-              Previous
-            </button>
-            <span>
-              Page {page} of {pages} ({total} in all)
-            </span>
-            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= pages}>
-              Next
-            </button>
-          </nav>
-        </>
+        body
       )}
+      {footer}
     </section>
   );
 }

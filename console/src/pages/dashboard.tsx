@@ -2,13 +2,16 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, call, type Schemas } from '../api/client';
 import { intervalValues } from '../api/schema';
 import { TimeChart } from '../components/chart';
+import { Breakdowns, FilterChips } from '../components/breakdowns';
 import {
   StatsTable,
+  clicksOnly,
   scopeQuery,
   type GroupField,
   type StatsScope,
 } from '../components/stats-table';
 import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
+import { DIMENSIONS, DIMENSION_LABELS, isDimension } from '../dimensions';
 import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
@@ -21,6 +24,11 @@ const FILTERS: [GroupField, string][] = [
   ['tag', 'Tag'],
   ['sharer_id', 'Sharer'],
 ];
+/** The click dimensions' filters, in the form's "Visitor filters" group. */
+const VISITOR_FILTERS: [GroupField, string][] = DIMENSIONS.map((d) => [
+  d,
+  DIMENSION_LABELS[d].name,
+]);
 
 interface Settings {
   from: string;
@@ -30,7 +38,7 @@ interface Settings {
   filters: Partial<Record<GroupField, string>>;
 }
 
-/** A project's activity in a period: totals, the chart over time, and the top groups. */
+/** A project's activity in a period: totals, the chart over time, the top groups and the visitors' breakdowns. */
 export function Dashboard() {
   const key = projectKey();
   const [settings, setSettings] = useState<Settings>(() => {
@@ -63,7 +71,7 @@ export function Dashboard() {
     <section>
       <h1>Dashboard</h1>
       <PeriodForm settings={settings} onChange={setSettings} />
-      <ActiveFilters filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
+      <FilterChips filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
       <Totals scope={scope} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
@@ -82,6 +90,7 @@ export function Dashboard() {
           scope={scope}
           linkTo={(v) => href(`/links/${encodeURIComponent(v)}`)}
         />
+        <Breakdowns scope={scope} onFilter={setFilter} />
       </div>
     </section>
   );
@@ -111,9 +120,9 @@ function PeriodForm({
         }
         setError(null);
         const filters: Settings['filters'] = {};
-        for (const [name] of FILTERS) {
+        for (const [name] of [...FILTERS, ...VISITOR_FILTERS]) {
           const value = field(form, name);
-          if (value) filters[name] = value;
+          if (value) filters[name] = name === 'country' ? value.toUpperCase() : value;
         }
         onChange({
           from,
@@ -149,50 +158,56 @@ function PeriodForm({
             ))}
           </select>
         </Field>
-        {FILTERS.map(([field, label]) => (
-          <Field
-            id={`filter-${field}`}
-            label={`${label} filter`}
-            key={`${field}-${settings.filters[field] ?? ''}`}
-          >
-            <input
-              id={`filter-${field}`}
-              name={field}
-              defaultValue={settings.filters[field] ?? ''}
-            />
-          </Field>
+        {FILTERS.map(([name, label]) => (
+          <FilterField
+            key={`${name}-${settings.filters[name] ?? ''}`}
+            name={name}
+            label={label}
+            value={settings.filters[name]}
+          />
         ))}
       </div>
+      <details open={Object.keys(settings.filters).some(isDimension)}>
+        <summary>Visitor filters (country, city, device, browser, operating system, site)</summary>
+        <div class="grid">
+          {VISITOR_FILTERS.map(([name, label]) => (
+            <FilterField
+              key={`${name}-${settings.filters[name] ?? ''}`}
+              name={name}
+              label={label}
+              value={settings.filters[name]}
+              hint={name === 'country' ? 'Two letters, e.g. US' : undefined}
+            />
+          ))}
+        </div>
+      </details>
       <ErrorNotice error={error} />
       <button type="submit">Apply</button>
     </form>
   );
 }
 
-function ActiveFilters({
-  filters,
-  onRemove,
+/** A filter's text field (keyed by its value, so that a table's value or a chip's removal shows in it). */
+function FilterField({
+  name,
+  label,
+  value,
+  hint,
 }: {
-  filters: Settings['filters'];
-  onRemove: (f: GroupField) => void;
+  name: GroupField;
+  label: string;
+  value: string | undefined;
+  hint?: string;
 }) {
-  const entries = Object.entries(filters) as [GroupField, string][];
-  if (entries.length === 0) return null;
   return (
-    <ul class="chips" aria-label="Filters applied">
-      {entries.map(([field, value]) => (
-        <li key={field}>
-          {field}: <strong>{value}</strong>{' '}
-          <button
-            type="button"
-            onClick={() => onRemove(field)}
-            aria-label={`Remove the ${field} filter`}
-          >
-            ×
-          </button>
-        </li>
-      ))}
-    </ul>
+    <Field id={`filter-${name}`} label={`${label} filter`} hint={hint}>
+      <input
+        id={`filter-${name}`}
+        name={name}
+        defaultValue={value ?? ''}
+        aria-describedby={hint ? `filter-${name}-hint` : undefined}
+      />
+    </Field>
   );
 }
 
@@ -213,10 +228,12 @@ function Totals({ scope }: { scope: StatsScope }) {
   if (totals.error) return <ErrorNotice error={totals.error} />;
   if (!totals.data) return <Loading label="Loading totals…" />;
   const t = totals.data;
-  const figures: [string, number][] = [
+  // Filtered by a click dimension, the API has no shares (they belong to links, not clicks).
+  const noShares = clicksOnly(scope);
+  const figures: [string, number | null][] = [
     ['Clicks', t.clicks],
-    ['Shares', t.shares],
-    ['Clicks per share', t.clicks_per_share],
+    ['Shares', noShares ? null : t.shares],
+    ['Clicks per share', noShares ? null : t.clicks_per_share],
     ['Pageviews', t.conversions?.pageviews ?? 0],
     ['Conversions', t.conversions?.goal_total.count ?? 0],
     ['Conversion value', t.conversions?.goal_total.value ?? 0],
@@ -226,7 +243,13 @@ function Totals({ scope }: { scope: StatsScope }) {
       {figures.map(([name, value]) => (
         <div key={name} data-total={name}>
           <dt>{name}</dt>
-          <dd>{value.toLocaleString()}</dd>
+          <dd>
+            {value === null ? (
+              <abbr title="Not counted: shares belong to links, not to visitors">—</abbr>
+            ) : (
+              value.toLocaleString()
+            )}
+          </dd>
         </div>
       ))}
     </dl>
@@ -255,13 +278,17 @@ function Chart({
   );
   // Keyed by the answer's own interval: while a new one loads, the chart keeps showing the last.
   const shown = data.data?.interval ?? interval;
+  const noShares = clicksOnly(scope);
   const series = useMemo(() => {
     const rows = data.data?.totals.intervals ?? [];
     return {
       times: rows.map((r) => Date.parse(r[shown] ?? '') / 1000),
       series: [
         { label: 'Clicks', values: rows.map((r) => r.clicks), color: '#1f5fbf' },
-        { label: 'Shares', values: rows.map((r) => r.shares), color: '#b8470b' },
+        // Filtered by a click dimension, the API has no shares.
+        ...(noShares
+          ? []
+          : [{ label: 'Shares', values: rows.map((r) => r.shares ?? 0), color: '#b8470b' }]),
         {
           label: 'Conversions',
           values: rows.map((r) => r.conversions?.goal_total.count ?? 0),
@@ -269,7 +296,7 @@ function Chart({
         },
       ],
     };
-  }, [data.data, shown]);
+  }, [data.data, shown, noShares]);
   return (
     <div class="card">
       <ErrorNotice error={data.error} />

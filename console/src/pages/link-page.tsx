@@ -1,19 +1,25 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call } from '../api/client';
+import { Breakdowns, FilterChips } from '../components/breakdowns';
 import { QrCode } from '../components/qr';
+import type { StatsScope } from '../components/stats-table';
 import { TimeChart } from '../components/chart';
 import { CopyButton, Empty, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
+import type { Dimension } from '../dimensions';
 import { browserTimeZone, nextDay, startOfDay, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
 
 const GOALS = [1, 2, 3, 4, 5] as const;
 
-/** One link: its record, clicks per day, latest click, conversions and share tree. */
+/** One link: its record, clicks per day, latest click, conversions, share tree and visitors. */
 export function LinkPage({ svcId }: { svcId: string }) {
   const key = projectKey();
   const timeZone = browserTimeZone();
   const [days, setDays] = useState(30);
+  /** The visitors' filters (a country, a device…): the chart, conversions and breakdowns follow them. */
+  const [filters, setFilters] = useState<Partial<Record<Dimension, string>>>({});
+  useEffect(() => setFilters({}), [svcId]);
   const details = useAsync(
     () =>
       call(
@@ -30,6 +36,10 @@ export function LinkPage({ svcId }: { svcId: string }) {
     }),
     [days, timeZone],
   );
+  const scope: StatsScope = useMemo(
+    () => ({ key, ...period, filters: { svc_id: svcId, ...filters } }),
+    [key, period, svcId, filters],
+  );
   const intervals = useAsync(
     () =>
       call(
@@ -40,6 +50,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
               v: '3',
               key,
               ...period,
+              ...filters,
               interval: 'day',
               with_zeros: 'true',
               with_conversions: 'true',
@@ -47,7 +58,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
           },
         }),
       ),
-    [svcId, period],
+    [svcId, period, filters],
   );
   const children = useAsync(
     async () =>
@@ -138,6 +149,12 @@ export function LinkPage({ svcId }: { svcId: string }) {
         </div>
       </div>
       <div class="card">
+        <FilterChips
+          filters={filters}
+          onRemove={(field) =>
+            setFilters((f) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== field)))
+          }
+        />
         <Field id="link-days" label="Period">
           <select
             id="link-days"
@@ -240,6 +257,12 @@ export function LinkPage({ svcId }: { svcId: string }) {
             </ul>
           )}
         </div>
+      </div>
+      <div class="tables">
+        <Breakdowns
+          scope={scope}
+          onFilter={(field, value) => setFilters((f) => ({ ...f, [field]: value }))}
+        />
       </div>
     </section>
   );
