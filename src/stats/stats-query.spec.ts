@@ -31,8 +31,9 @@ const url = (length: number) =>
   `https://example.com/${'a'.repeat(length - 'https://example.com/'.length)}`;
 
 describe('stats filter lengths follow their fields', () => {
+  // device takes only its classes (below); every other text filter any value up to its length.
   const textFilters = filterNames('totals').filter(
-    (name) => !isSharedAtField(name),
+    (name) => !isSharedAtField(name) && name !== 'device',
   ) as FilterField[];
 
   it.each(textFilters)(
@@ -83,5 +84,51 @@ describe('stats filter lengths follow their fields', () => {
     expect(isValidCustomPath(`${path}p`)).toBe(false);
     expect(svcId(domain, path).length).toBe(FILTER_MAX_LENGTH.svc_id);
     expect(FILTER_MAX_LENGTH.parent).toBe(FILTER_MAX_LENGTH.svc_id);
+  });
+});
+
+describe('click-dimension filters', () => {
+  it('take a country of two letters in any case, compared upper case', () => {
+    expect(readStatsQuery({ country: 'gb' }, 'range', false).filters).toEqual({ country: 'GB' });
+    for (const bad of ['G', '1A', 'G-']) {
+      expect(outcome({ country: bad })).toBe(
+        '400 Invalid parameter country: must be a two-letter ISO 3166-1 country code',
+      );
+    }
+    expect(outcome({ country: 'GBR' })).toBe(
+      '400 Invalid parameter country: must be at most 2 characters',
+    );
+  });
+
+  it('take a device class only, and compare referring hosts in lower case', () => {
+    expect(readStatsQuery({ device: 'tablet' }, 'totals', false).filters).toEqual({
+      device: 'tablet',
+    });
+    expect(outcome({ device: 'phone' })).toBe(
+      '400 Invalid parameter device: must be one of desktop, mobile, tablet, other',
+    );
+    expect(readStatsQuery({ referrer_host: 'Google.COM' }, 'range', false).filters).toEqual({
+      referrer_host: 'google.com',
+    });
+  });
+
+  it('refuse the share sorts where shares are null, and take them otherwise', () => {
+    for (const query of [
+      { group_by: 'country', sort_type: 'shares' },
+      { group_by: 'channel', country: 'US', sort_type: 'clicks_per_share' },
+      { group_by: 'channel', pivot: 'os', pivot_sort_type: 'shares' },
+    ]) {
+      expect(outcome(query)).toMatch(
+        /^400 Invalid parameter (pivot_)?sort_type: .* is null by click dimensions/,
+      );
+    }
+    expect(outcome({ group_by: 'channel', sort_type: 'shares' })).toBe('ok');
+  });
+
+  it('group and pivot range and totals alike', () => {
+    expect(readStatsQuery({ group_by: 'city', pivot: 'browser' }, 'totals', false)).toMatchObject({
+      groupBy: 'city',
+      pivot: 'browser',
+    });
   });
 });

@@ -118,7 +118,7 @@ describe('click dimensions', () => {
       sort_order: 'asc',
       per_page: '2',
     });
-    expect(res.body.groups.map((g: Group) => g.country)).toEqual(['AU', 'DE']);
+    expect((res.body.groups as Group[]).map((g) => g.country)).toEqual(['AU', 'DE']);
     expect(res.body.groups[0].pivots).toEqual([
       { device: 'tablet', clicks: 2, shares: null, clicks_per_share: null },
     ]);
@@ -134,7 +134,7 @@ describe('click dimensions', () => {
       per_page: '2',
       offset: String(res.body.last_offset),
     });
-    expect(next.body.groups.map((g: Group) => g.country)).toEqual(['GB', 'US']);
+    expect((next.body.groups as Group[]).map((g) => g.country)).toEqual(['GB', 'US']);
   });
 
   it('groups by device, browser, OS, region, city and referring host', async () => {
@@ -207,9 +207,8 @@ describe('click dimensions', () => {
     );
     expect(gb.body.totals.clicks).toBe(2);
     expect(gb.body.totals.shares).toBeNull();
-    expect(gb.body.totals.intervals.every((i: { shares: unknown }) => i.shares === null)).toBe(
-      true,
-    );
+    const intervals = gb.body.totals.intervals as { shares: unknown }[];
+    expect(intervals.every((i) => i.shares === null)).toBe(true);
     expect(gb.body.filters).toEqual({ country: 'GB', country_metadata: null });
     const link = await get(`/stats/${email.svc_id}/intervals.json`, {
       interval: 'day',

@@ -1118,6 +1118,8 @@ export interface components {
             svc_urls: components["schemas"]["LinkRecordDto"][];
         };
         /** @enum {string} */
+        DeviceClass: "desktop" | "mobile" | "tablet" | "other";
+        /** @enum {string} */
         Interval: "hour" | "day" | "week";
         GoalFiguresDto: {
             count: number;
@@ -1157,11 +1159,13 @@ export interface components {
             clicks: number;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
-            shares: number;
+            /** @description null with a click-dimension filter */
+            shares: number | null;
         };
         RangeIntervalsTotalsDto: {
             clicks: number;
-            shares: number;
+            /** @description null with a click-dimension filter */
+            shares: number | null;
             intervals: components["schemas"]["RangeIntervalDto"][];
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
@@ -1223,30 +1227,32 @@ export interface components {
             conversions?: components["schemas"]["ConversionsObjectDto"];
         };
         /** @enum {string} */
-        RangeGroupField: "application" | "svc_id" | "campaign" | "channel" | "domain" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week";
+        RangeGroupField: "application" | "svc_id" | "campaign" | "channel" | "domain" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week" | "country" | "region" | "city" | "device" | "browser" | "os" | "referrer_host";
         /** @enum {string} */
         SortType: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value";
         /** @enum {string} */
         SortOrder: "asc" | "desc";
         FiguresDto: {
             clicks: number;
-            shares: number;
+            /** @description null when the request groups, pivots or filters by a click dimension */
+            shares: number | null;
             /**
-             * @description Four decimals
+             * @description Four decimals; null when shares is
              * @example 2.5
              */
-            clicks_per_share: number;
+            clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
         };
         PivotDto: {
             clicks: number;
-            shares: number;
+            /** @description null when the request groups, pivots or filters by a click dimension */
+            shares: number | null;
             /**
-             * @description Four decimals
+             * @description Four decimals; null when shares is
              * @example 2.5
              */
-            clicks_per_share: number;
+            clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
         } & {
@@ -1254,12 +1260,13 @@ export interface components {
         };
         GroupDto: {
             clicks: number;
-            shares: number;
+            /** @description null when the request groups, pivots or filters by a click dimension */
+            shares: number | null;
             /**
-             * @description Four decimals
+             * @description Four decimals; null when shares is
              * @example 2.5
              */
-            clicks_per_share: number;
+            clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
             /** @description With pivot */
@@ -1299,7 +1306,7 @@ export interface components {
             groups: components["schemas"]["GroupDto"][];
         };
         /** @enum {string} */
-        TotalsGroupField: "application" | "svc_id" | "campaign" | "channel" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week" | "tag_2" | "tag_3" | "tag_4" | "tag_5" | "project";
+        TotalsGroupField: "application" | "svc_id" | "campaign" | "channel" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week" | "tag_2" | "tag_3" | "tag_4" | "tag_5" | "country" | "region" | "city" | "device" | "browser" | "os" | "referrer_host" | "project";
         LinkDetailsResponseDto: {
             /** @example localhost:3000_aB3dE9x */
             svc_id: string;
@@ -3764,6 +3771,20 @@ export interface operations {
                 shared_at_day_of_week?: string;
                 /** @description Filter (one value) */
                 shared_at_hour_of_week?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -3856,6 +3877,20 @@ export interface operations {
                 shared_at_day_of_week?: string;
                 /** @description Filter (one value) */
                 shared_at_hour_of_week?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -4033,6 +4068,20 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path: {
@@ -4098,6 +4147,20 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path: {
@@ -4157,7 +4220,7 @@ export interface operations {
                 group_by?: components["schemas"]["RangeGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["RangeGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4210,6 +4273,20 @@ export interface operations {
                 shared_at_day_of_week?: string;
                 /** @description Filter (one value) */
                 shared_at_hour_of_week?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -4267,7 +4344,7 @@ export interface operations {
                 group_by?: components["schemas"]["RangeGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["RangeGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4320,6 +4397,20 @@ export interface operations {
                 shared_at_day_of_week?: string;
                 /** @description Filter (one value) */
                 shared_at_hour_of_week?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -4377,7 +4468,7 @@ export interface operations {
                 group_by?: components["schemas"]["TotalsGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["TotalsGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4438,6 +4529,20 @@ export interface operations {
                 tag_4?: string;
                 /** @description Filter (one value) */
                 tag_5?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -4495,7 +4600,7 @@ export interface operations {
                 group_by?: components["schemas"]["TotalsGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["TotalsGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4556,6 +4661,20 @@ export interface operations {
                 tag_4?: string;
                 /** @description Filter (one value) */
                 tag_5?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
             };
             header?: never;
             path?: never;
@@ -5144,11 +5263,12 @@ export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: Readonl
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
+export const deviceClassValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceClass"]> = ["desktop", "mobile", "tablet", "other"];
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
-export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeGroupField"]> = ["application", "svc_id", "campaign", "channel", "domain", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week"];
+export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeGroupField"]> = ["application", "svc_id", "campaign", "channel", "domain", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "country", "region", "city", "device", "browser", "os", "referrer_host"];
 export const sortTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortType"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
 export const sortOrderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortOrder"]> = ["asc", "desc"];
-export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "project"];
+export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "country", "region", "city", "device", "browser", "os", "referrer_host", "project"];
 export const conversionRecordDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionRecordDto"]["type"]> = ["pageview", "goal_1", "goal_2", "goal_3", "goal_4", "goal_5"];
 export const healthLiveDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthLiveDto"]["status"]> = ["ok"];
 export const knownChannelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KnownChannel"]> = ["twitter", "twitter-message", "twitter-share", "x", "facebook", "facebook-post", "facebook-share", "facebook-send", "facebook-message", "facebook-like", "email", "email-share", "copypaste", "linkedin", "linkedin-share", "gplus", "googleplus", "googleplus-share", "pinterest", "pinterest-pin", "tumblr", "tumblr-post", "reddit", "reddit-post", "sms", "whatsapp", "telegram", "mastodon", "bluesky", "threads", "instagram", "youtube", "manual", "other", "static"];
