@@ -48,7 +48,9 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
     'username',
   ];
   const SHARED_AT = ['shared_at_hour_of_day', 'shared_at_day_of_week', 'shared_at_hour_of_week'];
-  const RANGE_GROUPS = [...FIELDS, ...SHARED_AT].join(', ');
+  // docs/api.md, "Click dimensions": filters and groups of range and totals alike.
+  const DIMENSIONS = ['country', 'region', 'city', 'device', 'browser', 'os', 'referrer_host'];
+  const RANGE_GROUPS = [...FIELDS, ...SHARED_AT, ...DIMENSIONS].join(', ');
   // docs/api.md, "Statistics": group_by takes any filter of totals but domain, tag_2 … tag_5
   // included.
   const TOTALS_GROUPS = [
@@ -58,6 +60,7 @@ describe('stats/range.json and stats/totals.json: parameter errors', () => {
     'tag_3',
     'tag_4',
     'tag_5',
+    ...DIMENSIONS,
   ].join(', ');
   const goals = (n: number) =>
     Array.from({ length: n }, (_, i) => [`goal_${i + 1}_count`, `goal_${i + 1}_value`]).flat();
