@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import { TestApp, createTestApp } from '../support/app';
+import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { freePort, launchChromium } from '../support/browser';
 
@@ -38,6 +39,16 @@ interface RangeGroup {
   conversions: { pageviews: number; goal_total: { count: number; value: number } };
 }
 
+/** User agents of the visitors: desktop Chrome on Windows, Safari on an iPhone, Chrome on Android. */
+const AGENTS = {
+  desktopChrome:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+  iphoneSafari:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1',
+  androidChrome:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36',
+};
+
 interface AxeViolation {
   id: string;
   impact: string | null;
@@ -68,7 +79,8 @@ describe('in a real browser: the web console at /console', () => {
     }
     mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
-    t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${port}` } });
+    // TRUST_PROXY: the visitors' addresses come from X-Forwarded-For (public ones, to be placed).
+    t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${port}`, TRUST_PROXY: 'true' } });
     await t.app.listen(port, '127.0.0.1');
     base = `http://127.0.0.1:${port}`;
     landing = http.createServer((_req, res) => {
@@ -374,6 +386,247 @@ describe('in a real browser: the web console at /console', () => {
     await check('projects-after-destroy');
     await t.http.get('/stats/range.json').query({ v: '3', key: apiKey }).expect(403);
   }, 120_000);
+
+  it('shows where, on what and from which site the clicks came: a world map, tables that filter the page, CSV', async () => {
+    const { api_key: key } = await createProject(t);
+    const link = await createLink(t, key, { url: landingUrl, channel: 'email' });
+    // Six visitors in browsers of their own, from public addresses of four countries (DB-IP City
+    // Lite places them), on three kinds of browser, from two sites or none.
+    const visits: [string, string, string | undefined][] = [
+      ['8.8.8.8', AGENTS.desktopChrome, 'http://www.google.com/search?q=svc'],
+      ['8.8.8.8', AGENTS.iphoneSafari, 'http://t.co/x1'],
+      ['8.8.8.8', AGENTS.desktopChrome, undefined],
+      ['81.2.69.142', AGENTS.androidChrome, undefined],
+      ['1.1.1.1', AGENTS.desktopChrome, 'http://google.com/'],
+      ['193.0.6.139', AGENTS.iphoneSafari, undefined],
+    ];
+    for (const [address, userAgent, referer] of visits) {
+      const visitorContext = await browser.newContext({
+        userAgent,
+        extraHTTPHeaders: { 'X-Forwarded-For': address },
+      });
+      const visitor = await visitorContext.newPage();
+      await visitor.goto(link.svc_url, { referer });
+      expect(visitor.url()).toMatch(/^http:\/\/localhost:\d+\/article/);
+      await visitorContext.close();
+    }
+    await t.settle();
+
+    await page.goto(`${base}/console/sign-in`);
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if ((await signOut.count()) > 0) await signOut.click();
+    await page.getByLabel('Project API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in to the project' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+
+    /** A breakdown's rows as [value, clicks], in the table's order. */
+    const rows = async (groupBy: string): Promise<[string, string][]> => {
+      const table = page.locator(`section[data-group-by="${groupBy}"]`);
+      await table.locator('tbody tr').first().waitFor();
+      await page.waitForFunction(
+        `!document.querySelector('section[data-group-by="${groupBy}"] table[aria-busy="true"]')`,
+      );
+      const values = await table.locator('tbody tr th').allTextContents();
+      const clicks = await table.locator('tbody tr td:first-of-type').allTextContents();
+      return values.map((v, i) => [v, clicks[i]]);
+    };
+    await expect(rows('country')).resolves.toEqual([
+      ['United States', '3'],
+      ['Australia', '1'],
+      ['United Kingdom', '1'],
+      ['Netherlands', '1'],
+    ]);
+    // The countries' table has no shares: they belong to links, not to visitors.
+    await expect(
+      page.locator('section[data-group-by="country"] thead th').allTextContents(),
+    ).resolves.toEqual(['Country', 'Clicks ▼', 'Pageviews', 'Conversions', 'Value']);
+    await expect(rows('device')).resolves.toEqual([
+      ['Desktop', '3'],
+      ['Mobile', '3'],
+    ]);
+    await expect(rows('browser')).resolves.toEqual([
+      ['Chrome', '4'],
+      ['Safari', '2'],
+    ]);
+    await expect(rows('os')).resolves.toEqual([
+      ['Windows', '3'],
+      ['iOS', '2'],
+      ['Android', '1'],
+    ]);
+    // Ties by value, direct visits (no value) last among them.
+    await expect(rows('referrer_host')).resolves.toEqual([
+      ['(direct)', '3'],
+      ['google.com', '2'],
+      ['t.co', '1'],
+    ]);
+    // The map: every country with clicks shaded, the United States darkest, the rest not.
+    const map = page.locator('section[data-group-by="country"] figure.world-map');
+    await map.locator('svg').waitFor();
+    await expect(map.getAttribute('data-shaded')).resolves.toBe('4');
+    const shaded: [string | null, string | null, string | null][] = [];
+    for (const path of await map.locator('path[data-country]:not([data-clicks="0"])').all()) {
+      shaded.push([
+        await path.getAttribute('data-country'),
+        await path.getAttribute('data-clicks'),
+        await path.getAttribute('fill'),
+      ]);
+    }
+    expect(shaded.map(([code, clicks]) => [code, clicks]).sort()).toEqual([
+      ['AU', '1'],
+      ['GB', '1'],
+      ['NL', '1'],
+      ['US', '3'],
+    ]);
+    expect(shaded.find(([code]) => code === 'US')?.[2]).toBe('rgb(11, 60, 140)');
+    await expect(map.locator('path[data-country="FR"]').getAttribute('fill')).resolves.toBe(
+      '#e8eaed',
+    );
+    await expect(map.locator('svg').getAttribute('aria-label')).resolves.toBe(
+      'World map of clicks by country: United States 3 clicks, Australia 1 click, United Kingdom 1 click, Netherlands 1 click',
+    );
+    await expect(
+      page.getByRole('link', { name: 'IP geolocation by DB-IP' }).getAttribute('href'),
+    ).resolves.toBe('https://db-ip.com');
+    await check('dashboard-visitors');
+
+    // Sortable: the browsers by clicks, fewest first.
+    await page
+      .locator('section[data-group-by="browser"]')
+      .getByRole('button', { name: /^Clicks/ })
+      .click();
+    await until(
+      () => rows('browser'),
+      (r) => expect(r.map(([v]) => v)).toEqual(['Safari', 'Chrome']),
+    );
+
+    // The countries as CSV: every row of the query, as the API answers it.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV of Top countries' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(
+      /^svc-country-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/,
+    );
+    const csv = readFileSync(await download.path(), 'utf8');
+    const api = await t.http
+      .get('/stats/range.json')
+      .query({
+        v: '3',
+        key,
+        ...defaultPeriod(),
+        group_by: 'country',
+        with_conversions: 'true',
+        per_page: '1000',
+      })
+      .expect(200);
+    const countries = api.body.groups as { country: string | null; clicks: number; shares: null }[];
+    expect(countries.every((g) => g.shares === null)).toBe(true);
+    expect(csv).toBe(
+      'country,clicks,pageviews,goal_total_count,goal_total_value\n' +
+        countries.map((g) => `${g.country},${g.clicks},0,0,0\n`).join(''),
+    );
+    expect(csv.split('\n').slice(1, 3)).toEqual(['US,3,0,0,0', 'AU,1,0,0,0']);
+
+    // A country in the table filters the whole dashboard: totals, chart and every breakdown.
+    await page
+      .locator('section[data-group-by="country"]')
+      .getByRole('button', { name: 'United Kingdom' })
+      .click();
+    await expect(
+      page.getByRole('list', { name: 'Filters applied' }).textContent(),
+    ).resolves.toMatch(/country: United Kingdom/);
+    await until(
+      () => page.locator('figure.chart').getAttribute('data-totals'),
+      (v) => expect(v).toBe('1 clicks, 0 conversions'),
+    );
+    await until(
+      () => page.locator('[data-total="Clicks"] dd').textContent(),
+      (v) => expect(v).toBe('1'),
+    );
+    await expect(page.locator('[data-total="Shares"] dd').textContent()).resolves.toBe('—');
+    await until(
+      () => rows('device'),
+      (r) => expect(r).toEqual([['Mobile', '1']]),
+    );
+    await expect(page.getByLabel('Country filter').inputValue()).resolves.toBe('GB');
+    // A device value adds its filter; removing the country's leaves it.
+    await page
+      .locator('section[data-group-by="device"]')
+      .getByRole('button', { name: 'Mobile' })
+      .click();
+    await page.getByRole('button', { name: 'Remove the country filter' }).click();
+    await until(
+      () => rows('country'),
+      (r) =>
+        expect(r).toEqual([
+          ['United Kingdom', '1'],
+          ['Netherlands', '1'],
+          ['United States', '1'],
+        ]),
+    );
+    await page.getByRole('button', { name: 'Remove the device filter' }).click();
+    // A shaded country on the map filters too.
+    await until(
+      () => map.getAttribute('data-shaded'),
+      (v) => expect(v).toBe('4'),
+    );
+    await map.locator('path[data-country="US"]').dispatchEvent('click');
+    await until(
+      () => page.locator('[data-total="Clicks"] dd').textContent(),
+      (v) => expect(v).toBe('3'),
+    );
+    await until(
+      () => rows('referrer_host'),
+      (r) =>
+        expect(r).toEqual([
+          ['google.com', '1'],
+          ['t.co', '1'],
+          ['(direct)', '1'],
+        ]),
+    );
+    await check('dashboard-filtered-by-country');
+
+    // The link page: the same breakdowns of this link's clicks, filtering its chart.
+    await page.goto(`${base}/console/links/${encodeURIComponent(link.svc_id)}`);
+    await page.getByRole('heading', { name: /^Link / }).waitFor();
+    await expect(rows('country')).resolves.toEqual([
+      ['United States', '3'],
+      ['Australia', '1'],
+      ['United Kingdom', '1'],
+      ['Netherlands', '1'],
+    ]);
+    await expect(rows('device')).resolves.toEqual([
+      ['Desktop', '3'],
+      ['Mobile', '3'],
+    ]);
+    await expect(
+      page.locator('section[data-group-by="country"] figure.world-map').getAttribute('data-shaded'),
+    ).resolves.toBe('4');
+    await expect(page.getByRole('link', { name: 'IP geolocation by DB-IP' }).count()).resolves.toBe(
+      1,
+    );
+    await check('link-visitors');
+    await page
+      .locator('section[data-group-by="browser"]')
+      .getByRole('button', { name: 'Safari' })
+      .click();
+    await until(
+      () => page.locator('figure.chart').getAttribute('data-totals'),
+      (v) => expect(v).toBe('2 clicks, 0 conversions'),
+    );
+    await until(
+      () => rows('os'),
+      (r) => expect(r).toEqual([['iOS', '2']]),
+    );
+    const [devices] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV of Devices' }).click(),
+    ]);
+    expect(readFileSync(await devices.path(), 'utf8')).toBe(
+      'device,clicks,pageviews,goal_total_count,goal_total_value\nmobile,2,0,0,0\n',
+    );
+    await check('link-filtered-by-browser');
+  }, 90_000);
 
   it('signs in with a project key, and refuses a wrong one with a clear message', async () => {
     const fresh = await context.newPage();

@@ -1,5 +1,11 @@
 import { DIMENSION_LABELS, displayValue, isDimension, type Dimension } from '../dimensions';
-import { StatsTable, fetchAllGroups, type GroupField, type StatsScope } from './stats-table';
+import {
+  StatsTable,
+  fetchAllGroups,
+  type Filters,
+  type GroupField,
+  type StatsScope,
+} from './stats-table';
 import { useAsync } from './ui';
 import { WorldMap } from './world-map';
 
@@ -82,7 +88,7 @@ export function FilterChips({
   filters,
   onRemove,
 }: {
-  filters: Partial<Record<GroupField, string>>;
+  filters: Filters;
   onRemove: (field: GroupField) => void;
 }) {
   const entries = Object.entries(filters) as [GroupField, string][];

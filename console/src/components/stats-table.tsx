@@ -1,21 +1,33 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, call, type AggregateResponse, type GroupObject, type Schemas } from '../api/client';
-import { DIMENSION_LABELS, displayValue, isDimension, type Dimension } from '../dimensions';
+import { deviceClassValues, type paths } from '../api/schema';
+import { DIMENSION_LABELS, displayValue, isDimension } from '../dimensions';
 import { Empty, ErrorNotice, Loading, useAction, useAsync } from './ui';
 
 type SortType = Schemas['SortType'];
-/**
- * A field range groups and filters by. The click dimensions are listed apart until
- * console/src/api/schema.ts is regenerated from the OpenAPI document that has them.
- */
-export type GroupField = Schemas['RangeGroupField'] | Dimension;
+/** A field range groups and filters by (the click dimensions among them). */
+export type GroupField = Schemas['RangeGroupField'];
+/** Filters of range (one value each), typed as the API takes them (a device is one of its classes). */
+export type Filters = Partial<
+  Pick<NonNullable<paths['/stats/range.json']['post']['parameters']['query']>, GroupField>
+>;
 
 export interface StatsScope {
   key: string;
   start_date: string;
   end_date: string;
-  filters: Partial<Record<GroupField, string>>;
+  filters: Filters;
+}
+
+/** The filters with one set, or removed (null, '', or a device that is none of the classes). */
+export function withFilter(filters: Filters, field: GroupField, value: string | null): Filters {
+  const next: Record<string, string> = { ...filters };
+  const device =
+    field !== 'device' || (deviceClassValues as readonly string[]).includes(value ?? '');
+  if (value === null || value === '' || !device) delete next[field];
+  else next[field] = value;
+  return next;
 }
 
 /** The query every range request of a scope starts with: the key, the period and the filters. */
@@ -82,8 +94,7 @@ async function fetchPage(
       params: {
         query: {
           ...scopeQuery(scope),
-          // Narrow cast until schema.ts is regenerated with the click dimensions: remove it then.
-          group_by: groupBy as Schemas['RangeGroupField'],
+          group_by: groupBy,
           sort_type: sort,
           sort_order: order,
           page,

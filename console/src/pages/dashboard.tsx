@@ -1,17 +1,19 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, call, type Schemas } from '../api/client';
-import { intervalValues } from '../api/schema';
+import { deviceClassValues, intervalValues } from '../api/schema';
 import { TimeChart } from '../components/chart';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
 import {
   StatsTable,
   clicksOnly,
   scopeQuery,
+  withFilter,
+  type Filters,
   type GroupField,
   type StatsScope,
 } from '../components/stats-table';
 import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
-import { DIMENSIONS, DIMENSION_LABELS, isDimension } from '../dimensions';
+import { DIMENSIONS, DIMENSION_LABELS, displayValue, isDimension } from '../dimensions';
 import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
@@ -35,7 +37,7 @@ interface Settings {
   to: string;
   timeZone: string;
   interval: Interval;
-  filters: Partial<Record<GroupField, string>>;
+  filters: Filters;
 }
 
 /** A project's activity in a period: totals, the chart over time, the top groups and the visitors' breakdowns. */
@@ -62,10 +64,7 @@ export function Dashboard() {
   );
   const setFilter = (field: GroupField, value: string | null) =>
     setSettings((s) => {
-      const filters = { ...s.filters };
-      if (value === null || value === '') delete filters[field];
-      else filters[field] = value;
-      return { ...s, filters };
+      return { ...s, filters: withFilter(s.filters, field, value) };
     });
   return (
     <section>
@@ -119,10 +118,10 @@ function PeriodForm({
           return;
         }
         setError(null);
-        const filters: Settings['filters'] = {};
+        let filters: Filters = {};
         for (const [name] of [...FILTERS, ...VISITOR_FILTERS]) {
           const value = field(form, name);
-          if (value) filters[name] = name === 'country' ? value.toUpperCase() : value;
+          filters = withFilter(filters, name, name === 'country' ? value.toUpperCase() : value);
         }
         onChange({
           from,
@@ -187,7 +186,10 @@ function PeriodForm({
   );
 }
 
-/** A filter's text field (keyed by its value, so that a table's value or a chip's removal shows in it). */
+/**
+ * A filter's field: a choice of the device classes, text for the others. Keyed by its value, so
+ * that a table's value or a chip's removal shows in it.
+ */
 function FilterField({
   name,
   label,
@@ -199,14 +201,26 @@ function FilterField({
   value: string | undefined;
   hint?: string;
 }) {
+  const id = `filter-${name}`;
   return (
-    <Field id={`filter-${name}`} label={`${label} filter`} hint={hint}>
-      <input
-        id={`filter-${name}`}
-        name={name}
-        defaultValue={value ?? ''}
-        aria-describedby={hint ? `filter-${name}-hint` : undefined}
-      />
+    <Field id={id} label={`${label} filter`} hint={hint}>
+      {name === 'device' ? (
+        <select id={id} name={name}>
+          <option value="">Any</option>
+          {deviceClassValues.map((d) => (
+            <option key={d} value={d} selected={d === value}>
+              {displayValue('device', d)}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          id={id}
+          name={name}
+          defaultValue={value ?? ''}
+          aria-describedby={hint ? `${id}-hint` : undefined}
+        />
+      )}
     </Field>
   );
 }

@@ -2,10 +2,9 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call } from '../api/client';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
 import { QrCode } from '../components/qr';
-import type { StatsScope } from '../components/stats-table';
+import { withFilter, type Filters, type StatsScope } from '../components/stats-table';
 import { TimeChart } from '../components/chart';
 import { CopyButton, Empty, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
-import type { Dimension } from '../dimensions';
 import { browserTimeZone, nextDay, startOfDay, today } from '../period';
 import { href } from '../router';
 import { projectKey } from './project';
@@ -18,7 +17,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
   const timeZone = browserTimeZone();
   const [days, setDays] = useState(30);
   /** The visitors' filters (a country, a device…): the chart, conversions and breakdowns follow them. */
-  const [filters, setFilters] = useState<Partial<Record<Dimension, string>>>({});
+  const [filters, setFilters] = useState<Filters>({});
   useEffect(() => setFilters({}), [svcId]);
   const details = useAsync(
     () =>
@@ -151,9 +150,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
       <div class="card">
         <FilterChips
           filters={filters}
-          onRemove={(field) =>
-            setFilters((f) => Object.fromEntries(Object.entries(f).filter(([k]) => k !== field)))
-          }
+          onRemove={(field) => setFilters((f) => withFilter(f, field, null))}
         />
         <Field id="link-days" label="Period">
           <select
@@ -261,7 +258,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
       <div class="tables">
         <Breakdowns
           scope={scope}
-          onFilter={(field, value) => setFilters((f) => ({ ...f, [field]: value }))}
+          onFilter={(field, value) => setFilters((f) => withFilter(f, field, value))}
         />
       </div>
     </section>
