@@ -260,3 +260,29 @@ describe('click dimensions', () => {
     expect(link.body.error_message).toContain('device');
   });
 });
+
+describe('click dimensions with CLICK_IP=none', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: 'true', CLICK_IP: 'none' }, redis: false });
+  });
+  afterAll(() => t.close());
+
+  it('places the click from the address, then stores no address', async () => {
+    const key = (await createProject(t)).api_key;
+    const link = await createLink(t, key);
+    await t.http
+      .get(`/${link.path}`)
+      .set('Host', 'svc.test')
+      .set('X-Forwarded-For', GB)
+      .set('User-Agent', SAFARI_IPHONE)
+      .expect(302);
+    await waitForClicks(t, { [link.svc_id]: { clicks: 1, bots: 0 } });
+    const rows = await t.analytics.query<Record<string, string | null>>(
+      `SELECT ip, country, city, device, os FROM ${t.analytics.database}.clicks`,
+    );
+    expect(rows).toEqual([
+      { ip: null, country: 'GB', city: 'London', device: 'mobile', os: 'iOS' },
+    ]);
+  });
+});
