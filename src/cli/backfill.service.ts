@@ -9,9 +9,11 @@ import { LinkStamps } from '../analytics/link-stamps';
 import { countStampStateWrite } from '../analytics/stamp-state';
 import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
+import { ClickEnricher } from '../enrichment/click-enricher';
 import { LinkEntity } from '../links/link.entity';
+import { DimensionsBackfill } from './dimensions-backfill';
 
-export type BackfillStep = 'links' | 'clicks' | 'conversions' | 'stamps';
+export type BackfillStep = 'links' | 'clicks' | 'conversions' | 'stamps' | 'dimensions';
 
 export interface BackfillProgress {
   step: BackfillStep;
@@ -22,7 +24,7 @@ export interface BackfillProgress {
 }
 
 /** The steps that copy rows from PostgreSQL. */
-type CopyStep = Exclude<BackfillStep, 'stamps'>;
+type CopyStep = Exclude<BackfillStep, 'stamps' | 'dimensions'>;
 
 const CHUNK: Record<CopyStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
 
@@ -34,7 +36,10 @@ const STAMP_POLL_MS = 500;
  * (links, raw clicks, conversions) into it, in chunks, in key order. Idempotent and resumable: each
  * step's position is kept in the store (`backfill_progress`) after every chunk; a chunk copied again
  * after an interruption changes nothing (links are versioned rows, clicks go through ingestion's
- * per-click deduplication, conversions already stored are skipped by id).
+ * per-click deduplication, conversions already stored are skipped by id). Then the events stored
+ * before stamps are stamped (`stamps`) and those stored before click dimensions are described
+ * (`dimensions`: DimensionsBackfill), each by mutations of the store that leave nothing to do on a
+ * rerun.
  */
 @Injectable()
 export class BackfillService {
@@ -44,6 +49,7 @@ export class BackfillService {
     private readonly mirror: LinkMirror,
     private readonly clicks: ClicksService,
     private readonly stamps: LinkStamps,
+    private readonly enricher: ClickEnricher,
   ) {}
 
   async run(
@@ -59,6 +65,12 @@ export class BackfillService {
       clicks: (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0,
       conversions: await this.step('conversions', onProgress),
       stamps: await this.stampEvents(onProgress),
+      dimensions: await new DimensionsBackfill(
+        this.analytics,
+        this.dataSource,
+        this.enricher,
+        (sql, params) => this.command(sql, params),
+      ).run((done, total) => onProgress({ step: 'dimensions', done, total })),
     };
   }
 

@@ -8,6 +8,7 @@ import { AppError } from '../common/app-error';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -130,7 +131,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'analytics:backfill': {
     summary:
-      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link's attributes; idempotent and resumable (run it again after an interruption).",
+      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link's attributes and describes those stored before click dimensions (place, device, referring site); idempotent and resumable (run it again after an interruption).",
     required: {},
     analytics: true,
     async run(context, _options, out) {
@@ -140,6 +141,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         clicks: String(copied.clicks),
         conversions: String(copied.conversions),
         stamps: String(copied.stamps),
+        dimensions: String(copied.dimensions),
       };
     },
   },
@@ -258,7 +260,7 @@ class CliModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         SubscriptionsModule,
-        ...(analytics ? [MetricsModule, AnalyticsModule] : []),
+        ...(analytics ? [MetricsModule, AnalyticsModule, EnrichmentModule] : []),
       ],
       providers: analytics ? [ClicksRepository, ClicksService, BackfillService] : [],
     };
