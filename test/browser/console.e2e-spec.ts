@@ -548,7 +548,9 @@ describe('in a real browser: the web console at /console', () => {
       () => rows('device'),
       (r) => expect(r).toEqual([['Mobile', '1']]),
     );
-    await expect(page.getByLabel('Country filter').inputValue()).resolves.toBe('GB');
+    await expect(page.getByLabel('Country filter', { exact: true }).inputValue()).resolves.toBe(
+      'GB',
+    );
     // A device value adds its filter; removing the country's leaves it.
     await page
       .locator('section[data-group-by="device"]')
