@@ -3,8 +3,9 @@ import { LinkStamps } from '../../src/analytics/link-stamps';
 import { CLICK_DIMENSION_COLUMNS } from '../../src/analytics/analytics-schema';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { EXIT, runCli } from '../../src/cli/cli';
+import { EXIT } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
+import { runBackfill } from '../support/backfill';
 import { BROWSER, enricher, linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
@@ -42,22 +43,7 @@ describe('analytics:backfill dimensions', () => {
   });
   afterAll(() => t.close());
 
-  async function backfill(): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const env = {
-      DATABASE_URL: t.config.databaseUrl!,
-      CHDB_DIR: t.config.chdbDir,
-      CLICKHOUSE_DATABASE: t.config.clickhouseDatabase,
-      LOG_LEVEL: 'silent',
-    };
-    const code = await runCli(
-      ['analytics:backfill'],
-      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
-      { env },
-    );
-    return { code, stdout, stderr };
-  }
+  const backfill = () => runBackfill(t);
 
   const dimensionsOf = async (table: 'clicks' | 'conversions', idColumn: string, id: string) => {
     const [row] = await t.analytics.query<Dimensions & { enriched: number; click: string | null }>(

@@ -4,10 +4,10 @@ import { LinkStamps } from '../../src/analytics/link-stamps';
 import { LinkUpdates } from '../../src/analytics/link-updates';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { enricher } from '../support/clicks';
-import { EXIT, runCli } from '../../src/cli/cli';
+import { EXIT } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
-import { clickCounts, clicksOf, linkRow, stored } from '../support/clicks';
+import { runBackfill } from '../support/backfill';
+import { clickCounts, clicksOf, enricher, linkRow, stored } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
@@ -28,22 +28,7 @@ describe('analytics:backfill', () => {
   });
   afterAll(() => t.close());
 
-  async function backfill(): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const env = {
-      DATABASE_URL: t.config.databaseUrl!,
-      CHDB_DIR: t.config.chdbDir,
-      CLICKHOUSE_DATABASE: t.config.clickhouseDatabase,
-      LOG_LEVEL: 'silent',
-    };
-    const code = await runCli(
-      ['analytics:backfill'],
-      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
-      { env },
-    );
-    return { code, stdout, stderr };
-  }
+  const backfill = () => runBackfill(t);
 
   it('copies the raw clicks and conversions of PostgreSQL once, resuming where it stopped, with a progress bar', async () => {
     const [a, b] = [await createLink(t, key), await createLink(t, key)];

@@ -1,10 +1,9 @@
 import { LinkStamps } from '../../src/analytics/link-stamps';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { enricher } from '../support/clicks';
 import { StampStates } from '../../src/stats/stamp-states';
 import { TestApp, createTestApp } from '../support/app';
-import { clicksOf, linkRow } from '../support/clicks';
+import { clicksOf, enricher, linkRow } from '../support/clicks';
 import {
   EMPTY_ECHO,
   NOVEMBER,

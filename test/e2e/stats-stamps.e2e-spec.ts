@@ -5,10 +5,9 @@ import { LinkUpdates } from '../../src/analytics/link-updates';
 import { ClickEvent } from '../../src/clicks/click-event';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { enricher } from '../support/clicks';
 import { StampStates } from '../../src/stats/stamp-states';
 import { TestApp, createTestApp } from '../support/app';
-import { clicksOf, linkRow } from '../support/clicks';
+import { clicksOf, enricher, linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
