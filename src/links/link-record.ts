@@ -4,7 +4,10 @@ import { LinkEntity } from './link.entity';
 import { svcUrl } from './link-path';
 import { UserIdentityEntity } from './user-identity.entity';
 
-/** The link record (docs/api.md, "Tracked links"): every field present, null when unset. */
+/**
+ * The link record (docs/api.md, "Tracked links"): every field present, null when unset; the link
+ * controls only when set ("Link controls").
+ */
 export interface LinkRecord {
   svc_url: string;
   svc_id: string;
@@ -33,6 +36,15 @@ export interface LinkRecord {
   };
   tag: string | null;
   notes: string | null;
+  /** Link controls (docs/api.md, "Link controls"): present only when the link has them. */
+  expires_at?: string;
+  max_clicks?: number;
+  expired_url?: string;
+  disabled?: true;
+  ios_url?: string;
+  android_url?: string;
+  geo?: Record<string, string>;
+  password_protected?: true;
   new?: boolean;
   updated_at?: string;
 }
@@ -43,7 +55,7 @@ export function toLinkRecord(
   campaign: CampaignEntity | null,
   identity: UserIdentityEntity | null,
 ): LinkRecord {
-  return {
+  const record: LinkRecord = {
     svc_url: svcUrl(scheme, link.domain, link.path),
     svc_id: link.svcId,
     domain: link.domain,
@@ -75,4 +87,13 @@ export function toLinkRecord(
     tag: link.tag,
     notes: link.notes,
   };
+  if (link.expiresAt) record.expires_at = isoTimestamp(link.expiresAt);
+  if (link.maxClicks !== null && link.maxClicks !== undefined) record.max_clicks = link.maxClicks;
+  if (link.expiredUrl) record.expired_url = link.expiredUrl;
+  if (link.disabled) record.disabled = true;
+  if (link.iosUrl) record.ios_url = link.iosUrl;
+  if (link.androidUrl) record.android_url = link.androidUrl;
+  if (link.geo) record.geo = link.geo;
+  if (link.passwordHash) record.password_protected = true;
+  return record;
 }

@@ -2,6 +2,7 @@ import { PatternValues, expandPattern } from '../common/redirect-pattern';
 import { isoTimestamp } from '../common/time';
 import type { ProjectSettings } from '../projects/project.entity';
 import type { CampaignEntity } from './campaign.entity';
+import type { RuleRedirects } from './link.entity';
 import { svcUrl } from './link-path';
 import type { NewLink } from './links.repository';
 import type { UserIdentityEntity } from './user-identity.entity';
@@ -34,12 +35,42 @@ export function canonicalUrl(url: string): string {
  * Sets original_url and redirect_url: the project's redirection pattern for the page's hostname, if
  * any (then original_url is canonical), then the UTM parameters when the project has them on
  * (docs/api.md, "Tracked links": redirection patterns and UTM). Stored campaign and user identity
- * values fill their %fields%.
+ * values fill their %fields%. The link's targeting URLs (ios_url, android_url, geo) are served the
+ * same way: rule_redirects holds them so.
  */
 export function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
+  const main = redirectOf(row, inputs, inputs.pageUrl);
+  row.originalUrl = main.originalUrl;
+  row.redirectUrl = main.redirectUrl;
+  if (row.iosUrl || row.androidUrl || row.geo) row.ruleRedirects = ruleRedirects(row, inputs);
+}
+
+/**
+ * The targeting URLs of a link as its redirects serve them (docs/api.md, "Link controls"): each
+ * through the project's pattern for its hostname and UTM, as redirect_url is; null without any.
+ */
+export function ruleRedirects(row: NewLink, inputs: RedirectInputs): RuleRedirects | null {
+  const served = (url: string) => redirectOf(row, inputs, url).redirectUrl;
+  const rules: RuleRedirects = {};
+  if (row.iosUrl) rules.ios = served(row.iosUrl);
+  if (row.androidUrl) rules.android = served(row.androidUrl);
+  if (row.geo) {
+    rules.geo = Object.fromEntries(
+      Object.entries(row.geo).map(([country, url]) => [country, served(url)]),
+    );
+  }
+  return Object.keys(rules).length > 0 ? rules : null;
+}
+
+/** A page address as a link of `row` serves it: original_url (canonical under a pattern) and redirect_url. */
+function redirectOf(
+  row: NewLink,
+  inputs: RedirectInputs,
+  pageUrl: string,
+): { originalUrl: string; redirectUrl: string } {
   const { settings, campaign, identity, createdAt } = inputs;
-  let originalUrl = inputs.pageUrl;
-  let redirectUrl = inputs.pageUrl;
+  let originalUrl = pageUrl;
+  let redirectUrl = pageUrl;
   const hostname = new URL(originalUrl).hostname.toLowerCase();
   const pattern = settings.redirection_patterns?.[hostname];
   if (pattern) {
@@ -84,6 +115,5 @@ export function applyRedirect(row: NewLink, inputs: RedirectInputs): void {
     target.searchParams.set('utm_content', inputs.toolLabel);
     redirectUrl = target.toString();
   }
-  row.originalUrl = originalUrl;
-  row.redirectUrl = redirectUrl;
+  return { originalUrl, redirectUrl };
 }

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
 import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import { ProjectEntity } from '../projects/project.entity';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
+import { changesTargets, givesControls } from './link-controls';
 import { LinkInput } from './link-input';
+import { RedirectInputs, ruleRedirects } from './link-redirect';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
 import { LinkRecord } from './link-record';
@@ -15,28 +19,42 @@ import { changesMetadata } from './static-fingerprint';
 
 const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
+/** Whether an update request gives metadata (anything but tool and the link controls). */
+function givesMetadata(input: LinkInput): boolean {
+  return Object.entries(input).some(
+    ([name, value]) => name !== 'tool' && name !== 'controls' && value !== undefined,
+  );
+}
+
 /** url/update (docs/api.md, "Tracked links": update), for the project ProjectKeyGuard authenticated. */
 @Injectable()
 export class LinkUpdateService {
   constructor(
+    private readonly config: AppConfig,
     private readonly repository: LinksRepository,
     private readonly metadata: LinkMetadataService,
     private readonly parents: LinkParentsService,
     private readonly dataSource: DataSource,
     private readonly mirror: LinkMirror,
+    private readonly bus: InvalidationBus,
   ) {}
 
   /**
    * Changes the given fields of a link created within the last 30 days; original_url, redirect_url
-   * and created_at never change. Another project's link is not found.
+   * and created_at never change. Another project's link is not found. Link controls change at any
+   * age (docs/api.md, "Link controls"): a request that gives only them (and tool) is taken after
+   * the 30 days too, leaves the statistics' mirror of the link as it is, and every instance's
+   * redirect cache forgets the link.
    */
   async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
     let updated: LinkEntity | null = null;
+    const controls = input.controls ?? {};
+    const controlsOnly = givesControls(controls) && !givesMetadata(input);
     const record = await this.dataSource.transaction(async (manager) => {
       const link = await this.repository.findBySvcId(id, manager);
       if (!link || link.projectId !== project.id)
         throw Errors.notFound(`No link ${id} in this project`);
-      if (Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
+      if (!controlsOnly && Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
         throw Errors.badRequest(
           `Link ${id} was created more than 30 days ago; links can be updated only within 30 days of creation`,
         );
@@ -103,12 +121,45 @@ export class LinkUpdateService {
       // A static link answers for its current metadata only (docs/api.md, static): once that
       // changes, its fingerprint is free for a new link with the old metadata.
       if (link.staticKey !== null && changesMetadata(changes, link)) changes.staticKey = null;
+      Object.assign(changes, controls);
+      if (changesTargets(controls)) {
+        const row = { ...link, ...changes };
+        changes.ruleRedirects = ruleRedirects(
+          row,
+          await this.redirectInputs(project, row, manager),
+        );
+      }
       const saved = await this.repository.updateLink(link.id, changes, manager);
       updated = saved;
       const [record] = await this.metadata.records(project, [saved], manager);
       return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
     });
-    await this.mirror.mirror([updated!]);
+    if (!controlsOnly) await this.mirror.mirror([updated!]);
+    if (givesControls(controls)) await this.bus.publish('link', [updated!.svcId]);
     return record;
+  }
+
+  /** What the link's targeting URLs are served through: its project's patterns and UTM, as now. */
+  private async redirectInputs(
+    project: ProjectEntity,
+    link: LinkEntity,
+    manager: EntityManager,
+  ): Promise<RedirectInputs> {
+    const tool = await this.metadata.tool(project, link.tool, manager);
+    const [campaign] = link.campaign
+      ? await this.repository.findCampaigns(project.id, [link.campaign], manager)
+      : [];
+    const [identity] = link.userId
+      ? await this.repository.findUserIdentities(project.id, [link.userId], manager)
+      : [];
+    return {
+      pageUrl: link.originalUrl,
+      settings: project.settings,
+      toolLabel: tool.label,
+      scheme: this.config.publicScheme,
+      campaign: campaign ?? null,
+      identity: identity ?? null,
+      createdAt: link.createdAt,
+    };
   }
 }

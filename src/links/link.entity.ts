@@ -1,5 +1,13 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
+/** A link's targeting URLs as redirects serve them: each rule's URL after patterns and UTM. */
+export interface RuleRedirects {
+  ios?: string;
+  android?: string;
+  /** Country code (ISO 3166-1 alpha-2, upper case) → URL. */
+  geo?: Record<string, string>;
+}
+
 @Entity('links')
 export class LinkEntity {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
@@ -82,6 +90,37 @@ export class LinkEntity {
 
   @Column('char', { length: 64, nullable: true })
   staticKey: string | null;
+
+  // Link controls (docs/api.md, "Link controls"): optional, so that a link read without them (or
+  // made before them) is a link without controls; link-controls.ts reads and writes them.
+
+  @Column('timestamptz', { nullable: true })
+  expiresAt?: Date | null;
+
+  @Column('integer', { nullable: true })
+  maxClicks?: number | null;
+
+  @Column('text', { nullable: true })
+  expiredUrl?: string | null;
+
+  @Column('boolean', { default: false })
+  disabled?: boolean;
+
+  @Column('text', { nullable: true })
+  iosUrl?: string | null;
+
+  @Column('text', { nullable: true })
+  androidUrl?: string | null;
+
+  @Column('jsonb', { nullable: true })
+  geo?: Record<string, string> | null;
+
+  /** The targeting URLs as redirects serve them (pattern and UTM applied): link-controls.ts. */
+  @Column('jsonb', { nullable: true })
+  ruleRedirects?: RuleRedirects | null;
+
+  @Column('text', { nullable: true })
+  passwordHash?: string | null;
 
   @Column('timestamptz', { default: () => 'now()' })
   createdAt: Date;

@@ -15,6 +15,7 @@ import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
+import { linkControls } from './link-controls';
 import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
@@ -258,7 +259,9 @@ export class LinksController {
     project: ProjectEntity,
     params: RawParams,
   ): Promise<FormattedResult<LinkRecord>> {
-    const [record] = await this.links.create(project, [readLinkInput(params)], {
+    const input = readLinkInput(params);
+    const controls = await linkControls(params, 'create');
+    const [record] = await this.links.create(project, [{ ...input, controls }], {
       requireChannel: true,
     });
     return new FormattedResult(record, () => record.svc_url);
@@ -268,9 +271,14 @@ export class LinksController {
     project: ProjectEntity,
     params: RawParams,
   ): Promise<FormattedResult<{ svc_urls: LinkRecord[] }>> {
-    const records = await this.links.create(project, readBatchInputs(params), {
-      requireChannel: true,
-    });
+    const inputs = readBatchInputs(params);
+    // Controls are single values, given to every link of the batch.
+    const controls = await linkControls(params, 'create');
+    const records = await this.links.create(
+      project,
+      inputs.map((input) => ({ ...input, controls })),
+      { requireChannel: true },
+    );
     return new FormattedResult({ svc_urls: records }, () =>
       records.map((r) => r.svc_url).join('\n'),
     );
@@ -280,7 +288,9 @@ export class LinksController {
     project: ProjectEntity,
     params: RawParams,
   ): Promise<FormattedResult<LinkRecord>> {
-    const record = await this.links.createStatic(project, readLinkInput(params));
+    const input = readLinkInput(params);
+    const controls = await linkControls(params, 'create');
+    const record = await this.links.createStatic(project, { ...input, controls });
     return new FormattedResult(record, () => record.svc_url);
   }
 
@@ -291,6 +301,7 @@ export class LinksController {
   ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
     if (input.tool === undefined) throw Errors.missing('tool');
+    input.controls = await linkControls(params, 'update');
     const record = await this.updates.update(project, id, input);
     return new FormattedResult(record, () => record.svc_url);
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CampaignEntity } from './campaign.entity';
+import { CONTROL_COLUMNS, columnValue, readControlColumns } from './link-control-columns';
 import { LinkEntity } from './link.entity';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
@@ -57,6 +58,7 @@ const LINK_COLUMNS: [keyof NewLink, string][] = [
   ['tag5', 'tag_5'],
   ['notes', 'notes'],
   ['staticKey', 'static_key'],
+  ...CONTROL_COLUMNS,
 ];
 
 type Raw = Record<string, unknown>;
@@ -72,6 +74,7 @@ function toLink(raw: Raw): LinkEntity {
   link.createdAt = new Date(raw.created_at as string | Date);
   link.updatedAt = new Date(raw.updated_at as string | Date);
   if (link.servicePostidSharedAt) link.servicePostidSharedAt = new Date(link.servicePostidSharedAt);
+  readControlColumns(raw, link);
   return link;
 }
 
@@ -93,7 +96,7 @@ export class LinksRepository {
     const params: unknown[] = [];
     const tuples = rows.map((row) => {
       const placeholders = LINK_COLUMNS.map(([property]) => {
-        params.push((row as unknown as Raw)[property] ?? null);
+        params.push(columnValue(property, (row as unknown as Raw)[property]));
         return `$${params.length}`;
       });
       return `(${placeholders.join(', ')})`;
@@ -191,7 +194,7 @@ export class LinksRepository {
     const params: unknown[] = [];
     for (const [property, column] of LINK_COLUMNS) {
       if (property in changes) {
-        params.push((changes as Raw)[property] ?? null);
+        params.push(columnValue(property, (changes as Raw)[property]));
         sets.push(`${column} = $${params.length}`);
       }
     }

@@ -272,6 +272,7 @@ export class LinksService {
       tag5: input.tags?.tag_5 ?? null,
       notes: input.notes ?? null,
       staticKey: null,
+      ...input.controls,
     };
     const redirect: RedirectInputs = {
       pageUrl: input.url,

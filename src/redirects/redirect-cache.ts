@@ -7,7 +7,10 @@ import { RedisClient } from '../queue/redis.provider';
 import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
 import { RedirectsRepository } from './redirects.repository';
 
-/** Time to live of cached answers, per layer. Links never change their target once created. */
+/**
+ * Time to live of cached answers, per layer. Links never change their redirect_url once created;
+ * a change of their controls drops them on every instance (InvalidationBus).
+ */
 const TTL = {
   link: { memory: 10 * 60_000, redis: 3600 },
   missingLink: { memory: 30_000, redis: 30 },
@@ -16,6 +19,16 @@ const TTL = {
 };
 
 type Layer = 'memory' | 'redis' | 'database';
+
+/**
+ * The Redis key space of each kind. Link entries carry their controls since LinkControls: the
+ * entries of a version without them (a rolling upgrade) are in another space and never read.
+ */
+const REDIS_SPACE: Record<InvalidationKind, string> = {
+  link: 'link2',
+  project: 'project',
+  domain: 'domain',
+};
 
 /**
  * The redirect path's lookups: in-process LRU → Redis → PostgreSQL, with negative caching, and
@@ -30,6 +43,12 @@ export class RedirectCache implements OnModuleInit {
   private readonly prefix: string;
   /** The lookup counter per layer, bound once. */
   private readonly lookups: Record<Layer, { inc(): void }>;
+  /** Invalidations received so far, per kind: a lookup that saw one while it waited keeps nothing. */
+  private readonly invalidations: Record<InvalidationKind, number> = {
+    link: 0,
+    project: 0,
+    domain: 0,
+  };
 
   constructor(
     config: AppConfig,
@@ -115,14 +134,18 @@ export class RedirectCache implements OnModuleInit {
     load: () => Promise<T>,
     ttl: (value: T) => { memory: number; redis: number },
   ): Promise<T> {
-    const redisKey = `${this.prefix}:${kind}:${key}`;
+    const redisKey = `${this.prefix}:${REDIS_SPACE[kind]}:${key}`;
     const fast = this.redis.fast;
+    // An entry read before a change and kept after the change's invalidation arrived would outlive
+    // it (a link disabled would redirect until the TTL): what was read across one is not kept.
+    const invalidations = this.invalidations[kind];
     if (fast && fast.status === 'ready') {
       try {
         const cached = await fast.get(redisKey);
         if (cached !== null) {
           const value = JSON.parse(cached) as T;
-          lru.set(key, value, ttl(value).memory, Date.now());
+          if (invalidations === this.invalidations[kind])
+            lru.set(key, value, ttl(value).memory, Date.now());
           this.count('redis');
           return value;
         }
@@ -132,6 +155,7 @@ export class RedirectCache implements OnModuleInit {
     }
     const value = await load();
     this.count('database');
+    if (invalidations !== this.invalidations[kind]) return value;
     const { memory, redis } = ttl(value);
     lru.set(key, value, memory, Date.now());
     if (fast && fast.status === 'ready') {
@@ -146,8 +170,12 @@ export class RedirectCache implements OnModuleInit {
 
   /** Drops entries here; the instance that published also drops them from Redis. */
   private invalidateLocal(kind: InvalidationKind, keys: string[]): void {
+    this.invalidations[kind] += 1;
     const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
     if (keys.includes('*')) {
+      this.invalidations.link += 1;
+      this.invalidations.project += 1;
+      this.invalidations.domain += 1;
       this.links.clear();
       this.projects.clear();
       this.hosts.clear();
@@ -159,7 +187,9 @@ export class RedirectCache implements OnModuleInit {
     for (const key of cacheKeys) lru.delete(key);
     const fast = this.redis.fast;
     if (fast && fast.status === 'ready') {
-      fast.del(...cacheKeys.map((key) => `${this.prefix}:${kind}:${key}`)).catch(() => undefined);
+      fast
+        .del(...cacheKeys.map((key) => `${this.prefix}:${REDIS_SPACE[kind]}:${key}`))
+        .catch(() => undefined);
     }
   }
 }

@@ -1,9 +1,30 @@
-/** What a redirect needs of a link; links never change their target, so this caches well. */
+/**
+ * What a redirect needs of a link; a link's redirect_url never changes, so this caches well (an
+ * update of its controls drops it on every instance).
+ */
 export interface LinkTarget {
   linkId: string;
   projectId: string;
   svcId: string;
   redirectUrl: string;
+  /** Only on a link with controls (docs/api.md, "Link controls"): the one check plain links pay. */
+  rules?: LinkRules;
+}
+
+/** A link's controls as the redirect applies them; locations header-safe (locationOf). */
+export interface LinkRules {
+  disabled?: true;
+  /** Ms since the epoch: from then on the link has expired. */
+  expiresAt?: number;
+  maxClicks?: number;
+  expiredUrl?: string;
+  /** The targeting URLs as served (rule_redirects: pattern and UTM applied). */
+  ios?: string;
+  android?: string;
+  /** Country code (upper case) → URL. */
+  geo?: Record<string, string>;
+  /** The password's scrypt hash (link-password.ts). */
+  password?: string;
 }
 
 /** What a redirect needs of the link's project. */

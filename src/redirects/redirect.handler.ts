@@ -8,14 +8,19 @@ import { ApiPaths } from '../common/api-paths';
 import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
+import { Decision, LinkRulesService } from './link-rules';
+import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
-import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
+import { HostDomains, LinkRules, LinkTarget, ProjectTarget } from './redirect-target';
+import { decodePath, header, rawHeader, trimSlashes, withSvc } from './request-parts';
+
+export { rawHeader, withSvc } from './request-parts';
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
   '<body><h1>Link not found</h1><p>This short link does not exist.</p></body></html>';
 
-type Outcome = 'redirect' | 'not_found' | 'root' | 'error';
+type Outcome = 'redirect' | 'not_found' | 'root' | 'expired' | 'form' | 'error';
 
 /**
  * The hot path: a plain Node request listener in front of Express (docs/architecture.md, "How a
@@ -36,6 +41,8 @@ export class RedirectHandler {
     private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
     private readonly apiPaths: ApiPaths,
+    private readonly rules: LinkRulesService,
+    private readonly gate: PasswordGate,
   ) {
     this.defaultDomain = config.defaultDomain;
     const histogram = metrics.redirectSeconds;
@@ -43,6 +50,8 @@ export class RedirectHandler {
       redirect: histogram.child('redirect'),
       not_found: histogram.child('not_found'),
       root: histogram.child('root'),
+      expired: histogram.child('expired'),
+      form: histogram.child('form'),
       error: histogram.child('error'),
     };
   }
@@ -53,7 +62,9 @@ export class RedirectHandler {
   ): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
       const method = req.method;
-      if (method !== 'GET' && method !== 'HEAD') return next(req, res);
+      if (method !== 'GET' && method !== 'HEAD') {
+        return method === 'POST' ? this.post(req, res, next) : next(req, res);
+      }
       const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
       const url = req.url ?? '/';
       const query = url.indexOf('?');
@@ -81,6 +92,34 @@ export class RedirectHandler {
         next(req, res);
       }
     };
+  }
+
+  /**
+   * POST reaches a password-protected link (its form posts the password there); anything else,
+   * and whatever cannot be looked up, goes on to Express as before.
+   */
+  private post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (req: IncomingMessage, res: ServerResponse) => void,
+  ): void {
+    const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = decodePath(query === -1 ? url : url.slice(0, query));
+    if (path === null || path === '') return next(req, res);
+    const isDefault = host === this.defaultDomain;
+    if (isDefault && this.apiPaths.has(path)) return next(req, res);
+    const protectedLink = (target: LinkTarget | null) => target?.rules?.password !== undefined;
+    const serve = (domains: HostDomains | null) => this.serve(req, res, host, path, domains, true);
+    Promise.resolve(this.cache.linkTarget(svcId(host, path)))
+      .then(async (target) => {
+        if (!protectedLink(target)) return next(req, res);
+        if (isDefault) return serve(null);
+        const domains = await this.cache.hostDomains(host);
+        return domains ? serve(domains) : next(req, res);
+      })
+      .catch(() => next(req, res));
   }
 
   /** Answers at once on memory hits (the common case: no promise); otherwise waits for the lookups. */
@@ -136,6 +175,10 @@ export class RedirectHandler {
     project: ProjectTarget | null,
   ): void {
     if (target && project?.live) {
+      // Links with controls (docs/api.md, "Link controls"): the one check the others pay.
+      if (target.rules !== undefined) {
+        return this.answerRules(req, res, path, domains, started, target, project, target.rules);
+      }
       const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
       // A counted redirect is answered once its click is in the journal: a crash after the answer keeps it.
       if (req.method === 'GET') this.record(req, target, () => this.redirect(res, location));
@@ -145,6 +188,75 @@ export class RedirectHandler {
     }
     this.answerMissing(res, path, domains);
     this.observe(path === '' ? 'root' : 'not_found', started);
+  }
+
+  /**
+   * A link with controls: LinkRulesService decides (from the cached target; a promise only on the
+   * link's first count or the geolocation database's first load), and the visit is answered so.
+   */
+  private answerRules(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    domains: HostDomains | null,
+    started: number,
+    target: LinkTarget,
+    project: ProjectTarget,
+    rules: LinkRules,
+    accepted?: { referrer: string | null },
+  ): void {
+    const userAgent = header(req, 'user-agent');
+    const method = req.method;
+    const ip = rules.geo !== undefined || rules.password !== undefined ? this.clientIp(req) : null;
+    const counts =
+      (method === 'GET' || accepted !== undefined) && method !== 'HEAD' && !isCrawler(userAgent);
+    const visit = { ip, userAgent, passwordAccepted: accepted !== undefined, counts };
+    const act = (decision: Decision) => {
+      if (decision.kind === 'redirect') {
+        const location = withSvc(decision.url, project.conversions, target.svcId);
+        if (method === 'HEAD') this.redirect(res, location);
+        else this.record(req, target, () => this.redirect(res, location), accepted?.referrer);
+        return this.observe('redirect', started);
+      }
+      if (decision.kind === 'expired') {
+        this.redirect(res, decision.url);
+        return this.observe('expired', started);
+      }
+      if (decision.kind === 'missing') {
+        this.answerMissing(res, path, domains);
+        return this.observe('not_found', started);
+      }
+      const action = (req.url ?? '/').split('?')[0];
+      if (method !== 'POST') {
+        this.gate.form(res, action, header(req, 'referer'), method === 'HEAD');
+        return this.observe('form', started);
+      }
+      const gateVisit = {
+        req,
+        res,
+        action,
+        linkId: target.linkId,
+        hash: rules.password!,
+        ip,
+        contentType: rawHeader(req.rawHeaders, 'content-type'),
+      };
+      this.gate
+        .submit(gateVisit, (referrer) =>
+          this.answerRules(req, res, path, domains, started, target, project, rules, {
+            referrer,
+          }),
+        )
+        .then(
+          () => this.observe('form', started),
+          (error: unknown) => this.fail(res, error, started),
+        );
+    };
+    const decision = this.rules.decide(target, rules, visit);
+    if (decision instanceof Promise) {
+      decision.then(act, (error: unknown) => this.fail(res, error, started));
+    } else {
+      act(decision);
+    }
   }
 
   /** Bare domain → root_redirect; unknown path → not_found_redirect (of its segment domain first). */
@@ -182,8 +294,16 @@ export class RedirectHandler {
     res.end();
   }
 
-  /** Records the click; `answer` runs once it is in the journal, later in this event-loop turn (ClickRecorder.push). */
-  private record(req: IncomingMessage, target: LinkTarget, answer: () => void): void {
+  /**
+   * Records the click; `answer` runs once it is in the journal, later in this event-loop turn
+   * (ClickRecorder.push). A protected link's click carries the referrer its form kept (`given`).
+   */
+  private record(
+    req: IncomingMessage,
+    target: LinkTarget,
+    answer: () => void,
+    given?: string | null,
+  ): void {
     const userAgent = header(req, 'user-agent');
     const now = Date.now();
     const click: ClickEvent = {
@@ -191,7 +311,7 @@ export class RedirectHandler {
       linkId: target.linkId,
       projectId: target.projectId,
       clickedAt: now,
-      referrer: header(req, 'referer'),
+      referrer: given === undefined ? header(req, 'referer') : given,
       userAgent,
       ip: this.clientIp(req),
       isBot: isCrawler(userAgent),
@@ -222,67 +342,4 @@ export class RedirectHandler {
     res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
     res.end('Temporarily unavailable, please retry');
   }
-}
-
-function header(req: IncomingMessage, name: string): string | null {
-  const value = rawHeader(req.rawHeaders, name);
-  return value !== undefined && value !== '' ? value.slice(0, 2048) : null;
-}
-
-/**
- * A request header by its lowercase name, read from rawHeaders: `req.headers` would build an object
- * of every header on first use, which the redirect path does not need. The first of repeated
- * headers, as Node keeps it (of X-Forwarded-For, whose copies Node joins, only the first address
- * is read, and that is in the first copy).
- */
-export function rawHeader(raw: string[], name: string): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) {
-    const key = raw[i];
-    if (key.length === name.length && key.toLowerCase() === name) return raw[i + 1];
-  }
-  return undefined;
-}
-
-/**
- * The link path of a request path: decoded, without leading or trailing slashes; null if it does
- * not decode to clean text (malformed escapes, invalid UTF-8, a lone surrogate or a NUL). Only a
- * path with a `%` pays for the checks.
- */
-function decodePath(raw: string): string | null {
-  let path = raw;
-  if (raw.includes('%')) {
-    try {
-      path = decodeURIComponent(raw);
-    } catch {
-      return null;
-    }
-    if (path.includes('\0')) return null;
-  }
-  return trimSlashes(path);
-}
-
-function trimSlashes(path: string): string {
-  let start = 0;
-  let end = path.length;
-  while (start < end && path.charCodeAt(start) === 47) start++;
-  while (end > start && path.charCodeAt(end - 1) === 47) end--;
-  return start === 0 && end === path.length ? path : path.slice(start, end);
-}
-
-/** `svc=<svc_id>` on the landing URL when conversions are tracked for its host (docs/architecture.md). */
-export function withSvc(
-  url: string,
-  conversions: ProjectTarget['conversions'],
-  svcId: string,
-): string {
-  if (conversions === null) return url;
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return url;
-  }
-  if (conversions !== 'all' && !conversions.includes(target.hostname.toLowerCase())) return url;
-  target.searchParams.set('svc', svcId);
-  return target.toString();
 }

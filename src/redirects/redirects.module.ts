@@ -1,13 +1,30 @@
 import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module';
+import { EnrichmentModule } from '../enrichment/enrichment.module';
+import { ClickCounts } from './click-counts';
+import { LinkRulesService } from './link-rules';
+import { PasswordAttempts } from './password-attempts';
+import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
 import { RedirectHandler } from './redirect.handler';
 import { RedirectsRepository } from './redirects.repository';
 
-/** Short links answered by a plain request listener in front of Express (see app.factory.ts). */
+/**
+ * Short links answered by a plain request listener in front of Express (see app.factory.ts), with
+ * the link controls it applies (LinkRulesService, ClickCounts, PasswordGate; GeoLookup, shared with
+ * the click worker, read only when a geo rule is first applied).
+ */
 @Module({
-  imports: [ClicksModule],
-  providers: [RedirectsRepository, RedirectCache, RedirectHandler],
+  imports: [ClicksModule, EnrichmentModule],
+  providers: [
+    RedirectsRepository,
+    RedirectCache,
+    RedirectHandler,
+    ClickCounts,
+    LinkRulesService,
+    PasswordAttempts,
+    PasswordGate,
+  ],
   exports: [RedirectHandler],
 })
 export class RedirectsModule {}

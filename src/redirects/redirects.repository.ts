@@ -1,29 +1,68 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { HostDomains, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
+import type { RuleRedirects } from '../links/link.entity';
+import { HostDomains, LinkRules, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
+
+interface LinkRow {
+  id: string;
+  project_id: string;
+  svc_id: string;
+  redirect_url: string;
+  expires_at: Date | string | null;
+  max_clicks: number | null;
+  expired_url: string | null;
+  disabled: boolean;
+  rule_redirects: RuleRedirects | string | null;
+  password_hash: string | null;
+}
+
+/** A link's controls as the redirect applies them, or null for a link without any. */
+function linkRules(row: LinkRow): LinkRules | null {
+  const rules: LinkRules = {};
+  if (row.disabled) rules.disabled = true;
+  if (row.expires_at !== null) rules.expiresAt = new Date(row.expires_at).getTime();
+  if (row.max_clicks !== null) rules.maxClicks = Number(row.max_clicks);
+  if (row.expired_url !== null) rules.expiredUrl = locationOf(row.expired_url);
+  const targets: RuleRedirects | null =
+    typeof row.rule_redirects === 'string'
+      ? (JSON.parse(row.rule_redirects) as RuleRedirects)
+      : row.rule_redirects;
+  if (targets?.ios) rules.ios = locationOf(targets.ios);
+  if (targets?.android) rules.android = locationOf(targets.android);
+  if (targets?.geo) {
+    rules.geo = Object.fromEntries(
+      Object.entries(targets.geo).map(([country, url]) => [country, locationOf(url)]),
+    );
+  }
+  if (row.password_hash !== null) rules.password = row.password_hash;
+  return Object.keys(rules).length > 0 ? rules : null;
+}
 
 /** The redirect path's reads, taken only on a cache miss; locations come out header-safe (locationOf). */
 @Injectable()
 export class RedirectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Uses uq_links_svc_id. */
+  /** Uses uq_links_svc_id. A link without controls gets no `rules` (LinkTarget). */
   async findLinkTarget(svcId: string): Promise<LinkTarget | null> {
-    const rows: { id: string; project_id: string; svc_id: string; redirect_url: string }[] =
-      await this.dataSource.query(
-        `SELECT id, project_id, svc_id, redirect_url FROM links WHERE svc_id = $1`,
-        [svcId],
-      );
+    const rows: LinkRow[] = await this.dataSource.query(
+      `SELECT id, project_id, svc_id, redirect_url, expires_at, max_clicks, expired_url, disabled,
+              rule_redirects, password_hash
+       FROM links WHERE svc_id = $1`,
+      [svcId],
+    );
     const row = rows[0];
-    return row
-      ? {
-          linkId: String(row.id),
-          projectId: row.project_id,
-          svcId: row.svc_id,
-          redirectUrl: locationOf(row.redirect_url),
-        }
-      : null;
+    if (!row) return null;
+    const target: LinkTarget = {
+      linkId: String(row.id),
+      projectId: row.project_id,
+      svcId: row.svc_id,
+      redirectUrl: locationOf(row.redirect_url),
+    };
+    const rules = linkRules(row);
+    if (rules) target.rules = rules;
+    return target;
   }
 
   /** Uses pk_projects. */

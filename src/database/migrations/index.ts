@@ -7,6 +7,7 @@ import { LinkTotals1763940000000 } from './1763940000000-link-totals';
 import { ConversionRedirections1763950000000 } from './1763950000000-conversion-redirections';
 import { LinksByUrl1763960000000 } from './1763960000000-links-by-url';
 import { AnalyticsStore1763970000000 } from './1763970000000-analytics-store';
+import { LinkControls1763990000000 } from './1763990000000-link-controls';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ConversionRedirections1763950000000,
   LinksByUrl1763960000000,
   AnalyticsStore1763970000000,
+  LinkControls1763990000000,
 ];

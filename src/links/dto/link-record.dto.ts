@@ -77,6 +77,51 @@ export class LinkRecordDto {
   @ApiProperty({ type: String, nullable: true })
   notes: string | null;
   @ApiPropertyOptional({
+    description: 'Link control, only when set: when the link expires (ISO 8601, UTC)',
+    example: '2026-12-31T23:59:59Z',
+  })
+  expires_at?: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Link control, only when set: counted human clicks after which the link expires',
+    example: 1000,
+  })
+  max_clicks?: number;
+  @ApiPropertyOptional({
+    description: 'Link control, only when set: where visitors go once the link has expired',
+    example: 'https://example.com/offer-ended',
+  })
+  expired_url?: string;
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Link control, only when set: the link answers as not found',
+  })
+  disabled?: true;
+  @ApiPropertyOptional({
+    description: 'Link control, only when set: the target for iPhone, iPad and iPod visitors',
+    example: 'https://apps.apple.com/app/id123456789',
+  })
+  ios_url?: string;
+  @ApiPropertyOptional({
+    description: 'Link control, only when set: the target for Android visitors',
+    example: 'https://play.google.com/store/apps/details?id=com.example',
+  })
+  android_url?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'Link control, only when set: the target per visitor country (ISO 3166-1 alpha-2 → URL)',
+    example: { US: 'https://example.com/us', DE: 'https://example.com/de' },
+  })
+  geo?: Record<string, string>;
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Link control, only when set: visitors must give the link’s password',
+  })
+  password_protected?: true;
+  @ApiPropertyOptional({
     description: 'Static endpoint only: whether the link was created by this call',
   })
   new?: boolean;

@@ -1,0 +1,153 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { GeoLookup } from '../enrichment/geo-lookup';
+import { ClickCounts } from './click-counts';
+import type { LinkRules, LinkTarget } from './redirect-target';
+
+/** What a link with controls answers (docs/api.md, "Link controls"). */
+export type Decision =
+  /** A 302 to `url` (svc= still to add), counted on GET. */
+  | { kind: 'redirect'; url: string }
+  /** Expired with an expired_url: a 302 there, not counted. */
+  | { kind: 'expired'; url: string }
+  /** Disabled, or expired without an expired_url: the domain's not-found answer, not counted. */
+  | { kind: 'missing' }
+  /** Protected and no password accepted yet: the form. */
+  | { kind: 'password' };
+
+const MISSING: Decision = { kind: 'missing' };
+const PASSWORD: Decision = { kind: 'password' };
+/** After the geolocation database failed to load, how long geo rules are skipped before a retry. */
+const GEO_RETRY_MS = 60_000;
+
+/** A visitor as the rules see them. */
+export interface Visitor {
+  ip: string | null;
+  userAgent: string | null;
+  /** The password was given and is right (POST). */
+  passwordAccepted: boolean;
+  /** The visit is a counted click if redirected: a GET or an accepted POST, not a crawler's. */
+  counts: boolean;
+}
+
+/** iPhone, iPad or iPod in the user agent: Apple's mobile devices (iPadOS' desktop mode says Macintosh). */
+export function isIos(userAgent: string): boolean {
+  return userAgent.includes('iPhone') || userAgent.includes('iPad') || userAgent.includes('iPod');
+}
+
+export function isAndroid(userAgent: string): boolean {
+  return userAgent.includes('Android');
+}
+
+/**
+ * Decides a link's answer from its cached rules, in this order: disabled; expired by time; the
+ * password (the form, unless expired by counted clicks); then the target — the visitor's country
+ * (geo), then the device (ios_url, android_url), else redirect_url — unless expired by counted
+ * clicks. Synchronous from the cache, except while the link's
+ * first count is read (ClickCounts) or the geolocation database is loaded (the first visit of a
+ * link with a geo rule).
+ */
+@Injectable()
+export class LinkRulesService {
+  private readonly logger = new Logger('LinkRules');
+  private geoFailedAt = -Infinity;
+
+  constructor(
+    private readonly counts: ClickCounts,
+    private readonly geo: GeoLookup,
+  ) {}
+
+  decide(target: LinkTarget, rules: LinkRules, visitor: Visitor): Decision | Promise<Decision> {
+    if (rules.disabled) return MISSING;
+    if (rules.expiresAt !== undefined && Date.now() >= rules.expiresAt) return expired(rules);
+    if (rules.password !== undefined && !visitor.passwordAccepted) {
+      return this.withinCount(target, rules, PASSWORD, false);
+    }
+    const url = this.targetUrl(target, rules, visitor);
+    if (url instanceof Promise) {
+      return url.then((known) => this.withinCount(target, rules, redirect(known), visitor.counts));
+    }
+    return this.withinCount(target, rules, redirect(url), visitor.counts);
+  }
+
+  /**
+   * `answer`, unless the link has reached max_clicks. A counted visit is counted here, in the same
+   * turn as the check, so that one process never lets more visits through than the count allows.
+   */
+  private withinCount(
+    target: LinkTarget,
+    rules: LinkRules,
+    answer: Decision,
+    counts: boolean,
+  ): Decision | Promise<Decision> {
+    const max = rules.maxClicks;
+    if (max === undefined) return answer;
+    const known = this.counts.count(target, max);
+    if (known instanceof Promise) {
+      return known.then(() => this.withinCount(target, rules, answer, counts));
+    }
+    if (known >= max) return expired(rules);
+    if (counts) this.counts.counted(target.svcId);
+    return answer;
+  }
+
+  /** The first rule that matches: the visitor's country (geo), the device, else redirect_url. */
+  private targetUrl(
+    target: LinkTarget,
+    rules: LinkRules,
+    visitor: Visitor,
+  ): string | Promise<string> {
+    if (rules.geo !== undefined && visitor.ip !== null) {
+      const geo = rules.geo;
+      const country = this.country(visitor.ip);
+      if (country instanceof Promise) {
+        return country.then((known) => byCountry(geo, known) ?? byDevice(target, rules, visitor));
+      }
+      const url = byCountry(geo, country);
+      if (url !== undefined) return url;
+    }
+    return byDevice(target, rules, visitor);
+  }
+
+  /**
+   * The visitor's country. The database is read (GeoLookup.load: the file of the address' family)
+   * when a geo rule is first applied; the visits meanwhile wait for it. Failing, geo rules are
+   * skipped for a minute (the next rule applies) and the failure logged.
+   */
+  private country(ip: string): string | null | Promise<string | null> {
+    try {
+      return this.geo.place(ip)?.country ?? null;
+    } catch {
+      // Not loaded yet (GeoLookup.place throws before load).
+    }
+    if (Date.now() - this.geoFailedAt < GEO_RETRY_MS) return null;
+    return this.geo.load([ip]).then(
+      () => this.geo.place(ip)?.country ?? null,
+      (error: unknown) => {
+        this.geoFailedAt = Date.now();
+        this.logger.error({ err: error }, 'geolocation database not loaded: geo rules skipped');
+        return null;
+      },
+    );
+  }
+}
+
+function expired(rules: LinkRules): Decision {
+  return rules.expiredUrl !== undefined ? { kind: 'expired', url: rules.expiredUrl } : MISSING;
+}
+
+function redirect(url: string): Decision {
+  return { kind: 'redirect', url };
+}
+
+function byCountry(geo: Record<string, string>, country: string | null): string | undefined {
+  return country === null ? undefined : geo[country];
+}
+
+function byDevice(target: LinkTarget, rules: LinkRules, visitor: Visitor): string {
+  const agent = visitor.userAgent;
+  if (agent !== null) {
+    if (rules.ios !== undefined && isIos(agent)) return rules.ios;
+    if (rules.android !== undefined && isAndroid(agent)) return rules.android;
+  }
+  return target.redirectUrl;
+}
