@@ -5,7 +5,16 @@
 // queue, job `ingest`, packClicks layout, 1,000 clicks a job, the same job options) and measures
 // from the first enqueue until the store holds every click (the service's
 // svc_analytics_rows_inserted_total{table="clicks"}, polled on /metrics); then the clicks are
-// checked through the API (range totals). Clicks/s per round and their median.
+// checked through the API (range totals, and range by country and by device: the worker described
+// them). Clicks/s per round and their median.
+//
+// The clicks are ones the worker's enrichment really describes (src/enrichment): public client
+// addresses spread over the IPv4 space (a multiplicative hash of the click's number, so neighbours
+// differ and every click of a round has its own address), one in eight IPv6 in the RIRs' blocks,
+// each looked up in the geolocation database; a mix of user agents (desktop Chrome, Safari,
+// Firefox, Edge, Opera; iPhone and Android phones, in-app browsers; iPads and Android tablets; a
+// smart TV; 2% search-engine bots, flagged as bots as the redirect layer flags them), each in a few
+// versions; referrers from about twenty sites, 40% direct.
 const os = require('node:os');
 const path = require('node:path');
 const { rm } = require('node:fs/promises');
@@ -21,12 +30,88 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LINKS = 100;
 const TARGET = 50_000;
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
-const AGENTS = [
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-  'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+// [user agent, weight]: desktop ≈ 45%, mobile ≈ 45%, tablet ≈ 7%, other ≈ 3% (TV, bots).
+const AGENT_MIX = [
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 20],
+  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 6],
+  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Safari/605.1.15', 7],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 4],
+  ['Mozilla/5.0 (X11; Linux x86_64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 1],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36 Edg/%V.0.2592.87', 6],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36 OPR/111.0.0.0', 1],
+  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1', 20],
+  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0.0.40.97]', 3],
+  ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.6478.122 Mobile Safari/537.36', 14],
+  ['Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/%V.0.0.0 Mobile Safari/537.36', 6],
+  ['Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/%V.0.6478.122 Mobile Safari/537.36 Instagram 337.0.0.0.77 Android', 2],
+  ['Mozilla/5.0 (iPad; CPU OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1', 5],
+  ['Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 2],
+  ['Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/538.1 (KHTML, like Gecko) Version/6.0 TV Safari/538.1', 1],
 ];
-const REFERRERS = [null, 'https://t.co/', 'https://www.facebook.com/', 'https://www.google.com/'];
+// Search-engine bots: 2 clicks in 100, flagged as bots (the redirect layer's isbot), so not in range's clicks.
+const BOT_AGENTS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+];
+// Each agent in a few versions (%V the major version, %v a minor one): ~60 distinct agents in all.
+const VERSIONS = [124, 125, 126, 127];
+const AGENTS = AGENT_MIX.flatMap(([agent, weight]) =>
+  Array.from({ length: weight }, (_, k) => agent.replaceAll('%V', String(VERSIONS[k % VERSIONS.length])).replaceAll('%v', String(k % 6))),
+);
+// [referrer, weight] in 100: 40 direct (null), the rest from search, social, mail, news and apps.
+const REFERRER_MIX = [
+  [null, 40],
+  ['https://www.google.com/', 14],
+  ['https://t.co/%h', 8],
+  ['https://www.facebook.com/', 5],
+  ['https://l.facebook.com/l.php?u=https%3A%2F%2Fbench.svc%2F', 3],
+  ['https://www.linkedin.com/feed/', 4],
+  ['https://www.bing.com/', 3],
+  ['https://duckduckgo.com/', 2],
+  ['https://www.reddit.com/r/programming/comments/%h/', 3],
+  ['https://news.ycombinator.com/item?id=%h', 2],
+  ['https://mail.google.com/', 3],
+  ['https://outlook.live.com/', 2],
+  ['android-app://com.google.android.gm/', 1],
+  ['https://www.instagram.com/', 2],
+  ['https://lm.facebook.com/', 1],
+  ['https://www.youtube.com/', 2],
+  ['https://www.google.co.uk/', 1],
+  ['https://www.google.de/', 1],
+  ['https://search.yahoo.com/', 1],
+  ['https://medium.com/@bench/%h', 1],
+  ['https://substack.com/', 1],
+];
+const REFERRERS = REFERRER_MIX.flatMap(([referrer, weight]) => Array.from({ length: weight }, () => referrer));
+// First octets of public IPv4 space: 1–223 less 10 (private), 127 (loopback) and those holding a
+// reserved block (100.64/10, 169.254/16, 172.16/12, 192.x, 198.18/15, 203.0.113/24): none of the
+// addresses is skipped as reserved.
+const PUBLIC_V4 = Array.from({ length: 223 }, (_, k) => k + 1).filter((a) => ![10, 100, 127, 169, 172, 192, 198, 203].includes(a));
+// IPv6 /12s of the five RIRs (APNIC, ARIN, LACNIC, RIPE NCC twice, AFRINIC, ARIN): global unicast.
+const V6_BLOCKS = [0x2400, 0x2600, 0x2800, 0x2a00, 0x2a00, 0x2c00, 0x2600];
+const hex = (n) => (n >>> 0).toString(16);
+
+/** Click i's client address: a public IPv4 address (7 in 8) or IPv6 (1 in 8), its own in the round. */
+function addressOf(i) {
+  const x = Math.imul(i + 1, 2654435761) >>> 0; // Knuth's multiplicative hash: a bijection of 32 bits
+  if (i % 8 === 7) {
+    const y = Math.imul(x ^ 0x5bd1e995, 0x27d4eb2d) >>> 0;
+    return `${hex(V6_BLOCKS[x % V6_BLOCKS.length] | ((x >>> 8) & 0x0f))}:${hex(x >>> 16)}:${hex(y & 0xffff)}::${hex(y >>> 16)}`;
+  }
+  return `${PUBLIC_V4[(x >>> 24) % PUBLIC_V4.length]}.${(x >>> 16) & 255}.${(x >>> 8) & 255}.${x & 255}`;
+}
+
+/** Click i's user agent, referrer and bot flag (bots: i % 100 < 2). */
+function visitorOf(i) {
+  const h = Math.imul(i + 7, 0x9e3779b1) >>> 0;
+  const bot = i % 100 < 2;
+  const agent = bot ? BOT_AGENTS[i % BOT_AGENTS.length] : AGENTS[h % AGENTS.length];
+  const referrer = REFERRERS[(h >>> 8) % REFERRERS.length]?.replace('%h', hex((h >>> 12) % 500)) ?? null;
+  return { agent, referrer, bot };
+}
+
+/** Human clicks among clicks 0 … count-1 (range's totals count humans). */
+const humansOf = (count) => count - (Math.floor(count / 100) * 2 + Math.min(2, count % 100));
 
 const form = (fields) =>
   Object.entries(fields)
@@ -41,15 +126,16 @@ function batches(count, projectId, linkIds) {
     const clicks = [];
     for (let i = start; i < Math.min(count, start + BATCH); i++) {
       const at = now - 3_600_000 + Math.floor((i / count) * 3_500_000);
+      const visitor = visitorOf(i);
       clicks.push({
         id: nextClickSequence(),
         linkId: linkIds[(i * 7919) % linkIds.length],
         projectId,
         clickedAt: at,
-        referrer: REFERRERS[i % REFERRERS.length],
-        userAgent: AGENTS[i % AGENTS.length],
-        ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-        isBot: false,
+        referrer: visitor.referrer,
+        userAgent: visitor.agent,
+        ip: addressOf(i),
+        isBot: visitor.bot,
       });
     }
     jobs.push(packClicks(clicks));
@@ -143,19 +229,42 @@ async function main() {
       );
     }
 
-    // Every click counted once, as the API sees them.
-    const expected = 20 * BATCH + ROUNDS * CLICKS;
+    // Every click counted once, as the API sees them (bots apart, as range counts them).
+    const expected = humansOf(20 * BATCH) + ROUNDS * humansOf(CLICKS);
+    const enqueued = 20 * BATCH + ROUNDS * CLICKS;
     const iso = (ms) => new Date(ms).toISOString().slice(0, 19) + 'Z';
-    const res = await lib.request({
-      port: service.port,
-      method: 'GET',
-      path: `/stats/range.json?${form({ v: '3', key, start_date: iso(Date.now() - 3 * 3_600_000), end_date: iso(Date.now() + 3_600_000) })}`,
-    });
-    const clicks = JSON.parse(res.body).totals?.clicks;
+    const range = async (params = {}) => {
+      const res = await lib.request({
+        port: service.port,
+        method: 'GET',
+        path: `/stats/range.json?${form({ v: '3', key, start_date: iso(Date.now() - 3 * 3_600_000), end_date: iso(Date.now() + 3_600_000), ...params })}`,
+      });
+      if (res.status !== 200) throw new Error(`range.json ${res.status} ${res.body.slice(0, 300)}`);
+      return JSON.parse(res.body);
+    };
+    const clicks = (await range()).totals?.clicks;
+    // …and described: by country (the share without one: addresses the database does not place)
+    // and by device, each adding up to the same clicks.
+    const byCountry = await range({ group_by: 'country', per_page: '100', sort_type: 'clicks' });
+    const byDevice = await range({ group_by: 'device' });
+    const share = (groups, field, value) => groups.filter((g) => g[field] === value).reduce((s, g) => s + g.clicks, 0) / clicks;
+    const devices = Object.fromEntries(byDevice.groups.map((g) => [g.device, `${((100 * g.clicks) / clicks).toFixed(0)}%`]));
+    const top = byCountry.groups.slice(0, 5).map((g) => `${g.country} ${((100 * g.clicks) / clicks).toFixed(0)}%`);
     const rates = results.map((r) => r.rate).sort((a, b) => a - b);
     const median = rates[Math.floor(rates.length / 2)];
-    console.log(`median ${Math.round(median).toLocaleString('en-US')} clicks/s (target ≥ ${TARGET.toLocaleString('en-US')}); range totals: ${clicks} clicks, expected ${expected}`);
-    if (clicks !== expected) throw new Error(`the API counts ${clicks} clicks, ${expected} were enqueued`);
+    console.log(
+      `median ${Math.round(median).toLocaleString('en-US')} clicks/s (target ≥ ${TARGET.toLocaleString('en-US')}); ` +
+        `range totals: ${clicks} clicks, expected ${expected} (${enqueued} enqueued, bots apart)`,
+    );
+    console.log(
+      `dimensions: ${byCountry.total_results} countries (${top.join(', ')}; no country ${(100 * share(byCountry.groups, 'country', null)).toFixed(1)}%), ` +
+        `devices ${JSON.stringify(devices)}`,
+    );
+    if (clicks !== expected) throw new Error(`the API counts ${clicks} clicks, ${expected} human clicks were enqueued`);
+    for (const [name, body] of [['country', byCountry], ['device', byDevice]]) {
+      if (body.totals.clicks !== expected) throw new Error(`range by ${name} counts ${body.totals.clicks} clicks, expected ${expected}`);
+    }
+    if (share(byCountry.groups, 'country', null) > 0.05) throw new Error('more than 5% of the clicks have no country: were the addresses looked up?');
     if (median < TARGET) console.log('MISSES TARGET');
   } finally {
     await queue.obliterate({ force: true }).catch(() => undefined);
