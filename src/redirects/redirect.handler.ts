@@ -110,16 +110,19 @@ export class RedirectHandler {
     if (path === null || path === '') return next(req, res);
     const isDefault = host === this.defaultDomain;
     if (isDefault && this.apiPaths.has(path)) return next(req, res);
-    const protectedLink = (target: LinkTarget | null) => target?.rules?.password !== undefined;
-    const serve = (domains: HostDomains | null) => this.serve(req, res, host, path, domains, true);
-    Promise.resolve(this.cache.linkTarget(svcId(host, path)))
-      .then(async (target) => {
-        if (!protectedLink(target)) return next(req, res);
-        if (isDefault) return serve(null);
-        const domains = await this.cache.hostDomains(host);
-        return domains ? serve(domains) : next(req, res);
-      })
-      .catch(() => next(req, res));
+    const onward = () => next(req, res);
+    const serve = (domains: HostDomains | null) =>
+      domains || isDefault ? this.serve(req, res, host, path, domains, true) : onward();
+    const withTarget = (target: LinkTarget | null) => {
+      if (target?.rules?.password === undefined) return onward();
+      if (isDefault) return serve(null);
+      const domains = this.cache.hostDomains(host);
+      if (domains instanceof Promise) domains.then(serve, onward);
+      else serve(domains);
+    };
+    const target = this.cache.linkTarget(svcId(host, path));
+    if (target instanceof Promise) target.then(withTarget, onward);
+    else withTarget(target);
   }
 
   /** Answers at once on memory hits (the common case: no promise); otherwise waits for the lookups. */
@@ -240,14 +243,16 @@ export class RedirectHandler {
         ip,
         contentType: rawHeader(req.rawHeaders, 'content-type'),
       };
+      let passed = false;
       this.gate
-        .submit(gateVisit, (referrer) =>
+        .submit(gateVisit, (referrer) => {
+          passed = true;
           this.answerRules(req, res, path, domains, started, target, project, rules, {
             referrer,
-          }),
-        )
+          });
+        })
         .then(
-          () => this.observe('form', started),
+          () => passed || this.observe('form', started),
           (error: unknown) => this.fail(res, error, started),
         );
     };
