@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { LinkListController } from './link-list.controller';
+import { LinkListRepository } from './link-list.repository';
+import { LinkListService } from './link-list.service';
 import { LinkLookupsService } from './link-lookups.service';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
@@ -15,7 +18,7 @@ import { UnwrapService } from './unwrap.service';
 /** Tracked links; other modules read them through LinkLookupsService. */
 @Module({
   imports: [ProjectsModule, RateLimitModule],
-  controllers: [LinksController],
+  controllers: [LinksController, LinkListController],
   providers: [
     LinksRepository,
     LinksService,
@@ -26,6 +29,8 @@ import { UnwrapService } from './unwrap.service';
     RetweetService,
     UnwrapService,
     UnwrapProcessor,
+    LinkListService,
+    LinkListRepository,
   ],
   exports: [LinkLookupsService],
 })

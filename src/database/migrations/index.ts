@@ -8,6 +8,7 @@ import { ConversionRedirections1763950000000 } from './1763950000000-conversion-
 import { LinksByUrl1763960000000 } from './1763960000000-links-by-url';
 import { AnalyticsStore1763970000000 } from './1763970000000-analytics-store';
 import { LinkControls1763990000000 } from './1763990000000-link-controls';
+import { LinksList1764000000000 } from './1764000000000-links-list';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   LinksByUrl1763960000000,
   AnalyticsStore1763970000000,
   LinkControls1763990000000,
+  LinksList1764000000000,
 ];

@@ -1,0 +1,57 @@
+import { Controller, Get, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiFormatted, FormattedResult } from '../common/api-format';
+import { RawParams } from '../common/params';
+import { Params } from '../common/params.decorator';
+import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
+import { ProjectEntity } from '../projects/project.entity';
+import { readLinkListQuery } from './link-list-params';
+import { LinkListResponseDto } from './link-list.dto';
+import { LinkListAnswer, LinkListService } from './link-list.service';
+import { ApiLinkListParameters, LINK_LIST_ERRORS } from './link-list.swagger';
+
+const DESCRIPTION =
+  'Extension. The project’s links, newest first by default, each with its all-time clicks; ' +
+  'filtered as statistics filter (same parameters), searched by words in URL, notes, tag and ' +
+  'campaign, sorted by created_at or clicks, paged as statistics page.';
+
+/**
+ * url/list.{format} (docs/api.md, "Listing links"): ProjectKeyGuard checks the format and
+ * callback, `v` and the key; link-list-params.ts reads the rest. Not rate limited: the create
+ * API's limit counts the endpoints that make links.
+ */
+@ApiTags('links')
+@Controller()
+export class LinkListController {
+  constructor(private readonly lists: LinkListService) {}
+
+  @Get('url/list.:format')
+  @ApiOperation({ summary: 'List the project’s links (extension)', description: DESCRIPTION })
+  @ApiFormatted()
+  @ApiLinkListParameters()
+  @ApiOkResponse({ type: LinkListResponseDto, description: 'txt: one svc_url per line' })
+  @ApiResponse(LINK_LIST_ERRORS)
+  @ProjectKeyAuth({ version: true })
+  listGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.list(project, params);
+  }
+
+  @Post('url/list.:format')
+  @ApiOperation({ summary: 'List the project’s links (POST form; extension)' })
+  @ApiFormatted()
+  @ApiLinkListParameters()
+  @ApiOkResponse({ type: LinkListResponseDto, description: 'txt: one svc_url per line' })
+  @ApiResponse(LINK_LIST_ERRORS)
+  @ProjectKeyAuth({ version: true })
+  listPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
+    return this.list(project, params);
+  }
+
+  private async list(
+    project: ProjectEntity,
+    params: RawParams,
+  ): Promise<FormattedResult<LinkListAnswer>> {
+    const answer = await this.lists.list(project, readLinkListQuery(params));
+    return new FormattedResult(answer, () => answer.links.map((link) => link.svc_url).join('\n'));
+  }
+}

@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import { AnalyticsClient } from '../analytics/analytics-client';
+import { LinkListQuery } from './link-list-params';
+import {
+  PageRequest,
+  Statement,
+  clickedPageStatement,
+  clicksPageStatement,
+  clicksStatement,
+  createdPageStatement,
+  searchCountStatement,
+  searchIdsStatement,
+  searchPageStatement,
+} from './link-list-query';
+import { LinkEntity } from './link.entity';
+
+/** A page of link ids in order, the clicks the order read (when by clicks), and the total. */
+export interface LinkListPage {
+  ids: string[];
+  /** Each listed link's clicks, when the page was ordered by them (else empty). */
+  clicks: Map<string, number>;
+  /** Every link that passes the filters and the search, over all pages. */
+  total: number;
+}
+
+type Count = string | number;
+
+/**
+ * Runs url/list's statements (link-list-query.ts): the search and the links' rows in PostgreSQL,
+ * the pages and the clicks in the analytics store.
+ */
+@Injectable()
+export class LinkListRepository {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+  ) {}
+
+  private get db(): string {
+    return this.analytics.database;
+  }
+
+  /** The keys of the project's tools labelled `label` (ix_tools_label). */
+  async toolKeysByLabel(projectId: string, label: string): Promise<string[]> {
+    const rows = await this.dataSource.query<{ key: string }[]>(
+      `SELECT key FROM tools WHERE project_id = $1 AND label = $2`,
+      [projectId, label],
+    );
+    return rows.map((row) => row.key);
+  }
+
+  /** A page of the links the search finds, by creation time, and how many it finds. */
+  async searchPage(projectId: string, query: LinkListQuery): Promise<LinkListPage> {
+    const rows = await this.pg<{ id: string; total: Count }>(searchPageStatement(projectId, query));
+    const total =
+      rows.length > 0
+        ? Number(rows[0].total)
+        : Number(
+            (await this.pg<{ total: Count }>(searchCountStatement(projectId, query)))[0].total,
+          );
+    return { ids: rows.map((row) => row.id), clicks: new Map(), total };
+  }
+
+  /** Every link the search finds. */
+  async searchIds(projectId: string, query: LinkListQuery): Promise<string[]> {
+    return (await this.pg<{ id: string }>(searchIdsStatement(projectId, query))).map((r) => r.id);
+  }
+
+  /** A page of the project's links that pass the filters, by creation time. */
+  async createdPage(request: PageRequest): Promise<LinkListPage> {
+    const page = await this.page<{ id: string }>(createdPageStatement(this.db, request));
+    return { ids: page.rows.map((row) => row.id), clicks: new Map(), total: page.before };
+  }
+
+  /**
+   * A page of the project's links that pass the filters, by clicks: without filters, most clicked
+   * first, from the links with clicks alone when they fill the page (clickedPageStatement).
+   */
+  async clicksPage(request: PageRequest): Promise<LinkListPage> {
+    const { query } = request;
+    if (Object.keys(query.filters).length === 0 && query.sortOrder === 'desc') {
+      const clicked = await this.page<{ id: string; clicks: Count; total: Count }>(
+        clickedPageStatement(this.db, request),
+      );
+      if (clicked.rows.length === query.perPage) {
+        return {
+          ids: clicked.rows.map((row) => row.id),
+          clicks: new Map(clicked.rows.map((row) => [row.id, Number(row.clicks)])),
+          total: Number(clicked.rows[0].total),
+        };
+      }
+    }
+    const page = await this.page<{ id: string; clicks: Count }>(
+      clicksPageStatement(this.db, request),
+    );
+    return {
+      ids: page.rows.map((row) => row.id),
+      clicks: new Map(page.rows.map((row) => [row.id, Number(row.clicks)])),
+      total: page.before,
+    };
+  }
+
+  /** The all-time human clicks of the project's links, by id (absent: none); `few`: a page's. */
+  async clicks(projectId: string, linkIds: string[], few: boolean): Promise<Map<string, number>> {
+    if (linkIds.length === 0) return new Map();
+    const rows = await this.rows<{ id: string; clicks: Count }>(
+      clicksStatement(this.db, projectId, linkIds, few),
+    );
+    return new Map(rows.map((row) => [row.id, Number(row.clicks)]));
+  }
+
+  /**
+   * The project's links of these ids (pk_links), in no particular order, each id a string as the
+   * pg driver gives a bigint (PGlite's gives a number when it fits).
+   */
+  async links(projectId: string, ids: string[]): Promise<LinkEntity[]> {
+    if (ids.length === 0) return [];
+    const links = await this.dataSource
+      .getRepository(LinkEntity)
+      .findBy({ id: In(ids), projectId });
+    for (const link of links) link.id = String(link.id);
+    return links;
+  }
+
+  private pg<T>(statement: Statement<unknown[]>): Promise<T[]> {
+    return this.dataSource.query<T[]>(statement.sql, statement.params);
+  }
+
+  private page<T>(statement: Statement) {
+    return this.analytics.queryPage<T>(statement.sql, statement.params);
+  }
+
+  private rows<T>(statement: Statement): Promise<T[]> {
+    return this.analytics.query<T>(statement.sql, statement.params);
+  }
+}

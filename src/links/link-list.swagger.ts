@@ -1,0 +1,88 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
+import {
+  LINK_LIST_FILTERS,
+  LINK_LIST_MAX_PER_PAGE,
+  LINK_LIST_SHARED_AT_FIELDS,
+  LINK_LIST_SORT_TYPES,
+  SEARCH_MAX_LENGTH,
+  SEARCH_MAX_WORDS,
+  isMultiTagFilter,
+  isSharedAtFilter,
+} from './link-list-params';
+
+/** What a filter parameter says of itself in the OpenAPI document. */
+function filterDescription(name: string): string {
+  if (name === 'tool') return 'Filter (one value): a tool key or label';
+  if (isSharedAtFilter(name)) {
+    const what = {
+      shared_at_hour_of_day: 'hour of the day',
+      shared_at_day_of_week: 'day of the week, 0 = Monday',
+      shared_at_hour_of_week: 'hour of the ISO week, 0 = Monday 00:00',
+    }[name];
+    return `Filter (one value): the ${what} the link was shared (UTC), 0 to ${LINK_LIST_SHARED_AT_FIELDS[name]}`;
+  }
+  if (isMultiTagFilter(name)) return 'Filter (one value): one of the link’s values';
+  return 'Filter (one value)';
+}
+
+/** url/list's parameters (docs/api.md, "Listing links"). */
+export function ApiLinkListParameters(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({
+      type: String,
+      name: 'search',
+      required: false,
+      description: `Words (at most ${SEARCH_MAX_WORDS}, ${SEARCH_MAX_LENGTH} characters in all) that must each appear, in any case, in the link's URL (original_url), notes, tag or campaign`,
+      example: 'spring sale',
+    }),
+    ApiQuery({
+      enum: LINK_LIST_SORT_TYPES,
+      name: 'sort_type',
+      required: false,
+      description:
+        'created_at (default) or clicks (all-time, known crawlers left out; a link without clicks counts 0); ties by the link id',
+    }),
+    ApiQuery({
+      enum: ['asc', 'desc'],
+      name: 'sort_order',
+      required: false,
+      description: 'desc (default): newest or most clicked first',
+    }),
+    ApiQuery({
+      type: 'integer',
+      name: 'per_page',
+      required: false,
+      description: `Default 10, at most ${LINK_LIST_MAX_PER_PAGE}`,
+    }),
+    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
+    ApiQuery({
+      type: 'integer',
+      name: 'offset',
+      required: false,
+      description: 'Overrides page: the previous last_offset',
+    }),
+    ...LINK_LIST_FILTERS.map((name) =>
+      ApiQuery({
+        type: String,
+        name,
+        required: false,
+        description: filterDescription(name),
+      }),
+    ),
+  );
+}
+
+export const LINK_LIST_ERRORS: ApiResponseOptions = {
+  status: 400,
+  description:
+    'Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable.',
+  schema: {
+    example: {
+      error: 400,
+      error_message: 'Invalid parameter sort_type: must be one of created_at, clicks',
+    },
+  },
+};
