@@ -355,6 +355,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/url/list.{format}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project’s links (extension)
+         * @description Extension. The project’s links, newest first by default, each with its all-time clicks; filtered as statistics filter (same parameters), searched by words in URL, notes, tag and campaign, sorted by created_at or clicks, paged as statistics page.
+         */
+        get: operations["LinkListController_listGet"];
+        put?: never;
+        /** List the project’s links (POST form; extension) */
+        post: operations["LinkListController_listPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats/range/intervals.json": {
         parameters: {
             query?: never;
@@ -1101,6 +1122,51 @@ export interface components {
             user_id_metadata: components["schemas"]["UserIdMetadataDto"];
             tag: string | null;
             notes: string | null;
+            /**
+             * @description Link control, only when set: when the link expires (ISO 8601, UTC)
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string;
+            /**
+             * @description Link control, only when set: counted human clicks after which the link expires
+             * @example 1000
+             */
+            max_clicks?: number;
+            /**
+             * @description Link control, only when set: where visitors go once the link has expired
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string;
+            /**
+             * @description Link control, only when set: the link answers as not found
+             * @enum {boolean}
+             */
+            disabled?: true;
+            /**
+             * @description Link control, only when set: the target for iPhone, iPad and iPod visitors
+             * @example https://apps.apple.com/app/id123456789
+             */
+            ios_url?: string;
+            /**
+             * @description Link control, only when set: the target for Android visitors
+             * @example https://play.google.com/store/apps/details?id=com.example
+             */
+            android_url?: string;
+            /**
+             * @description Link control, only when set: the target per visitor country (ISO 3166-1 alpha-2 → URL)
+             * @example {
+             *       "US": "https://example.com/us",
+             *       "DE": "https://example.com/de"
+             *     }
+             */
+            geo?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Link control, only when set: visitors must give the link’s password
+             * @enum {boolean}
+             */
+            password_protected?: true;
             /** @description Static endpoint only: whether the link was created by this call */
             new?: boolean;
             /**
@@ -1116,6 +1182,104 @@ export interface components {
             /** @example Read this http://localhost:3000/aB3dE9x */
             svc_text: string;
             svc_urls: components["schemas"]["LinkRecordDto"][];
+        };
+        LinkListItemDto: {
+            /** @example http://localhost:3000/aB3dE9x */
+            svc_url: string;
+            /** @example localhost:3000_aB3dE9x */
+            svc_id: string;
+            /** @example localhost:3000 */
+            domain: string;
+            /** @example aB3dE9x */
+            path: string;
+            /** @example 2026-11-20T09:30:00Z */
+            created_at: string;
+            /** @example https://example.com/article */
+            redirect_url: string;
+            /** @example https://example.com/article */
+            original_url: string;
+            /** @example twitter */
+            channel: string | null;
+            /** @example twitter */
+            service: string | null;
+            /** @example publisher-sharebar */
+            tool: string;
+            /** @example publisher */
+            application: string;
+            parent: string | null;
+            sharer_id: string | null;
+            username: string | null;
+            service_userid: string | null;
+            service_postid: string | null;
+            service_postid_metadata: components["schemas"]["PostMetadataDto"];
+            /** @example spring-sale */
+            campaign: string | null;
+            campaign_metadata: components["schemas"]["CampaignMetadataDto"];
+            user_id: string | null;
+            user_id_metadata: components["schemas"]["UserIdMetadataDto"];
+            tag: string | null;
+            notes: string | null;
+            /**
+             * @description Link control, only when set: when the link expires (ISO 8601, UTC)
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string;
+            /**
+             * @description Link control, only when set: counted human clicks after which the link expires
+             * @example 1000
+             */
+            max_clicks?: number;
+            /**
+             * @description Link control, only when set: where visitors go once the link has expired
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string;
+            /**
+             * @description Link control, only when set: the link answers as not found
+             * @enum {boolean}
+             */
+            disabled?: true;
+            /**
+             * @description Link control, only when set: the target for iPhone, iPad and iPod visitors
+             * @example https://apps.apple.com/app/id123456789
+             */
+            ios_url?: string;
+            /**
+             * @description Link control, only when set: the target for Android visitors
+             * @example https://play.google.com/store/apps/details?id=com.example
+             */
+            android_url?: string;
+            /**
+             * @description Link control, only when set: the target per visitor country (ISO 3166-1 alpha-2 → URL)
+             * @example {
+             *       "US": "https://example.com/us",
+             *       "DE": "https://example.com/de"
+             *     }
+             */
+            geo?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Link control, only when set: visitors must give the link’s password
+             * @enum {boolean}
+             */
+            password_protected?: true;
+            /**
+             * @description All-time clicks of the link (known crawlers left out)
+             * @example 42
+             */
+            clicks: number;
+        };
+        LinkListResponseDto: {
+            links: components["schemas"]["LinkListItemDto"][];
+            /** @description The links that pass the filters and the search, over every page */
+            total_results: number;
+            /** @description The page asked for (1 by default); null when offset was given, which overrides it */
+            page: number | null;
+            per_page: number;
+            offset: number;
+            /** @description offset plus the links of this page: the offset of the next page */
+            last_offset: number;
         };
         /** @enum {string} */
         DeviceClass: "desktop" | "mobile" | "tablet" | "other";
@@ -2554,6 +2718,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2655,6 +2835,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2757,6 +2953,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2858,6 +3070,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -2960,6 +3188,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -3061,6 +3305,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -3156,6 +3416,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -3252,6 +3528,22 @@ export interface operations {
                 service_postid_reach?: string;
                 /** @description When the post was shared (date, ISO 8601 timestamp or UNIX seconds) */
                 service_postid_shared_at?: string;
+                /** @description Extension (link control): the link expires at this time (ISO 8601 or UNIX seconds, to the second; must be in the future); on update, an empty value removes it */
+                expires_at?: string;
+                /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
+                max_clicks?: string;
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                expired_url?: string;
+                /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
+                disabled?: string;
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                ios_url?: string;
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                android_url?: string;
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                geo?: string;
+                /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
+                password?: string;
                 /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
                 callback?: unknown;
             };
@@ -3704,6 +3996,224 @@ export interface operations {
                      * @example {
                      *       "error": 400,
                      *       "error_message": "Invalid parameter notes: must be at most 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    LinkListController_listGet: {
+        parameters: {
+            query: {
+                v: "3";
+                /** @description Project API key */
+                key: string;
+                /** @description Words (at most 10, 4096 characters in all) that must each appear, in any case, in the link's URL (original_url), notes, tag or campaign */
+                search?: string;
+                /** @description created_at (default) or clicks (all-time, known crawlers left out; a link without clicks counts 0); ties by the link id */
+                sort_type?: "created_at" | "clicks";
+                /** @description desc (default): newest or most clicked first */
+                sort_order?: "asc" | "desc";
+                /** @description Default 10, at most 1000 */
+                per_page?: number;
+                /** @description From 1 (default) */
+                page?: number;
+                /** @description Overrides page: the previous last_offset */
+                offset?: number;
+                /** @description Filter (one value) */
+                application?: string;
+                /** @description Filter (one value) */
+                svc_id?: string;
+                /** @description Filter (one value) */
+                campaign?: string;
+                /** @description Filter (one value) */
+                channel?: string;
+                /** @description Filter (one value) */
+                domain?: string;
+                /** @description Filter (one value) */
+                original_url?: string;
+                /** @description Filter (one value) */
+                parent?: string;
+                /** @description Filter (one value) */
+                service?: string;
+                /** @description Filter (one value) */
+                service_postid?: string;
+                /** @description Filter (one value) */
+                service_userid?: string;
+                /** @description Filter (one value) */
+                sharer_id?: string;
+                /** @description Filter (one value) */
+                tag?: string;
+                /** @description Filter (one value): a tool key or label */
+                tool?: string;
+                /** @description Filter (one value) */
+                user_id?: string;
+                /** @description Filter (one value) */
+                username?: string;
+                /** @description Filter (one value): the hour of the day the link was shared (UTC), 0 to 23 */
+                shared_at_hour_of_day?: string;
+                /** @description Filter (one value): the day of the week, 0 = Monday the link was shared (UTC), 0 to 6 */
+                shared_at_day_of_week?: string;
+                /** @description Filter (one value): the hour of the ISO week, 0 = Monday 00:00 the link was shared (UTC), 0 to 167 */
+                shared_at_hour_of_week?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_2?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_3?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_4?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_5?: string;
+                /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
+                callback?: unknown;
+            };
+            header?: never;
+            path: {
+                /** @description Response format, part of the path. Anything else is a 400. */
+                format: "json" | "txt";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description txt: one svc_url per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkListResponseDto"];
+                };
+            };
+            /** @description Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter sort_type: must be one of created_at, clicks"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    LinkListController_listPost: {
+        parameters: {
+            query: {
+                v: "3";
+                /** @description Project API key */
+                key: string;
+                /** @description Words (at most 10, 4096 characters in all) that must each appear, in any case, in the link's URL (original_url), notes, tag or campaign */
+                search?: string;
+                /** @description created_at (default) or clicks (all-time, known crawlers left out; a link without clicks counts 0); ties by the link id */
+                sort_type?: "created_at" | "clicks";
+                /** @description desc (default): newest or most clicked first */
+                sort_order?: "asc" | "desc";
+                /** @description Default 10, at most 1000 */
+                per_page?: number;
+                /** @description From 1 (default) */
+                page?: number;
+                /** @description Overrides page: the previous last_offset */
+                offset?: number;
+                /** @description Filter (one value) */
+                application?: string;
+                /** @description Filter (one value) */
+                svc_id?: string;
+                /** @description Filter (one value) */
+                campaign?: string;
+                /** @description Filter (one value) */
+                channel?: string;
+                /** @description Filter (one value) */
+                domain?: string;
+                /** @description Filter (one value) */
+                original_url?: string;
+                /** @description Filter (one value) */
+                parent?: string;
+                /** @description Filter (one value) */
+                service?: string;
+                /** @description Filter (one value) */
+                service_postid?: string;
+                /** @description Filter (one value) */
+                service_userid?: string;
+                /** @description Filter (one value) */
+                sharer_id?: string;
+                /** @description Filter (one value) */
+                tag?: string;
+                /** @description Filter (one value): a tool key or label */
+                tool?: string;
+                /** @description Filter (one value) */
+                user_id?: string;
+                /** @description Filter (one value) */
+                username?: string;
+                /** @description Filter (one value): the hour of the day the link was shared (UTC), 0 to 23 */
+                shared_at_hour_of_day?: string;
+                /** @description Filter (one value): the day of the week, 0 = Monday the link was shared (UTC), 0 to 6 */
+                shared_at_day_of_week?: string;
+                /** @description Filter (one value): the hour of the ISO week, 0 = Monday 00:00 the link was shared (UTC), 0 to 167 */
+                shared_at_hour_of_week?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_2?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_3?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_4?: string;
+                /** @description Filter (one value): one of the link’s values */
+                tag_5?: string;
+                /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
+                callback?: unknown;
+            };
+            header?: never;
+            path: {
+                /** @description Response format, part of the path. Anything else is a 400. */
+                format: "json" | "txt";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description txt: one svc_url per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkListResponseDto"];
+                };
+            };
+            /** @description Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter sort_type: must be one of created_at, clicks"
                      *     }
                      */
                     "application/json": components["schemas"]["LinkErrorDto"];
@@ -5199,6 +5709,14 @@ export const pathsUrlUpdateSvc_idFormatGetParametersPathFormatValues: ReadonlyAr
 export const pathsUrlUpdateSvc_idFormatPostParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/update/{svc_id}.{format}"]["post"]["parameters"]["path"]["format"]> = ["json", "txt"];
 export const pathsUrlRetweetFormatGetParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/retweet.{format}"]["get"]["parameters"]["path"]["format"]> = ["json", "txt"];
 export const pathsUrlRetweetFormatPostParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/retweet.{format}"]["post"]["parameters"]["path"]["format"]> = ["json", "txt"];
+export const pathsUrlListFormatGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["get"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsUrlListFormatGetParametersQuerySort_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["get"]["parameters"]["query"]["sort_type"]> = ["created_at", "clicks"];
+export const pathsUrlListFormatGetParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["get"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
+export const pathsUrlListFormatGetParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["get"]["parameters"]["path"]["format"]> = ["json", "txt"];
+export const pathsUrlListFormatPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsUrlListFormatPostParametersQuerySort_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["query"]["sort_type"]> = ["created_at", "clicks"];
+export const pathsUrlListFormatPostParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
+export const pathsUrlListFormatPostParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["path"]["format"]> = ["json", "txt"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
