@@ -103,3 +103,34 @@ export function requireKey(params: RawParams): string {
   if (key === undefined) throw Errors.missing('key');
   return key;
 }
+
+/** per_page's default and largest value (docs/api.md, "Statistics": pagination). */
+export const PER_PAGE = 10;
+export const MAX_PER_PAGE = 1000;
+
+/** A page of a list, as statistics and the link list take it. */
+export interface Paging {
+  /** The page asked for (1 by default); null when `offset` was given, which overrides it. */
+  page: number | null;
+  perPage: number;
+  offset: number;
+}
+
+/**
+ * `per_page` (10, at most 1000), then `page` (from 1) or `offset` (overrides page: the previous
+ * answer's last_offset), each a 400 naming it when out of range.
+ */
+export function readPaging(params: RawParams): Paging {
+  const perPage = readInt(params, 'per_page', PER_PAGE, 1, MAX_PER_PAGE);
+  const offsetGiven = single(params, 'offset', 12) !== undefined;
+  const page = offsetGiven ? null : readInt(params, 'page', 1, 1, 1_000_000);
+  const offset = offsetGiven ? readInt(params, 'offset', 0, 0, 100_000_000) : (page! - 1) * perPage;
+  return { page, perPage, offset };
+}
+
+/** A sort order parameter: `asc` or `desc` (the default), in any case. */
+export function readSortOrder(params: RawParams, name: string): 'asc' | 'desc' {
+  const value = (single(params, name, 10) ?? 'desc').toLowerCase();
+  if (value !== 'asc' && value !== 'desc') throw Errors.invalid(name, 'must be asc or desc');
+  return value;
+}

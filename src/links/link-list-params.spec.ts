@@ -1,10 +1,6 @@
 import { AppError } from '../common/app-error';
-import {
-  LINK_LIST_FILTERS,
-  LINK_LIST_FILTER_MAX_LENGTH,
-  isSharedAtFilter,
-  readLinkListQuery,
-} from './link-list-params';
+import { LINK_FILTERS, LINK_FILTER_MAX_LENGTH, isSharedAtField } from './link-filters';
+import { readLinkListQuery } from './link-list-params';
 
 /** The error readLinkListQuery throws for the parameters, as `status message`, or 'ok'. */
 function outcome(params: Record<string, unknown>): string {
@@ -84,10 +80,10 @@ describe('url/list parameters', () => {
     );
   });
 
-  it.each(LINK_LIST_FILTERS.filter((name) => !isSharedAtFilter(name)))(
+  it.each(LINK_FILTERS.filter((name) => !isSharedAtField(name)))(
     '%s: one value up to its length',
     (name) => {
-      const max = LINK_LIST_FILTER_MAX_LENGTH[name];
+      const max = LINK_FILTER_MAX_LENGTH[name];
       expect(outcome({ [name]: 'x'.repeat(max) })).toBe('ok');
       expect(outcome({ [name]: 'x'.repeat(max + 1) })).toBe(
         `400 Invalid parameter ${name}: must be at most ${max} characters`,

@@ -1,12 +1,7 @@
 import type { Params } from '../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../analytics/analytics-schema';
-import {
-  LinkListFilter,
-  LinkListQuery,
-  LinkListSharedAtField,
-  isMultiTagFilter,
-  isSharedAtFilter,
-} from './link-list-params';
+import { LinkFilter, SharedAtField, isMultiTagField, isSharedAtField } from './link-filters';
+import { LinkListQuery } from './link-list-params';
 
 /**
  * The statements of url/list.{format} (docs/api.md, "Listing links"), built by pure functions
@@ -42,7 +37,7 @@ export function containsPattern(word: string): string {
 /** A link's shared time in UTC (its post's, else its creation), as the mirror's `shared_at`. */
 const PG_SHARED_AT = "(coalesce(service_postid_shared_at, created_at) AT TIME ZONE 'UTC')";
 
-const PG_SHARED_AT_EXPRESSIONS: Record<LinkListSharedAtField, string> = {
+const PG_SHARED_AT_EXPRESSIONS: Record<SharedAtField, string> = {
   shared_at_hour_of_day: `extract(hour FROM ${PG_SHARED_AT})::int`,
   shared_at_day_of_week: `(extract(isodow FROM ${PG_SHARED_AT})::int - 1)`,
   shared_at_hour_of_week: `((extract(isodow FROM ${PG_SHARED_AT})::int - 1) * 24 + extract(hour FROM ${PG_SHARED_AT})::int)`,
@@ -66,15 +61,15 @@ function searchWhere(
   for (const word of query.search) {
     conditions.push(`${LINK_SEARCH_TEXT} ILIKE ${bind(containsPattern(word))}`);
   }
-  for (const [name, value] of Object.entries(query.filters) as [LinkListFilter, string][]) {
+  for (const [name, value] of Object.entries(query.filters) as [LinkFilter, string][]) {
     if (name === 'tool') {
       const tool = bind(value);
       conditions.push(
         `(tool = ${tool} OR tool IN (SELECT key FROM tools WHERE project_id = $1 AND label = ${tool}))`,
       );
-    } else if (isSharedAtFilter(name)) {
+    } else if (isSharedAtField(name)) {
       conditions.push(`${PG_SHARED_AT_EXPRESSIONS[name]} = ${bind(Number(value))}`);
-    } else if (isMultiTagFilter(name)) {
+    } else if (isMultiTagField(name)) {
       conditions.push(`${bind(value)} = ANY(${name})`);
     } else if (name === 'sharer_id') {
       conditions.push(`sharer_id::text = ${bind(value)}`);
@@ -137,7 +132,7 @@ class Binder {
 }
 
 /** The shared_at_* fields over the mirror's `shared_at` (UTC), as statistics compute them. */
-const SHARED_AT_EXPRESSIONS: Record<LinkListSharedAtField, string> = {
+const SHARED_AT_EXPRESSIONS: Record<SharedAtField, string> = {
   shared_at_hour_of_day: 'toUInt16(toHour(shared_at))',
   shared_at_day_of_week: 'toUInt16(toDayOfWeek(shared_at) - 1)',
   shared_at_hour_of_week: 'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at))',
@@ -154,14 +149,14 @@ export function mirrorConditions(
   toolKeys: string[],
 ): string[] {
   const conditions: string[] = [];
-  for (const [name, value] of Object.entries(filters) as [LinkListFilter, string][]) {
+  for (const [name, value] of Object.entries(filters) as [LinkFilter, string][]) {
     if (name === 'tool') {
       conditions.push(
         `(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`,
       );
-    } else if (isSharedAtFilter(name)) {
+    } else if (isSharedAtField(name)) {
       conditions.push(`${SHARED_AT_EXPRESSIONS[name]} = ${bind(Number(value), 'UInt16')}`);
-    } else if (isMultiTagFilter(name)) {
+    } else if (isMultiTagField(name)) {
       conditions.push(`has(${name}, ${bind(value, 'String')})`);
     } else {
       conditions.push(`${name} = ${bind(value, 'String')}`);

@@ -1,28 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
+import { MAX_PER_PAGE } from '../common/params';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
-import {
-  LINK_LIST_FILTERS,
-  LINK_LIST_MAX_PER_PAGE,
-  LINK_LIST_SHARED_AT_FIELDS,
-  LINK_LIST_SORT_TYPES,
-  SEARCH_MAX_LENGTH,
-  SEARCH_MAX_WORDS,
-  isMultiTagFilter,
-  isSharedAtFilter,
-} from './link-list-params';
+import { LINK_FILTERS, SHARED_AT_RANGE, isMultiTagField, isSharedAtField } from './link-filters';
+import { LINK_LIST_SORT_TYPES, SEARCH_MAX_LENGTH, SEARCH_MAX_WORDS } from './link-list-params';
 
 /** What a filter parameter says of itself in the OpenAPI document. */
 function filterDescription(name: string): string {
   if (name === 'tool') return 'Filter (one value): a tool key or label';
-  if (isSharedAtFilter(name)) {
+  if (isSharedAtField(name)) {
     const what = {
       shared_at_hour_of_day: 'hour of the day',
       shared_at_day_of_week: 'day of the week, 0 = Monday',
       shared_at_hour_of_week: 'hour of the ISO week, 0 = Monday 00:00',
     }[name];
-    return `Filter (one value): the ${what} the link was shared (UTC), 0 to ${LINK_LIST_SHARED_AT_FIELDS[name]}`;
+    return `Filter (one value): the ${what} the link was shared (UTC), 0 to ${SHARED_AT_RANGE[name]}`;
   }
-  if (isMultiTagFilter(name)) return 'Filter (one value): one of the link’s values';
+  if (isMultiTagField(name)) return 'Filter (one value): one of the link’s values';
   return 'Filter (one value)';
 }
 
@@ -55,7 +48,7 @@ export function ApiLinkListParameters(): MethodDecorator {
       type: 'integer',
       name: 'per_page',
       required: false,
-      description: `Default 10, at most ${LINK_LIST_MAX_PER_PAGE}`,
+      description: `Default 10, at most ${MAX_PER_PAGE}`,
     }),
     ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
     ApiQuery({
@@ -64,7 +57,7 @@ export function ApiLinkListParameters(): MethodDecorator {
       required: false,
       description: 'Overrides page: the previous last_offset',
     }),
-    ...LINK_LIST_FILTERS.map((name) =>
+    ...LINK_FILTERS.map((name) =>
       ApiQuery({
         type: String,
         name,

@@ -1,27 +1,29 @@
 import { CLICK_DIMENSION_COLUMNS, ClickDimension } from '../analytics/analytics-schema';
+import {
+  LINK_FIELDS as LINK_FIELD_NAMES,
+  LINK_FILTER_MAX_LENGTH,
+  LinkField,
+  MULTI_TAG_FIELDS,
+  MultiTagField,
+  SHARED_AT_RANGE,
+  SharedAtField,
+  isLinkField,
+  isMultiTagField,
+  isSharedAtField,
+} from '../links/link-filters';
+
+export { MULTI_TAG_FIELDS, SHARED_AT_RANGE, isLinkField, isMultiTagField, isSharedAtField };
+export type { LinkField, MultiTagField, SharedAtField };
 
 /**
  * Every link field a stats request may filter, group or pivot on, with its ClickHouse expression over
- * the analytics store's mirror of links (`links`, one row per link's latest version). Only these
- * identifiers ever reach SQL (STYLE.md: whitelist names, bind values).
+ * the analytics store's mirror of links (`links`, one row per link's latest version): its own column.
+ * Only these identifiers ever reach SQL (STYLE.md: whitelist names, bind values).
  */
-export const LINK_FIELDS = {
-  application: 'application',
-  svc_id: 'svc_id',
-  campaign: 'campaign',
-  channel: 'channel',
-  domain: 'domain',
-  original_url: 'original_url',
-  parent: 'parent',
-  service: 'service',
-  service_postid: 'service_postid',
-  service_userid: 'service_userid',
-  sharer_id: 'sharer_id',
-  tag: 'tag',
-  tool: 'tool',
-  user_id: 'user_id',
-  username: 'username',
-} as const;
+export const LINK_FIELDS = Object.fromEntries(LINK_FIELD_NAMES.map((f) => [f, f])) as Record<
+  LinkField,
+  string
+>;
 
 /** shared_at is stored in UTC; ISO 8601 weeks: Monday is day 0, hour 0 of the week is Monday midnight to 1 AM. */
 export const SHARED_AT_FIELDS = {
@@ -30,9 +32,6 @@ export const SHARED_AT_FIELDS = {
   shared_at_hour_of_week: 'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at))',
 } as const;
 
-/** Multi-value tag fields of totals: a link matches when the value is one of its values. */
-export const MULTI_TAG_FIELDS = ['tag_2', 'tag_3', 'tag_4', 'tag_5'] as const;
-
 /**
  * Click dimensions (**extension**; docs/api.md, "Click dimensions"): a click's own place, device,
  * browser, operating system and referring site, columns of `clicks` and of `conversions` (a
@@ -40,48 +39,16 @@ export const MULTI_TAG_FIELDS = ['tag_2', 'tag_3', 'tag_4', 'tag_5'] as const;
  */
 export const DIMENSION_FIELDS = CLICK_DIMENSION_COLUMNS;
 
-export type LinkField = keyof typeof LINK_FIELDS;
-export type SharedAtField = keyof typeof SHARED_AT_FIELDS;
-export type MultiTagField = (typeof MULTI_TAG_FIELDS)[number];
 export type DimensionField = ClickDimension;
 export type GroupField = LinkField | SharedAtField | MultiTagField | DimensionField | 'project';
 export type FilterField = LinkField | SharedAtField | MultiTagField | DimensionField;
 
-/** The longest link domain: a hostname (253), `:port` and `_segment` (64), per parseLinkHost. */
-const DOMAIN_MAX_LENGTH = 253 + ':65535'.length + '_'.length + 64;
-
-/** The longest svc_id: its domain, `_` and a path of at most 200 characters (isValidCustomPath). */
-const SVC_ID_MAX_LENGTH = DOMAIN_MAX_LENGTH + '_'.length + 200;
-
 /**
- * The longest value of each filter: the longest value its field can hold, as link creation takes
- * it (link-input.ts: url 4096, sharer_id a UUID, tag and the other texts 255) or derives it
- * (svc_id, parent and domain from the connected domains and paths). A longer value could match no
- * link and is refused (400); a shorter limit would make links impossible to filter on.
+ * The longest value of each filter: a link filter's as its field holds it (LINK_FILTER_MAX_LENGTH),
+ * a click dimension's as ingestion writes it (a country code, a device class, a hostname).
  */
 export const FILTER_MAX_LENGTH: Record<FilterField, number> = {
-  application: 255,
-  svc_id: SVC_ID_MAX_LENGTH,
-  campaign: 255,
-  channel: 255,
-  domain: DOMAIN_MAX_LENGTH,
-  original_url: 4096,
-  parent: SVC_ID_MAX_LENGTH,
-  service: 255,
-  service_postid: 255,
-  service_userid: 255,
-  sharer_id: 36,
-  tag: 255,
-  tool: 255,
-  user_id: 255,
-  username: 255,
-  shared_at_hour_of_day: 255,
-  shared_at_day_of_week: 255,
-  shared_at_hour_of_week: 255,
-  tag_2: 255,
-  tag_3: 255,
-  tag_4: 255,
-  tag_5: 255,
+  ...LINK_FILTER_MAX_LENGTH,
   country: 2,
   region: 255,
   city: 255,
@@ -89,12 +56,6 @@ export const FILTER_MAX_LENGTH: Record<FilterField, number> = {
   browser: 255,
   os: 255,
   referrer_host: 253,
-};
-
-export const SHARED_AT_RANGE: Record<SharedAtField, number> = {
-  shared_at_hour_of_day: 23,
-  shared_at_day_of_week: 6,
-  shared_at_hour_of_week: 167,
 };
 
 /**
@@ -110,18 +71,6 @@ export function isStampedField(name: string): boolean {
     isSharedAtField(name) ||
     isMultiTagField(name)
   );
-}
-
-export function isLinkField(name: string): name is LinkField {
-  return name in LINK_FIELDS;
-}
-
-export function isSharedAtField(name: string): name is SharedAtField {
-  return name in SHARED_AT_FIELDS;
-}
-
-export function isMultiTagField(name: string): name is MultiTagField {
-  return (MULTI_TAG_FIELDS as readonly string[]).includes(name);
 }
 
 export function isDimensionField(name: string): name is DimensionField {

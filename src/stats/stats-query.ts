@@ -1,7 +1,7 @@
 import { Errors } from '../common/app-error';
-import { normaliseLinkHost } from '../common/validators';
-import { RawParams, readInt, single } from '../common/params';
+import { RawParams, readPaging, readSortOrder, single } from '../common/params';
 import { DEVICE_CLASSES } from '../enrichment/user-agent';
+import { linkFilterValue, readFilters } from '../links/link-filters';
 import {
   DIMENSION_FIELDS,
   FILTER_MAX_LENGTH,
@@ -10,11 +10,9 @@ import {
   LINK_FIELDS,
   MULTI_TAG_FIELDS,
   SHARED_AT_FIELDS,
-  SHARED_AT_RANGE,
   SORT_TYPES_BASE,
   conversionSortTypes,
   isDimensionField,
-  isSharedAtField,
   usesDimensions,
 } from './stats-fields';
 import { readPeriod, readSwitches } from './stats-params';
@@ -53,8 +51,6 @@ export const EARLIEST: Record<StatsKind, Date | null> = {
 };
 
 export const INTERVALS_EARLIEST = new Date('2010-06-04T00:00:00Z');
-
-const MAX_PER_PAGE = 1000;
 
 /** The most project keys one totals request takes (key[]; docs/api.md, "Statistics"). */
 export const MAX_TOTALS_KEYS = 100;
@@ -103,46 +99,27 @@ export function groupFields(kind: StatsKind, multiProject = true): string[] {
   return [...names.filter((name) => name !== 'domain'), ...(multiProject ? ['project'] : [])];
 }
 
-function readSortOrder(params: RawParams, name: string): SortOrder {
-  const value = (single(params, name, 10) ?? 'desc').toLowerCase();
-  if (value !== 'asc' && value !== 'desc') throw Errors.invalid(name, 'must be asc or desc');
-  return value;
-}
-
-/** The filters of `names` the request gives, checked and normalised (400 naming the parameter). */
-export function readFilters(params: RawParams, names: readonly string[]): StatsQuery['filters'] {
-  const filters: StatsQuery['filters'] = {};
-  for (const name of names) {
-    const raw = params[name];
-    if (raw === undefined || raw === '') continue;
-    const values = Array.isArray(raw) ? raw : [raw];
-    if (values.length !== 1 || typeof values[0] !== 'string') {
-      throw Errors.invalid(name, 'takes one value per request');
-    }
-    const value = values[0];
-    const maxLength = FILTER_MAX_LENGTH[name as FilterField];
-    if (value.length > maxLength) {
+/**
+ * The filters of `names` the request gives, checked and normalised (400 naming the parameter): link
+ * filters as link-filters.ts checks them, click dimensions at most their length (FILTER_MAX_LENGTH)
+ * and then as dimensionValue says.
+ */
+export function readStatsFilters(
+  params: RawParams,
+  names: readonly string[],
+): StatsQuery['filters'] {
+  return readFilters(params, names as FilterField[], (name, value) => {
+    if (!isDimensionField(name)) return linkFilterValue(name, value);
+    const maxLength = FILTER_MAX_LENGTH[name];
+    if (value.length > maxLength)
       throw Errors.invalid(name, `must be at most ${maxLength} characters`);
-    }
-    if (isSharedAtField(name)) {
-      const max = SHARED_AT_RANGE[name];
-      if (!/^\d+$/.test(value) || Number(value) > max)
-        throw Errors.invalid(name, `must be an integer from 0 to ${max}`);
-    }
-    // A domain's host part compares in any case, its `_segment` as connected (normaliseLinkHost).
-    filters[name as FilterField] =
-      name === 'domain'
-        ? normaliseLinkHost(value)
-        : isDimensionField(name)
-          ? dimensionValue(name, value)
-          : value;
-  }
-  return filters;
+    return dimensionValue(name, value);
+  });
 }
 
 /** The filters of link intervals: the click dimensions (**extension**). */
 export function readDimensionFilters(params: RawParams): StatsQuery['filters'] {
-  return readFilters(params, DIMENSION_FIELDS);
+  return readStatsFilters(params, DIMENSION_FIELDS);
 }
 
 export function readStatsQuery(
@@ -152,7 +129,7 @@ export function readStatsQuery(
 ): StatsQuery {
   const period = readPeriod(params, { required: false, earliest: EARLIEST[kind] });
   const switches = readSwitches(params);
-  const filters = readFilters(params, filterNames(kind));
+  const filters = readStatsFilters(params, filterNames(kind));
   const groups = groupNames(kind, multiProject);
   const groupBy = single(params, 'group_by', 64) ?? null;
   if (groupBy !== null && !groups.includes(groupBy)) {
@@ -181,10 +158,7 @@ export function readStatsQuery(
     }
     return value;
   };
-  const perPage = readInt(params, 'per_page', 10, 1, MAX_PER_PAGE);
-  const offsetGiven = single(params, 'offset', 12) !== undefined;
-  const page = offsetGiven ? null : readInt(params, 'page', 1, 1, 1_000_000);
-  const offset = offsetGiven ? readInt(params, 'offset', 0, 0, 100_000_000) : (page! - 1) * perPage;
+  const { page, perPage, offset } = readPaging(params);
   return {
     kind,
     start: period.start,

@@ -11,18 +11,6 @@ import { ClickBuffer } from '../../src/clicks/click-buffer';
 import { loadConfig } from '../../src/config/app-config';
 import type { LinkRecord } from '../../src/links/link-record';
 import { JobQueue } from '../../src/queue/job-queue';
-import {
-  LINK_LIST_FILTERS,
-  LINK_LIST_FILTER_MAX_LENGTH,
-  LINK_LIST_SHARED_AT_FIELDS,
-} from '../../src/links/link-list-params';
-import {
-  DIMENSION_FIELDS,
-  FILTER_MAX_LENGTH,
-  FilterField,
-  SHARED_AT_RANGE,
-} from '../../src/stats/stats-fields';
-import { filterNames } from '../../src/stats/stats-query';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { StatsFixture, buildStatsFixture } from '../factories/stats';
@@ -348,19 +336,6 @@ describe('url/list.json', () => {
 
     it('click dimensions are no filters of links: ignored like any unknown parameter', async () => {
       expect((await body({ country: 'DE' })).total_results).toBe(5);
-    });
-
-    it('has the filters, lengths and ranges of the statistics (totals) filters', () => {
-      const statsFilters = filterNames('totals').filter(
-        (name) => !(DIMENSION_FIELDS as readonly string[]).includes(name),
-      );
-      expect([...LINK_LIST_FILTERS]).toEqual(statsFilters);
-      for (const name of LINK_LIST_FILTERS)
-        expect([name, LINK_LIST_FILTER_MAX_LENGTH[name]]).toEqual([
-          name,
-          FILTER_MAX_LENGTH[name as FilterField],
-        ]);
-      expect(LINK_LIST_SHARED_AT_FIELDS).toEqual(SHARED_AT_RANGE);
     });
   });
 
