@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import { TestApp, createTestApp } from '../support/app';
+import type { LinkRecord } from '../../src/links/link-record';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { freePort, launchChromium } from '../support/browser';
@@ -48,6 +49,9 @@ const AGENTS = {
   androidChrome:
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36',
 };
+
+/** A link of url/list.json: the link record and its all-time clicks. */
+type ListedLink = LinkRecord & { clicks: number };
 
 interface AxeViolation {
   id: string;
@@ -695,6 +699,254 @@ describe('in a real browser: the web console at /console', () => {
     await expect(page.getByText('email:msg-42 (reach 1200)').count()).resolves.toBe(1);
     await check('link-found');
   }, 60_000);
+
+  it('lists the links (search, filters, sort by clicks, pages), opens one and sets, checks and clears its controls', async () => {
+    const { api_key: key } = await createProject(t);
+    // Twelve links, oldest first: three channels, two campaigns, two with notes to search.
+    const made: LinkRecord[] = [];
+    for (let i = 1; i <= 12; i++) {
+      made.push(
+        await createLink(t, key, {
+          url: `${landingUrl}?n=${i}`,
+          channel: ['email', 'facebook', 'twitter'][i % 3],
+          campaign: i <= 6 ? 'spring' : 'autumn',
+          campaign_description: i <= 6 ? 'Spring posts' : 'Autumn posts',
+          ...(i === 4 || i === 9 ? { notes: 'Weekly newsletter' } : {}),
+        }),
+      );
+    }
+    const [, , third, , , , seventh, , , tenth] = made;
+    // A visitor clicks the third link three times, the seventh twice, the tenth once.
+    const visitorContext = await browser.newContext({ userAgent: AGENTS.desktopChrome });
+    const visitor = await visitorContext.newPage();
+    for (const link of [third, third, third, seventh, seventh, tenth]) {
+      await visitor.goto(link.svc_url);
+      expect(visitor.url()).toMatch(/^http:\/\/localhost:\d+\/article\?n=/);
+    }
+    await visitorContext.close();
+    await t.settle();
+    /** A page of url/list.json as the API answers it. */
+    const listed = async (query: Record<string, string>): Promise<ListedLink[]> =>
+      (
+        await t.http
+          .get('/url/list.json')
+          .query({ v: '3', key, ...query })
+          .expect(200)
+      ).body.links as ListedLink[];
+    await until(
+      async () => (await listed({ sort_type: 'clicks', per_page: '3' })).map((l) => l.clicks),
+      (clicks) => expect(clicks).toEqual([3, 2, 1]),
+      10_000,
+    );
+
+    await page.goto(`${base}/console/sign-in`);
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if ((await signOut.count()) > 0) await signOut.click();
+    await page.getByLabel('Project API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in to the project' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Links' })
+      .click();
+
+    const list = page.locator('section.link-list');
+    const pager = list.getByRole('navigation', { name: 'Pages of links' });
+    /** The rows of the list once loaded: svc_id, clicks and badges of each. */
+    const rows = async (): Promise<[string | null, string, string][]> => {
+      await list.locator('tbody tr, .empty').first().waitFor();
+      await page.waitForFunction(
+        `!document.querySelector('section.link-list table[aria-busy="true"]')`,
+      );
+      const shown: [string | null, string, string][] = [];
+      for (const row of await list.locator('tbody tr').all()) {
+        shown.push([
+          await row.getAttribute('data-svc-id'),
+          (await row.locator('td.num').textContent()) ?? '',
+          (await row.locator('td[data-label="Controls"]').textContent()) ?? '',
+        ]);
+      }
+      return shown;
+    };
+    const ids = async () => (await rows()).map(([id]) => id);
+    const newest = (links: LinkRecord[]) => links.map((l) => l.svc_id).reverse();
+
+    // Newest first, ten a page: "Page x of y (n in all)" as the stats tables say it.
+    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+    await expect(pager.textContent()).resolves.toMatch(/Page 1 of 2 \(12 in all\)/);
+    const firstRow = list.locator(`tr[data-svc-id="${made[11].svc_id}"]`);
+    await expect(firstRow.locator('th').textContent()).resolves.toBe(
+      made[11].svc_url.replace('http://', ''),
+    );
+    await expect(firstRow.locator('td[data-label="Goes to"]').textContent()).resolves.toBe(
+      `${landingUrl}?n=12`,
+    );
+    await expect(firstRow.locator('td[data-label="Channel"]').textContent()).resolves.toBe('email');
+    await expect(firstRow.locator('td[data-label="Campaign"]').textContent()).resolves.toBe(
+      'autumn',
+    );
+    await check('links-list');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await until(ids, (v) => expect(v).toEqual(newest(made.slice(0, 2))));
+    await expect(pager.textContent()).resolves.toMatch(/Page 2 of 2 \(12 in all\)/);
+    await expect(pager.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+
+    // A search: every word in the URL, notes, tag or campaign.
+    await list.getByLabel('Search', { exact: true }).fill('newsletter');
+    await list.getByRole('button', { name: 'Search', exact: true }).click();
+    await until(ids, (v) => expect(v).toEqual([made[8].svc_id, made[3].svc_id]));
+    await expect(pager.textContent()).resolves.toMatch(/Page 1 of 1 \(2 in all\)/);
+    await list.getByRole('button', { name: 'Clear search and filters' }).click();
+    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+    await expect(list.getByLabel('Search', { exact: true }).inputValue()).resolves.toBe('');
+
+    // Filters combine: facebook links (1, 4, 7, 10) of the autumn campaign (7 to 12).
+    await list.getByLabel('Channel filter').fill('facebook');
+    await list.getByLabel('Campaign filter').fill('autumn');
+    await list.getByRole('button', { name: 'Search', exact: true }).click();
+    await until(ids, (v) => expect(v).toEqual([tenth.svc_id, seventh.svc_id]));
+    expect(new URL(page.url()).search).toBe('?channel=facebook&campaign=autumn');
+    await list.getByLabel('Search', { exact: true }).fill('no-such-word');
+    await list.getByRole('button', { name: 'Search', exact: true }).click();
+    await list.getByText('No link matches this search and these filters.').waitFor();
+    await list.getByRole('button', { name: 'Clear search and filters' }).click();
+
+    // Most clicked first, by the sort choice or the column's heading (which turns it around).
+    await list.getByLabel('Sort').selectOption({ label: 'Most clicked first' });
+    await until(rows, (v) =>
+      expect(v.slice(0, 4).map(([id, clicks]) => [id, clicks])).toEqual([
+        [third.svc_id, '3'],
+        [seventh.svc_id, '2'],
+        [tenth.svc_id, '1'],
+        [expect.any(String), '0'],
+      ]),
+    );
+    await expect(
+      list.getByRole('columnheader', { name: /^Clicks/ }).getAttribute('aria-sort'),
+    ).resolves.toBe('descending');
+    await list.getByRole('button', { name: /^Clicks/ }).click();
+    await until(rows, (v) => expect(v.map(([, clicks]) => clicks)).toEqual(Array(10).fill('0')));
+    await expect(list.getByLabel('Sort').inputValue()).resolves.toBe('clicks asc');
+    await list.getByLabel('Sort').selectOption({ label: 'Most clicked first' });
+    await until(ids, (v) => expect(v[0]).toBe(third.svc_id));
+    expect(new URL(page.url()).search).toBe('?sort=clicks');
+
+    // A row's short link opens its link page.
+    await list.locator(`tr[data-svc-id="${third.svc_id}"] th a`).click();
+    await page.getByRole('heading', { name: `Link ${third.svc_id}`, level: 1 }).waitFor();
+    const controls = page.locator('form.controls');
+    await expect(controls.locator('.card-head').textContent()).resolves.toBe('Controls—');
+    await expect(
+      controls.getByRole('button', { name: 'Save controls' }).isDisabled(),
+    ).resolves.toBe(true);
+
+    // Expiry at a time and after 100 clicks, a password, a country target, disabled.
+    await controls.getByLabel('Expires at').fill('2030-06-01T12:00');
+    await controls.getByLabel('Maximum clicks').fill('100');
+    await controls.getByLabel('Password', { exact: true }).fill('open sesame');
+    await controls.getByRole('button', { name: 'Add a country' }).click();
+    await expect(page.evaluate('document.activeElement.id')).resolves.toMatch(/^geo-country-/);
+    await controls.getByLabel('Country of rule 1').fill('de');
+    await controls.getByText('Germany').waitFor();
+    await controls.getByLabel('Goes to (rule 1)').fill('https://example.com/de');
+    await controls.getByRole('switch', { name: 'Disabled' }).check();
+    await controls.getByRole('button', { name: 'Save controls' }).click();
+    await controls.getByText(/^Controls saved at /).waitFor();
+    const [record] = await listed({ svc_id: third.svc_id });
+    expect(record).toEqual(
+      expect.objectContaining({
+        expires_at: '2030-06-01T12:00:00Z',
+        max_clicks: 100,
+        disabled: true,
+        password_protected: true,
+        geo: { DE: 'https://example.com/de' },
+      }),
+    );
+    expect(record).not.toHaveProperty('expired_url');
+    // The password is never shown; the disabled link answers as not found.
+    await expect(controls.getByLabel('New password').inputValue()).resolves.toBe('');
+    await expect(page.content()).resolves.not.toContain('open sesame');
+    await expect(controls.locator('.card-head .badge').allTextContents()).resolves.toEqual([
+      'Expires',
+      'Disabled',
+      'Password',
+      'Targeted',
+    ]);
+    await t.http.get(`/${third.path}`).set('Host', third.domain).expect(404);
+    await check('link-controls');
+
+    // The API's refusal shows in the card; "Undo changes" goes back to the saved controls.
+    await controls.getByLabel('Expires at').fill('2001-01-01T00:00');
+    await controls.getByRole('button', { name: 'Save controls' }).click();
+    await expect(controls.getByRole('alert').textContent()).resolves.toMatch(
+      /expires_at.*must be in the future/,
+    );
+    // The browser reports the 400 answer as a console error: expected here.
+    await until(
+      async () => [...errors],
+      (e) =>
+        expect(e).toEqual([
+          expect.stringMatching(/^400 POST .*\/url\/update\/.+\.json$/),
+          expect.stringMatching(/status of 400/),
+        ]),
+    );
+    errors.length = 0;
+    await controls.getByRole('button', { name: 'Undo changes' }).click();
+    await expect(controls.getByLabel('Expires at').inputValue()).resolves.toBe('2030-06-01T12:00');
+    await expect(controls.getByRole('alert').count()).resolves.toBe(0);
+
+    // Enabled again, the password and the expiry time removed: only what changed is sent.
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/url/update/')) sent.push(request.postData() ?? '');
+    });
+    await controls.getByRole('switch', { name: 'Disabled' }).uncheck();
+    await controls.getByRole('button', { name: 'Remove the password' }).click();
+    await controls.getByRole('button', { name: 'Clear the expiry time' }).click();
+    await expect(page.evaluate('document.activeElement.id')).resolves.toBe('ctl-expires-at');
+    await controls.getByRole('button', { name: 'Save controls' }).click();
+    await controls.getByText(/^Controls saved at /).waitFor();
+    expect(sent).toHaveLength(1);
+    expect([...new URLSearchParams(sent[0]).entries()].filter(([name]) => name !== 'key')).toEqual([
+      ['v', '3'],
+      ['tool', 'console'],
+      ['expires_at', ''],
+      ['disabled', 'false'],
+      ['password', ''],
+    ]);
+    const [cleared] = await listed({ svc_id: third.svc_id });
+    expect(cleared).toEqual(
+      expect.objectContaining({ max_clicks: 100, geo: { DE: 'https://example.com/de' } }),
+    );
+    for (const gone of ['expires_at', 'disabled', 'password_protected']) {
+      expect(cleared).not.toHaveProperty(gone);
+    }
+    await t.http.get(`/${third.path}`).set('Host', third.domain).expect(302);
+    await expect(controls.locator('.card-head .badge').allTextContents()).resolves.toEqual([
+      'Expires',
+      'Targeted',
+    ]);
+
+    // At phone width: the controls, then the list as left (most clicked first), nothing sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check('link-controls-phone');
+    await expect(
+      page.evaluate<number>('document.documentElement.scrollWidth'),
+    ).resolves.toBeLessThanOrEqual(390);
+    await page.getByRole('link', { name: '← Links' }).click();
+    await until(ids, (v) => expect(v[0]).toBe(third.svc_id));
+    expect(new URL(page.url()).search).toBe('?sort=clicks');
+    await expect(
+      list.locator(`tr[data-svc-id="${third.svc_id}"] td[data-label="Controls"]`).textContent(),
+    ).resolves.toBe('ExpiresTargeted');
+    await check('links-list-phone');
+    await expect(
+      page.evaluate<number>('document.documentElement.scrollWidth'),
+    ).resolves.toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 90_000);
 
   it('serves client routes with the index page, assets with a long cache, and a link path "console" is refused', async () => {
     const route = await t.http.get('/console/dashboard').expect(200);

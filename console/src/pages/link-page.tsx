@@ -7,11 +7,13 @@ import { TimeChart } from '../components/chart';
 import { CopyButton, Empty, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
 import { browserTimeZone, nextDay, startOfDay, today } from '../period';
 import { href } from '../router';
+import { ControlsCard } from './link-controls';
+import { linksHref } from './link-list';
 import { projectKey } from './project';
 
 const GOALS = [1, 2, 3, 4, 5] as const;
 
-/** One link: its record, clicks per day, latest click, conversions, share tree and visitors. */
+/** One link: its record, controls, clicks per day, latest click, conversions, share tree and visitors. */
 export function LinkPage({ svcId }: { svcId: string }) {
   const key = projectKey();
   const timeZone = browserTimeZone();
@@ -84,7 +86,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
       <section>
         <h1>Link {svcId}</h1>
         <ErrorNotice error={details.error} />
-        <a href={href('/links')}>Back to links</a>
+        <a href={linksHref()}>Back to links</a>
       </section>
     );
   }
@@ -93,6 +95,9 @@ export function LinkPage({ svcId }: { svcId: string }) {
   const conversions = intervals.data?.conversions;
   return (
     <section>
+      <p>
+        <a href={linksHref()}>← Links</a>
+      </p>
       <h1>Link {svcId}</h1>
       <div class="columns">
         <div class="card">
@@ -147,6 +152,14 @@ export function LinkPage({ svcId }: { svcId: string }) {
           {link && <QrCode text={link.svc_url} />}
         </div>
       </div>
+      {link && (
+        <ControlsCard
+          key={svcId}
+          link={link}
+          clicks={details.data.clicks}
+          onSaved={details.reload}
+        />
+      )}
       <div class="card">
         <FilterChips
           filters={filters}
