@@ -438,6 +438,9 @@ describe('ClickHouse server transport', () => {
       'ALTER clicks DROP PROJECTION totals': 'code 62',
       'ALTER clicks ADD INDEX link_version_minmax': 'code 62',
       'ALTER conversions ADD INDEX link_version_minmax': 'code 62',
+      // Click dimensions: ADD COLUMN IF NOT EXISTS is newer than 18.16.
+      'ALTER clicks ADD COLUMN country': 'code 62',
+      'ALTER conversions ADD COLUMN click_id': 'code 62',
     };
 
     const insertRow = {
@@ -476,6 +479,8 @@ describe('ClickHouse server transport', () => {
           link_updates: 'ok',
           'ALTER clicks ADD INDEX link_version_minmax': 'ok',
           'ALTER conversions ADD INDEX link_version_minmax': 'ok',
+          'ALTER clicks ADD COLUMN country': 'ok',
+          'ALTER conversions ADD COLUMN click_id': 'ok',
         });
         expect(parameterised).toEqual([{ s: `it's` }]);
         await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
