@@ -84,7 +84,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
   if (details.error) {
     return (
       <section>
-        <h1>Link {svcId}</h1>
+        <h1 class="wrap">Link {svcId}</h1>
         <ErrorNotice error={details.error} />
         <a href={linksHref()}>Back to links</a>
       </section>
@@ -98,7 +98,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
       <p>
         <a href={linksHref()}>← Links</a>
       </p>
-      <h1>Link {svcId}</h1>
+      <h1 class="wrap">Link {svcId}</h1>
       <div class="columns">
         <div class="card">
           {link && (
