@@ -803,6 +803,7 @@ describe('in a real browser: the web console at /console', () => {
     await expect(list.getByLabel('Search', { exact: true }).inputValue()).resolves.toBe('');
 
     // Filters combine: facebook links (1, 4, 7, 10) of the autumn campaign (7 to 12).
+    await list.getByText('Filters: channel, campaign, tag, domain').click();
     await list.getByLabel('Channel filter').fill('facebook');
     await list.getByLabel('Campaign filter').fill('autumn');
     await list.getByRole('button', { name: 'Search', exact: true }).click();

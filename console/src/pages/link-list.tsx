@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call, type Schemas } from '../api/client';
 import { knownChannelValues } from '../api/schema';
-import { ControlBadges, dateTime } from '../components/control-badges';
+import { ControlBadges, controlBadges, dateTime } from '../components/control-badges';
 import { Empty, ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
 import { href, navigate } from '../router';
 import { projectKey } from './project';
@@ -167,22 +167,6 @@ export function LinkList({ version }: { version: number }) {
               aria-describedby="list-search-hint"
             />
           </Field>
-          {FILTERS.map(([name, label, hint]) => (
-            <Field id={`list-${name}`} label={`${label} filter`} hint={hint} key={name}>
-              <input
-                id={`list-${name}`}
-                name={name}
-                defaultValue={query.filters[name] ?? ''}
-                list={name === 'channel' ? 'list-channels' : undefined}
-                aria-describedby={hint ? `list-${name}-hint` : undefined}
-              />
-            </Field>
-          ))}
-          <datalist id="list-channels">
-            {knownChannelValues.map((c) => (
-              <option key={c} value={c} />
-            ))}
-          </datalist>
           <Field id="list-sort" label="Sort">
             <select
               id="list-sort"
@@ -211,6 +195,27 @@ export function LinkList({ version }: { version: number }) {
             </select>
           </Field>
         </div>
+        <details open={Object.keys(query.filters).length > 0}>
+          <summary>Filters: channel, campaign, tag, domain</summary>
+          <div class="grid">
+            {FILTERS.map(([name, label, hint]) => (
+              <Field id={`list-${name}`} label={`${label} filter`} hint={hint} key={name}>
+                <input
+                  id={`list-${name}`}
+                  name={name}
+                  defaultValue={query.filters[name] ?? ''}
+                  list={name === 'channel' ? 'list-channels' : undefined}
+                  aria-describedby={hint ? `list-${name}-hint` : undefined}
+                />
+              </Field>
+            ))}
+            <datalist id="list-channels">
+              {knownChannelValues.map((c) => (
+                <option key={c} value={c} />
+              ))}
+            </datalist>
+          </div>
+        </details>
         <div class="actions">
           <button type="submit">Search</button>
           {searched && (
@@ -321,7 +326,10 @@ function LinkRow({ link }: { link: ListedLink }) {
       <td class="num" data-label="Clicks">
         {link.clicks.toLocaleString()}
       </td>
-      <td data-label="Controls">
+      <td
+        data-label="Controls"
+        class={controlBadges(link, link.clicks).length ? '' : 'no-controls'}
+      >
         <ControlBadges link={link} clicks={link.clicks} />
       </td>
     </tr>
