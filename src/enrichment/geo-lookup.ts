@@ -21,27 +21,55 @@ export interface PublicAddress {
 
 /**
  * Ranges that are no place on the map, IANA's special-purpose registries: nobody on the Internet
- * clicks from them, and a database that names a country for one guesses. One list per family:
- * a BlockList matches an IPv4 address against IPv6 rules through its mapped form (::/3 would hold
- * every IPv4 address), and the rules are tried one by one, so they are few.
+ * clicks from them, and a database that names a country for one guesses. IPv4 ranges are tested on
+ * the address as a 32-bit number (a BlockList check builds an address object each time: 4 µs, more
+ * than the look-up itself); IPv6 ones in a BlockList (one per family: a BlockList matches an IPv4
+ * address against IPv6 rules through its mapped form, and ::/3 would hold every IPv4 address).
  */
-const RESERVED_V4 = blockList('ipv4', [
-  ['0.0.0.0', 8], // "this network", the unspecified address
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation (TEST-NET-1)
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation (TEST-NET-2)
-  ['203.0.113.0', 24], // documentation (TEST-NET-3)
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and the broadcast address
-]);
+const RESERVED_V4: readonly (readonly [number, number])[] = (
+  [
+    ['0.0.0.0', 8], // "this network", the unspecified address
+    ['10.0.0.0', 8], // private
+    ['100.64.0.0', 10], // carrier-grade NAT
+    ['127.0.0.0', 8], // loopback
+    ['169.254.0.0', 16], // link-local
+    ['172.16.0.0', 12], // private
+    ['192.0.0.0', 24], // IETF protocol assignments
+    ['192.0.2.0', 24], // documentation (TEST-NET-1)
+    ['192.88.99.0', 24], // 6to4 relay anycast
+    ['192.168.0.0', 16], // private
+    ['198.18.0.0', 15], // benchmarking
+    ['198.51.100.0', 24], // documentation (TEST-NET-2)
+    ['203.0.113.0', 24], // documentation (TEST-NET-3)
+    ['224.0.0.0', 4], // multicast
+    ['240.0.0.0', 4], // reserved, and the broadcast address
+  ] as const
+).map(([network, prefix]) => {
+  const mask = (0xffffffff << (32 - prefix)) >>> 0;
+  return [ipv4Number(network)! & mask, mask] as const;
+});
+
+/** A dotted-quad IPv4 address as an unsigned 32-bit number; null when it is not one. */
+function ipv4Number(ip: string): number | null {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return null;
+  let n = 0;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part)) return null;
+    const octet = Number(part);
+    if (octet > 255) return null;
+    n = n * 256 + octet;
+  }
+  return n;
+}
+
+/** Whether a valid IPv4 address is in a reserved range. */
+function reservedV4(ip: string): boolean {
+  const n = ipv4Number(ip)!;
+  for (const [network, mask] of RESERVED_V4) if ((n & mask) >>> 0 === network >>> 0) return true;
+  return false;
+}
+
 /** Global unicast is 2000::/3; the rest of the space is reserved or special. */
 const RESERVED_V6 = blockList('ipv6', [
   ['::', 3], // unspecified, loopback, IPv4-compatible and -mapped, NAT64 64:ff9b::/96, 100::/64
@@ -80,9 +108,9 @@ export function publicAddress(ip: string): PublicAddress | null {
     if (!RESERVED_V6.check(ip, 'ipv6')) return { address: ip, family: 6 };
     if (!MAPPED.check(ip, 'ipv6')) return null;
     const v4 = unmapped(ip);
-    return RESERVED_V4.check(v4, 'ipv4') ? null : { address: v4, family: 4 };
+    return reservedV4(v4) ? null : { address: v4, family: 4 };
   }
-  if (family === 4) return RESERVED_V4.check(ip, 'ipv4') ? null : { address: ip, family: 4 };
+  if (family === 4) return reservedV4(ip) ? null : { address: ip, family: 4 };
   return null;
 }
 
@@ -123,8 +151,25 @@ export function placeOf(record: unknown): Place | null {
   return place.country === null && place.region === null && place.city === null ? null : place;
 }
 
-/** Decoded records kept per database file, by their offset in it (emptied when full). */
-const RECORDS_KEPT = 10_000;
+/**
+ * Decoded records kept per database file, by their offset in it (emptied when full): random public
+ * addresses took 4.3 µs each with 10,000 kept, 2.8 µs with 100,000 (a few MB of heap).
+ */
+const RECORDS_KEPT = 100_000;
+
+/** Each kept record's Place, made once: neighbouring networks share a record (a city). */
+const places = new WeakMap<object, Place | null>();
+
+/** placeOf for a record the reader decoded (kept or not). */
+function placeOfRecord(record: unknown): Place | null {
+  if (typeof record !== 'object' || record === null) return null;
+  let place = places.get(record);
+  if (place === undefined) {
+    place = placeOf(record);
+    places.set(record, place);
+  }
+  return place;
+}
 
 /** One MMDB file, read on first need and then held in memory. */
 class DatabaseFile {
@@ -215,6 +260,8 @@ export class GeoLookup {
       );
       return this.all;
     }
+    // Once every file is read, there is nothing to look at.
+    if (this.v4.reader !== null && this.v6.reader !== null) return Promise.resolve();
     const files = new Set<DatabaseFile>();
     for (const ip of ips) {
       const target = publicAddress(ip);
@@ -237,6 +284,6 @@ export class GeoLookup {
     }
     // An IPv4-only tree walked with 128 bits answers with an unrelated record.
     if (target.family === 6 && reader.metadata.ipVersion === 4) return null;
-    return placeOf(reader.get(target.address));
+    return placeOfRecord(reader.get(target.address));
   }
 }
