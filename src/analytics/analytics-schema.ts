@@ -156,8 +156,20 @@ export function analyticsSchema(db: string): string[] {
     `ALTER TABLE ${db}.conversions
        ADD COLUMN IF NOT EXISTS click_id Nullable(UUID),
        ${dimensionColumns()}`,
+    // Range by the click dimensions of few values (country, device, browser, os), with filters
+    // among them: clicks per (project, hour, those four), a few hundred thousand rows at 10M clicks.
+    // Parts written before it gain it when merged or rewritten (analytics:backfill's dimensions
+    // step rewrites them); meanwhile their raw clicks are read.
+    `ALTER TABLE ${db}.clicks ADD PROJECTION IF NOT EXISTS dimensions_hourly (
+       SELECT ${DIMENSIONS_HOURLY_KEYS}, countIf(is_bot = 0), countIf(is_bot = 1)
+       GROUP BY ${DIMENSIONS_HOURLY_KEYS}
+     )`,
   ];
 }
+
+/** The keys of projection dimensions_hourly: the click dimensions with few values, by hour. */
+const DIMENSIONS_HOURLY_KEYS =
+  'project_id, toStartOfHour(clicked_at), country, device, browser, os';
 
 /**
  * The dimensions of a click (docs/api.md, "Click dimensions"), named as the statistics parameters

@@ -441,6 +441,7 @@ describe('ClickHouse server transport', () => {
       // Click dimensions: ADD COLUMN IF NOT EXISTS is newer than 18.16.
       'ALTER clicks ADD COLUMN country': 'code 62',
       'ALTER conversions ADD COLUMN click_id': 'code 62',
+      'ALTER clicks ADD PROJECTION dimensions_hourly': 'code 62',
     };
 
     const insertRow = {
@@ -481,6 +482,7 @@ describe('ClickHouse server transport', () => {
           'ALTER conversions ADD INDEX link_version_minmax': 'ok',
           'ALTER clicks ADD COLUMN country': 'ok',
           'ALTER conversions ADD COLUMN click_id': 'ok',
+          'ALTER clicks ADD PROJECTION dimensions_hourly': 'ok',
         });
         expect(parameterised).toEqual([{ s: `it's` }]);
         await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
