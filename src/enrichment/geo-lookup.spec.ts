@@ -58,13 +58,41 @@ describe('GeoLookup, shipped DB-IP City Lite', () => {
     ['unique-local', ['fc00::1', 'fd12:3456:789a::1']],
     ['multicast', ['224.0.0.1', '239.255.255.250', 'ff02::1']],
     ['unspecified', ['0.0.0.0', '::']],
-    ['reserved', ['255.255.255.255', '240.0.0.1', '192.0.2.1', '198.18.0.1', '2001:db8::1']],
+    [
+      'reserved',
+      [
+        '255.255.255.255',
+        '240.0.0.1',
+        '192.0.2.1',
+        '198.18.0.1',
+        '2001:db8::1',
+        '2001:0db8:85a3::8a2e:370:7334',
+        '3fff::1',
+        '3fff:fff:ffff::1',
+        '2001:1ff::1',
+        '2001:0:4136:e378::1',
+      ],
+    ],
     ['mapped private', ['::ffff:10.0.0.1', '::ffff:192.168.0.1']],
     ['NAT64 and Teredo', ['64:ff9b::808:808', '2001::1']],
   ])('has no place for %s addresses', (_, ips) => {
     for (const ip of ips) {
       expect(publicAddress(ip)).toBeNull();
       expect(geo.place(ip)).toBeNull();
+    }
+  });
+
+  it('keeps the edges of the reserved IPv6 ranges in 2000::/3 public', () => {
+    for (const ip of [
+      '2001:200::1',
+      '2001:db9::1',
+      '2001:db7::1',
+      '3fff:1000::1',
+      '2000::1',
+      '2a00:1450::1',
+      '3ffe::1',
+    ]) {
+      expect(publicAddress(ip)).toEqual({ address: ip, family: 6 });
     }
   });
 
