@@ -1,55 +1,21 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import request from 'supertest';
-import TestAgent from 'supertest/lib/agent';
-import { testChdbEnv } from '../support/app';
-import { createApp } from '../../src/app.factory';
-import { loadConfig } from '../../src/config/app-config';
 import { BROWSER } from '../support/clicks';
+import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15';
 
 /** Link controls on the embedded database (PGlite: its jsonb and booleans) with in-process jobs. */
 describe('embedded (PGlite, in-process jobs): link controls', () => {
-  let app: NestExpressApplication;
-  let http: TestAgent;
-  let dataDir: string;
+  let embedded: EmbeddedApp;
+  let http: EmbeddedApp['http'];
   let key: string;
-  const keys = {
-    subscription_key: `sub_${randomBytes(12).toString('hex')}`,
-    application_key: `app_${randomBytes(12).toString('hex')}`,
-  };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'svc-embedded-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      ...testChdbEnv(),
-      LOG_LEVEL: 'silent',
-      DEFAULT_DOMAIN: 'svc.test',
-      TRUST_PROXY: 'true',
-      BOOTSTRAP_SUBSCRIPTION_KEY: keys.subscription_key,
-      BOOTSTRAP_APPLICATION_KEY: keys.application_key,
-    });
-    app = await createApp(config);
-    await app.init();
-    http = request(app.getHttpServer());
-    const created = await http
-      .post('/projects/new')
-      .type('form')
-      .send({ ...keys, json: JSON.stringify({ name: 'embedded_controls' }) })
-      .expect(200);
-    key = created.body.response.project.api_key as string;
+    embedded = await startEmbeddedApp('embedded_controls', { TRUST_PROXY: 'true' });
+    ({ http, key } = embedded);
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => embedded?.close());
 
   const visit = (linkPath: string, agent = BROWSER, ip = '192.0.2.1') =>
     http

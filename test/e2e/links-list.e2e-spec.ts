@@ -1,20 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import request from 'supertest';
-import TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
 import { ClickBuffer } from '../../src/clicks/click-buffer';
-import { loadConfig } from '../../src/config/app-config';
 import type { LinkRecord } from '../../src/links/link-record';
 import { JobQueue } from '../../src/queue/job-queue';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { StatsFixture, buildStatsFixture } from '../factories/stats';
-import { TestApp, createTestApp, testChdbEnv } from '../support/app';
+import { TestApp, createTestApp } from '../support/app';
+import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
 import { BROWSER, GOOGLEBOT, waitForClicks } from '../support/clicks';
 
 type Listed = LinkRecord & { clicks: number };
@@ -514,41 +506,17 @@ describe('url/list.json', () => {
 
 /** The embedded default (PGlite without pg_trgm, in-process jobs): the search reads the project's links. */
 describe('url/list.json on the embedded database', () => {
-  let app: NestExpressApplication;
-  let http: TestAgent;
-  let dataDir: string;
+  let embedded: EmbeddedApp;
+  let app: EmbeddedApp['app'];
+  let http: EmbeddedApp['http'];
   let key: string;
-  const keys = {
-    subscription_key: `sub_${randomBytes(12).toString('hex')}`,
-    application_key: `app_${randomBytes(12).toString('hex')}`,
-  };
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'svc-list-embedded-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      ...testChdbEnv(),
-      LOG_LEVEL: 'silent',
-      DEFAULT_DOMAIN: 'svc.test',
-      BOOTSTRAP_SUBSCRIPTION_KEY: keys.subscription_key,
-      BOOTSTRAP_APPLICATION_KEY: keys.application_key,
-    });
-    expect(config.databaseUrl).toBeNull();
-    app = await createApp(config);
-    await app.init();
-    http = request(app.getHttpServer());
-    const res = await http
-      .post('/projects/new')
-      .type('form')
-      .send({ ...keys, json: JSON.stringify({ name: 'embedded_list' }) })
-      .expect(200);
-    key = (res.body as { response: { project: { api_key: string } } }).response.project.api_key;
+    embedded = await startEmbeddedApp('embedded_list');
+    ({ app, http, key } = embedded);
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => embedded?.close());
 
   it('searches, filters and sorts by clicks without the trigram index', async () => {
     const [{ n }] = await app
