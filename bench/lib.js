@@ -3,6 +3,8 @@
 const { spawn } = require('node:child_process');
 const http = require('node:http');
 const { randomBytes } = require('node:crypto');
+const os = require('node:os');
+const path = require('node:path');
 const { Client } = require('pg');
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -134,4 +136,40 @@ async function createProject(port, subscriptionKey, applicationKey, settings = {
   return JSON.parse(res.body).response.project.api_key;
 }
 
-module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, median };
+/**
+ * The store a seeded benchmark (stats, list) times: a new PostgreSQL database, or with
+ * BENCH_REUSE_DATABASE=<name> (kept by an earlier run with BENCH_KEEP_DATABASE=1) that database and
+ * the service's data folder beside it, the seed skipped; and the service's environment on it (the
+ * embedded analytics store in that folder, Redis, bootstrap keys).
+ */
+async function seededStore() {
+  const reuse = process.env.BENCH_REUSE_DATABASE;
+  const name = reuse ?? (await createDatabase());
+  const dataDir = path.join(process.env.BENCH_DATA_DIR ?? os.tmpdir(), name);
+  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
+  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
+  const serviceEnv = {
+    DATABASE_URL: databaseUrl(name),
+    REDIS_URL,
+    REDIS_PREFIX: `bench:${randomBytes(3).toString('hex')}`,
+    DEFAULT_DOMAIN: 'bench.svc',
+    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
+    BOOTSTRAP_APPLICATION_KEY: applicationKey,
+    // The embedded store, in the bench's own folder.
+    DATA_DIR: dataDir,
+    CHDB_DIR: '',
+    CLICKHOUSE_URL: '',
+    CLICKHOUSE_DATABASE: 'svc',
+  };
+  return {
+    reuse,
+    name,
+    dataDir,
+    sizesFile: path.join(dataDir, 'bench-sizes.json'),
+    subscriptionKey,
+    applicationKey,
+    serviceEnv,
+  };
+}
+
+module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, median, seededStore };

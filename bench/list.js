@@ -15,11 +15,9 @@
 //   BENCH_REUSE_DATABASE=svc_bench_xxxxxxxx npm run bench:list
 //   BENCH_LINKS=100000 BENCH_CLICKS=1000000 npm run bench:list
 const { spawn } = require('node:child_process');
-const os = require('node:os');
 const path = require('node:path');
 const { rm, mkdir, readFile, writeFile } = require('node:fs/promises');
 const { Client } = require('pg');
-const { randomBytes } = require('node:crypto');
 const lib = require('./lib');
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 1_000_000);
@@ -154,25 +152,8 @@ async function pgCount(db, projectId, { filters = {}, search = [] } = {}) {
 }
 
 async function main() {
-  // BENCH_REUSE_DATABASE=<name> (kept by an earlier run with BENCH_KEEP_DATABASE=1) skips the seed.
-  const reuse = process.env.BENCH_REUSE_DATABASE;
-  const name = reuse ?? (await lib.createDatabase());
-  const dataDir = path.join(process.env.BENCH_DATA_DIR ?? os.tmpdir(), name);
-  const sizesFile = path.join(dataDir, 'bench-sizes.json');
-  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
-  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
-  const serviceEnv = {
-    DATABASE_URL: lib.databaseUrl(name),
-    REDIS_URL: lib.REDIS_URL,
-    REDIS_PREFIX: `bench:${randomBytes(3).toString('hex')}`,
-    DEFAULT_DOMAIN: 'bench.svc',
-    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
-    BOOTSTRAP_APPLICATION_KEY: applicationKey,
-    DATA_DIR: dataDir,
-    CHDB_DIR: '',
-    CLICKHOUSE_URL: '',
-    CLICKHOUSE_DATABASE: 'svc',
-  };
+  const { reuse, name, dataDir, sizesFile, subscriptionKey, applicationKey, serviceEnv } =
+    await lib.seededStore();
   let service;
   const db = new Client({ connectionString: lib.databaseUrl(name) });
   const errors = [];

@@ -13,11 +13,9 @@
 // the baseline, writes the old rollup tables into PostgreSQL from them; then the service starts on
 // that folder.
 const { spawn } = require('node:child_process');
-const os = require('node:os');
 const path = require('node:path');
 const { rm, mkdir, readFile, writeFile } = require('node:fs/promises');
 const { Client } = require('pg');
-const { randomBytes } = require('node:crypto');
 const lib = require('./lib');
 const { LINK_TOTALS_BACKFILL } = require('../dist/database/migrations/1763940000000-link-totals');
 const { AnalyticsStore1763970000000 } = require('../dist/database/migrations/1763970000000-analytics-store');
@@ -290,27 +288,8 @@ async function time(task) {
 }
 
 async function main() {
-  // BENCH_REUSE_DATABASE=<name> (kept by an earlier run with BENCH_KEEP_DATABASE=1) skips the seed:
-  // the PostgreSQL database of that name and the service's data folder beside it.
-  const reuse = process.env.BENCH_REUSE_DATABASE;
-  const name = reuse ?? (await lib.createDatabase());
-  const dataDir = path.join(process.env.BENCH_DATA_DIR ?? os.tmpdir(), name);
-  const sizesFile = path.join(dataDir, 'bench-sizes.json');
-  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
-  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
-  const serviceEnv = {
-    DATABASE_URL: lib.databaseUrl(name),
-    REDIS_URL: lib.REDIS_URL,
-    REDIS_PREFIX: `bench:${randomBytes(3).toString('hex')}`,
-    DEFAULT_DOMAIN: 'bench.svc',
-    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
-    BOOTSTRAP_APPLICATION_KEY: applicationKey,
-    // The embedded store, in the bench's own folder.
-    DATA_DIR: dataDir,
-    CHDB_DIR: '',
-    CLICKHOUSE_URL: '',
-    CLICKHOUSE_DATABASE: 'svc',
-  };
+  const { reuse, name, dataDir, sizesFile, subscriptionKey, applicationKey, serviceEnv } =
+    await lib.seededStore();
   let service;
   const db = new Client({ connectionString: lib.databaseUrl(name) });
   const errors = [];
