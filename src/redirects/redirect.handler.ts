@@ -12,7 +12,15 @@ import { Decision, LinkRulesService } from './link-rules';
 import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
 import { HostDomains, LinkRules, LinkTarget, ProjectTarget } from './redirect-target';
-import { decodePath, header, rawHeader, trimSlashes, withSvc } from './request-parts';
+import {
+  decodePath,
+  header,
+  hostOf,
+  rawHeader,
+  rawPathOf,
+  trimSlashes,
+  withSvc,
+} from './request-parts';
 
 export { rawHeader, withSvc } from './request-parts';
 
@@ -65,10 +73,8 @@ export class RedirectHandler {
       if (method !== 'GET' && method !== 'HEAD') {
         return method === 'POST' ? this.post(req, res, next) : next(req, res);
       }
-      const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      const raw = query === -1 ? url : url.slice(0, query);
+      const host = hostOf(req);
+      const raw = rawPathOf(req);
       const decoded = decodePath(raw);
       // A path that is not clean text is no link (link paths are URL-safe): the not-found answer,
       // unless it is the API's, which refuses it naming the parameter.
@@ -103,10 +109,8 @@ export class RedirectHandler {
     res: ServerResponse,
     next: (req: IncomingMessage, res: ServerResponse) => void,
   ): void {
-    const host = (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = decodePath(query === -1 ? url : url.slice(0, query));
+    const host = hostOf(req);
+    const path = decodePath(rawPathOf(req));
     if (path === null || path === '') return next(req, res);
     const isDefault = host === this.defaultDomain;
     if (isDefault && this.apiPaths.has(path)) return next(req, res);
@@ -229,7 +233,7 @@ export class RedirectHandler {
         this.answerMissing(res, path, domains);
         return this.observe('not_found', started);
       }
-      const action = (req.url ?? '/').split('?')[0];
+      const action = rawPathOf(req);
       if (method !== 'POST') {
         this.gate.form(res, action, header(req, 'referer'), method === 'HEAD');
         return this.observe('form', started);

@@ -23,6 +23,18 @@ export function rawHeader(raw: string[], name: string): string | undefined {
   return undefined;
 }
 
+/** The request's Host header in lower case ('' without one). */
+export function hostOf(req: IncomingMessage): string {
+  return (rawHeader(req.rawHeaders, 'host') ?? '').toLowerCase();
+}
+
+/** The request target's path, without its query string (as sent: not decoded). */
+export function rawPathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /**
  * The link path of a request path: decoded, without leading or trailing slashes; null if it does
  * not decode to clean text (malformed escapes, invalid UTF-8, a lone surrogate or a NUL). Only a
