@@ -60,6 +60,8 @@ export interface UpdateProjectInput {
   removeUsers: Named[];
   changeRoles: MemberRef[];
   conversions: ConversionsInput | null;
+  /** Extension: replace the publishable key (docs/api.md, "Keys"). */
+  rotatePublishableKey: boolean;
 }
 
 const CREATE_FIELDS = [
@@ -73,7 +75,13 @@ const CREATE_FIELDS = [
   'redirection_patterns',
   'utm_parameters',
 ];
-const UPDATE_FIELDS = [...CREATE_FIELDS, 'remove_domain', 'remove_user', 'change_role'];
+const UPDATE_FIELDS = [
+  ...CREATE_FIELDS,
+  'remove_domain',
+  'remove_user',
+  'change_role',
+  'rotate_publishable_key',
+];
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -106,7 +114,17 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
     removeUsers: named(json.remove_user, 'json.remove_user'),
     changeRoles: parseChangeRoles(json.change_role),
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, true),
+    rotatePublishableKey: parseRotation(json.rotate_publishable_key),
   };
+}
+
+/** rotate_publishable_key: a JSON boolean only (a string is refused: a key is not rotated by accident). */
+function parseRotation(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') {
+    throw Errors.invalid('json.rotate_publishable_key', 'must be true or false (a JSON boolean)');
+  }
+  return value;
 }
 
 const PATTERN_HOST_RE =

@@ -34,6 +34,10 @@ export class ProjectEntity {
   @Column('char', { length: 64 })
   apiKey: string;
 
+  /** `pk_…`: the tracking script's `data-key` (docs/api.md, "Keys"); not a secret. */
+  @Column('text')
+  publishableKey: string;
+
   @Column('text')
   defaultDomain: string;
 

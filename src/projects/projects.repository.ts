@@ -14,6 +14,7 @@ export type ProjectChanges = Partial<
     | 'conversionDomains'
     | 'goalLabels'
     | 'settings'
+    | 'publishableKey'
   >
 >;
 
@@ -58,6 +59,14 @@ export class ProjectsRepository {
     return this.repo(this.projects, manager).findOneBy({ apiKey, deletedAt: IsNull() });
   }
 
+  /** Uses uq_projects_publishable_key. */
+  findLiveByPublishableKey(
+    publishableKey: string,
+    manager?: EntityManager,
+  ): Promise<ProjectEntity | null> {
+    return this.repo(this.projects, manager).findOneBy({ publishableKey, deletedAt: IsNull() });
+  }
+
   /** Locks the project row for the rest of the transaction (concurrent updates of one project queue up). */
   lockById(id: string, manager: EntityManager): Promise<ProjectEntity | null> {
     return manager
@@ -89,7 +98,10 @@ export class ProjectsRepository {
   }
 
   insertProject(
-    values: Pick<ProjectEntity, 'subscriptionId' | 'name' | 'apiKey' | 'defaultDomain'> &
+    values: Pick<
+      ProjectEntity,
+      'subscriptionId' | 'name' | 'apiKey' | 'publishableKey' | 'defaultDomain'
+    > &
       ProjectChanges,
     manager?: EntityManager,
   ): Promise<ProjectEntity> {

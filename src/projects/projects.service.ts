@@ -4,7 +4,7 @@ import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { parseJsonObject } from '../common/json-parameter';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
-import { generateProjectApiKey } from '../subscriptions/keys';
+import { generateProjectApiKey, generatePublishableKey } from '../subscriptions/keys';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import type { ConnectedDomain } from './connected-domains';
 import { applyConversions } from './project-conversions';
@@ -75,6 +75,7 @@ export class ProjectsService {
           subscriptionId: subscription.id,
           name: input.name,
           apiKey: generateProjectApiKey(),
+          publishableKey: generatePublishableKey(),
           defaultDomain,
           ...conversions,
           settings: applyLinkSettings({}, input.settings),
@@ -130,6 +131,8 @@ export class ProjectsService {
       ) {
         changes.settings = applyLinkSettings(project.settings, input.settings);
       }
+      // The old key stops at once on every instance: the invalidation below drops it from caches.
+      if (input.rotatePublishableKey) changes.publishableKey = generatePublishableKey();
 
       // Members: additions and role changes, then removals; nobody may be named twice.
       const current = new Map(

@@ -9,6 +9,7 @@ import { LinksByUrl1763960000000 } from './1763960000000-links-by-url';
 import { AnalyticsStore1763970000000 } from './1763970000000-analytics-store';
 import { LinkControls1763990000000 } from './1763990000000-link-controls';
 import { LinksList1764000000000 } from './1764000000000-links-list';
+import { PublishableKeys1764010000000 } from './1764010000000-publishable-keys';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   AnalyticsStore1763970000000,
   LinkControls1763990000000,
   LinksList1764000000000,
+  PublishableKeys1764010000000,
 ];

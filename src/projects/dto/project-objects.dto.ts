@@ -87,4 +87,10 @@ export class ProjectUpdateObjectDto {
   remove_user?: string[];
   @ApiPropertyOptional({ type: [ChangeRoleDto] })
   change_role?: ChangeRoleDto[];
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'Extension. true replaces the publishable key; the old one is refused at once (a JSON boolean only)',
+  })
+  rotate_publishable_key?: boolean;
 }

@@ -67,6 +67,15 @@ export class ProjectRecordDto {
   @ApiProperty({ example: '3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a' })
   api_key: string;
 
+  /**
+   * **Extension.** The publishable key: `pk_` and 32 lowercase hex characters, the tracking
+   * script's `data-key`. It may record conversions and create links through retweet and share
+   * (never with link controls), nothing else; not a secret. Replaced by the update object's
+   * `rotate_publishable_key` (docs/api.md, "Keys").
+   */
+  @ApiProperty({ example: 'pk_7dc42788a8dd6b7dbe71bd676b026104', pattern: '^pk_[0-9a-f]{32}$' })
+  publishable_key: string;
+
   /** YYYY-MM-DD HH:MM:SS, UTC. */
   @ApiProperty({ example: '2026-11-23 08:30:00' })
   created_at: string;
@@ -139,6 +148,7 @@ export function toProjectRecord(
   const record: ProjectRecordDto = {
     name: project.name,
     api_key: project.apiKey,
+    publishable_key: project.publishableKey,
     created_at: adminTimestamp(project.createdAt),
     updated_at: adminTimestamp(project.updatedAt),
     default_domain: project.defaultDomain,
