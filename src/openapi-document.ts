@@ -10,6 +10,7 @@ import {
 import { AppConfig } from './config/app-config';
 import { KNOWN_CHANNELS } from './links/channels';
 import { AdminErrorDto, LinkErrorDto } from './common/dto/error-responses.dto';
+import { API_KEY_SCHEMES, addApiKeySchemes } from './common/api-security';
 
 /**
  * The OpenAPI document of the API: served at /docs-json, committed as openapi.json (scripts/openapi.js)
@@ -19,7 +20,7 @@ import { AdminErrorDto, LinkErrorDto } from './common/dto/error-responses.dto';
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
-    new DocumentBuilder()
+    addApiKeySchemes(new DocumentBuilder())
       .setTitle('svc')
       .setDescription(
         [
@@ -29,6 +30,9 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
           'Administration endpoints take `subscription_key` (the subscription that owns the objects) and,',
           'where listed, `application_key` (an application authorised on that subscription).',
           'Keys printed at first start, or created with `npm run cli -- subscription:create`, work here.',
+          'Each operation names the keys it takes (its security schemes: projectKey, subscriptionKey,',
+          'applicationKey): **Authorize** once with them and every operation sends them in the query',
+          'string. A key also given as a parameter or in a POST body wins over the authorised one.',
           '',
           '**Errors.** Link and stats endpoints answer `{error, error_message}`; administration and',
           'conversions answer `{request, error: {code, message}}`. Codes are listed in docs/api.md.',
@@ -62,6 +66,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     if (schema && !('$ref' in schema)) schema.additionalProperties = true;
   }
   declareErrors(document);
+  relaxAuthorisedKeys(document);
   return document;
 }
 
@@ -104,6 +109,43 @@ function declareErrors(document: OpenAPIObject): void {
           'Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id)',
         content: { 'application/json': { schema } },
       } satisfies ResponseObject;
+    }
+  }
+}
+
+/**
+ * A key that an operation's security scheme carries is still documented as a parameter (the
+ * console's typed client passes it so), but not as a required one: Swagger UI would otherwise ask
+ * for it on every operation after Authorize had supplied it. The security requirement says the key
+ * is needed; the guard reads it from the query string or the body alike (docs/api.md).
+ */
+function relaxAuthorisedKeys(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation: OperationObject | undefined = item[method];
+      if (!operation?.security) continue;
+      const names = new Set<string>(
+        operation.security.flatMap((requirement) =>
+          Object.keys(requirement).map(
+            (scheme) => API_KEY_SCHEMES[scheme as keyof typeof API_KEY_SCHEMES].name,
+          ),
+        ),
+      );
+      for (const parameter of operation.parameters ?? []) {
+        if ('$ref' in parameter || parameter.in !== 'query' || !names.has(parameter.name)) continue;
+        parameter.required = false;
+      }
+      for (const media of Object.values(
+        (operation.requestBody && !('$ref' in operation.requestBody)
+          ? operation.requestBody.content
+          : undefined) ?? {},
+      )) {
+        const ref = media.schema && '$ref' in media.schema ? media.schema.$ref : undefined;
+        const schema = ref ? document.components?.schemas?.[ref.split('/').pop() ?? ''] : undefined;
+        if (!schema || '$ref' in schema || !schema.required) continue;
+        schema.required = schema.required.filter((name) => !names.has(name));
+        if (schema.required.length === 0) delete schema.required;
+      }
     }
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/terminus';
 import type Redis from 'ioredis';
 import { AnalyticsClient, messageOf } from '../analytics/analytics-client';
+import { NO_KEY } from '../common/api-security';
 import { RedisClient } from '../queue/redis.provider';
 import { HealthLiveDto } from './dto/health.dto';
 
@@ -25,7 +26,7 @@ export class HealthController {
 
   /** Liveness: the process answers. */
   @Get()
-  @ApiOperation({ summary: 'Liveness' })
+  @ApiOperation({ summary: 'Liveness', security: NO_KEY })
   @ApiOkResponse({ type: HealthLiveDto })
   live(): { status: 'ok' } {
     return { status: 'ok' };
@@ -34,7 +35,10 @@ export class HealthController {
   /** Readiness: the database and the analytics store (ClickHouse) answer and, when REDIS_URL is set, Redis does. */
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness (database, analytics store and, when configured, Redis)' })
+  @ApiOperation({
+    summary: 'Readiness (database, analytics store and, when configured, Redis)',
+    security: NO_KEY,
+  })
   ready() {
     const checks = [
       () => this.database.pingCheck('database', { timeout: 2000 }),

@@ -5,6 +5,7 @@ import {
   applyDecorators,
   createParamDecorator,
 } from '@nestjs/common';
+import { ApiKeys } from '../common/api-security';
 import {
   PROJECT_KEY_OPTIONS,
   ProjectKeyGuard,
@@ -13,9 +14,16 @@ import {
 } from './project-key.guard';
 import { ProjectEntity } from './project.entity';
 
-/** The endpoint takes a project `key`: ProjectKeyGuard authenticates it before the handler runs. */
+/**
+ * The endpoint takes a project `key`: ProjectKeyGuard authenticates it before the handler runs,
+ * and the OpenAPI document says so (security scheme projectKey).
+ */
 export function ProjectKeyAuth(options: ProjectKeyOptions = {}): MethodDecorator {
-  return applyDecorators(SetMetadata(PROJECT_KEY_OPTIONS, options), UseGuards(ProjectKeyGuard));
+  return applyDecorators(
+    SetMetadata(PROJECT_KEY_OPTIONS, options),
+    UseGuards(ProjectKeyGuard),
+    ApiKeys('projectKey'),
+  );
 }
 
 /** The project ProjectKeyGuard authenticated; a route without @ProjectKeyAuth() never gets one. */

@@ -5,6 +5,7 @@ import {
   applyDecorators,
   createParamDecorator,
 } from '@nestjs/common';
+import { ApiKeys } from '../common/api-security';
 import {
   SUBSCRIPTION_KEY_OPTIONS,
   SubscriptionGuard,
@@ -13,11 +14,16 @@ import {
 } from './subscription.guard';
 import { SubscriptionEntity } from './subscription.entity';
 
-/** The endpoint is administration: SubscriptionGuard checks the keys before the handler runs. */
+/**
+ * The endpoint is administration: SubscriptionGuard checks the keys before the handler runs, and
+ * the OpenAPI document names the same keys (security schemes subscriptionKey, applicationKey).
+ */
 export function SubscriptionAuth(options: SubscriptionKeyOptions): MethodDecorator {
   return applyDecorators(
     SetMetadata(SUBSCRIPTION_KEY_OPTIONS, options),
     UseGuards(SubscriptionGuard),
+    ApiKeys('subscriptionKey', 'applicationKey'),
+    ...(options.application === 'optional' ? [ApiKeys('subscriptionKey')] : []),
   );
 }
 

@@ -188,15 +188,17 @@ export class AggregateResponseDto {
   filters: Record<string, unknown> | [];
   @ApiProperty({ type: String, nullable: true, example: 'channel' })
   group_by: string | null;
-  @ApiProperty({ enum: SORT_TYPES, enumName: 'SortType', nullable: true })
+  // Inline enums, not the named SortType and SortOrder: a reference cannot be nullable in OpenAPI
+  // 3.0, where `nullable` needs a `type` beside it.
+  @ApiProperty({ type: String, enum: SORT_TYPES, nullable: true })
   sort_type: (typeof SORT_TYPES)[number] | null;
-  @ApiProperty({ enum: ['asc', 'desc'], enumName: 'SortOrder', nullable: true })
+  @ApiProperty({ type: String, enum: ['asc', 'desc'], nullable: true })
   sort_order: 'asc' | 'desc' | null;
   @ApiProperty({ type: String, nullable: true })
   pivot: string | null;
-  @ApiProperty({ enum: SORT_TYPES, enumName: 'SortType', nullable: true })
+  @ApiProperty({ type: String, enum: SORT_TYPES, nullable: true })
   pivot_sort_type: (typeof SORT_TYPES)[number] | null;
-  @ApiProperty({ enum: ['asc', 'desc'], enumName: 'SortOrder', nullable: true })
+  @ApiProperty({ type: String, enum: ['asc', 'desc'], nullable: true })
   pivot_sort_order: 'asc' | 'desc' | null;
   @ApiProperty({
     type: 'integer',
