@@ -1,6 +1,7 @@
 import { Controller, Get, Header, HttpCode, Post, Req, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { NO_KEY } from '../common/api-security';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
@@ -50,7 +51,7 @@ export class ConversionsController {
   @Header('Content-Type', 'application/javascript; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=3600')
   @Header('Access-Control-Allow-Origin', '*')
-  @ApiOperation({ summary: 'The tracking script for landing pages' })
+  @ApiOperation({ summary: 'The tracking script for landing pages', security: NO_KEY })
   @ApiOkResponse({
     description: 'The script (JavaScript)',
     content: { 'application/javascript': { schema: { type: 'string' } } },
