@@ -3,28 +3,52 @@ export interface Entry<T> {
   expires: number;
   /** The value of `writes` when the entry was last (re)inserted. */
   stamp: number;
+  /** What `weigh` said the entry costs when it was set (0 without a byte bound). */
+  bytes: number;
+}
+
+/** A bound on the bytes an Lru holds, each entry weighed once when it is set. */
+export interface ByteBound<T> {
+  /** The most bytes the entries may weigh together. */
+  max: number;
+  /** An estimate, from above, of what an entry keeps in memory; O(1) or near it (hot path). */
+  weigh: (key: string, value: T) => number;
 }
 
 /**
- * A bounded map that forgets its least recently used entries. Map order is insertion order, so an
- * entry used again is re-inserted at the end; a hit re-inserts only once the entry has fallen a
- * quarter of the capacity behind (a hot link is then refreshed long before it could reach the
- * front, and the hot path skips a delete and an insert on nearly every hit).
+ * A bounded map that forgets its least recently used entries, past `capacity` entries or, with a
+ * byte bound, past its bytes. Map order is insertion order, so an entry used again is re-inserted
+ * at the end; a hit re-inserts only once the entry has fallen a quarter of the capacity behind (a
+ * hot link is then refreshed long before it could reach the front, and the hot path skips a
+ * delete and an insert on nearly every hit). Once the entries weigh three quarters of a byte bound,
+ * the capacity meant there is the number of entries they are: the bytes may bind long before the
+ * entry count does.
  */
 export class Lru<T> {
   private readonly map = new Map<string, Entry<T>>();
   private writes = 0;
-  private readonly refreshAfter: number;
+  private refreshAfter: number;
+  private bytes = 0;
+  private readonly maxBytes: number;
+  /** Past this weight, refreshAfter follows the number of entries (three quarters of maxBytes). */
+  private readonly nearlyFull: number;
+  private readonly weigh: ((key: string, value: T) => number) | null;
 
-  constructor(private readonly capacity: number) {
+  constructor(
+    private readonly capacity: number,
+    bound?: ByteBound<T>,
+  ) {
     this.refreshAfter = Math.max(1, capacity >> 2);
+    this.maxBytes = bound?.max ?? Infinity;
+    this.nearlyFull = this.maxBytes * 0.75;
+    this.weigh = bound?.weigh ?? null;
   }
 
   get(key: string, now: number): Entry<T> | undefined {
     const entry = this.map.get(key);
     if (!entry) return undefined;
     if (entry.expires <= now) {
-      this.map.delete(key);
+      this.remove(key, entry);
       return undefined;
     }
     if (this.writes - entry.stamp >= this.refreshAfter) {
@@ -36,9 +60,19 @@ export class Lru<T> {
   }
 
   set(key: string, value: T, ttlMs: number, now: number): void {
-    this.map.delete(key);
-    this.map.set(key, { value, expires: now + ttlMs, stamp: ++this.writes });
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    const old = this.map.get(key);
+    if (old) this.remove(key, old);
+    const bytes = this.weigh === null ? 0 : this.weigh(key, value);
+    // An entry that outweighs the whole bound would only empty the map: it is not kept.
+    if (bytes > this.maxBytes) return;
+    this.map.set(key, { value, expires: now + ttlMs, stamp: ++this.writes, bytes });
+    this.bytes += bytes;
+    if (this.map.size > this.capacity) this.evictOldest();
+    if (this.bytes > this.nearlyFull) {
+      // Each entry is evicted once at most: amortised O(1) per set.
+      while (this.bytes > this.maxBytes) this.evictOldest();
+      this.refreshAfter = Math.max(1, Math.min(this.capacity, this.map.size) >> 2);
+    }
   }
 
   /** Whether `key` is held (expired or not), without touching its recency. */
@@ -47,14 +81,32 @@ export class Lru<T> {
   }
 
   delete(key: string): void {
-    this.map.delete(key);
+    const entry = this.map.get(key);
+    if (entry) this.remove(key, entry);
   }
 
   clear(): void {
     this.map.clear();
+    this.bytes = 0;
+    this.refreshAfter = Math.max(1, this.capacity >> 2);
   }
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** What the entries weigh together (0 without a byte bound). */
+  get weight(): number {
+    return this.bytes;
+  }
+
+  private remove(key: string, entry: Entry<T>): void {
+    this.map.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  private evictOldest(): void {
+    const [key, entry] = this.map.entries().next().value!;
+    this.remove(key, entry);
   }
 }
