@@ -13,7 +13,8 @@ import { TRACKING_SCRIPT } from './tracking-script';
 
 /**
  * conversions/new and the tracking script (docs/api.md, "Conversions and the tracking script").
- * ProjectKeyGuard authenticates `key` (no `v`, no format here); conversion-input.ts reads the rest.
+ * ProjectKeyGuard authenticates `key`, the API key or the publishable key the tracking script
+ * carries (no `v`, no format here); conversion-input.ts reads the rest.
  * Any origin may call conversions/new: ConversionsModule's middleware says so, refusals included.
  */
 @ApiTags('conversions')
@@ -24,7 +25,7 @@ export class ConversionsController {
   @Get('conversions/new')
   @ApiOperation({ summary: 'Record a pageview or goal against a link' })
   @ApiConversionParameters()
-  @ProjectKeyAuth()
+  @ProjectKeyAuth({ publishable: true })
   record(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
@@ -37,7 +38,7 @@ export class ConversionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Record a conversion (POST form)' })
   @ApiConversionParameters()
-  @ProjectKeyAuth()
+  @ProjectKeyAuth({ publishable: true })
   recordPost(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
@@ -75,7 +76,7 @@ export class ConversionsController {
 
 function ApiConversionParameters(): MethodDecorator {
   const parameters: [string, boolean, string][] = [
-    ['key', true, 'Project API key'],
+    ['key', true, 'Project publishable key (pk_…, as the tracking script sends it) or API key'],
     ['svc_url', true, 'svc_id of the link that led to the conversion'],
     ['conversion_type', true, 'pageview, goal_1 … goal_5'],
     ['conversion_value', true, 'Integer (cents suggested for money); ignored for pageview'],

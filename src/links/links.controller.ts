@@ -15,7 +15,7 @@ import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
-import { linkControls } from './link-controls';
+import { CONTROL_PARAMETERS, linkControls } from './link-controls';
 import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
@@ -31,6 +31,12 @@ import { LinkUpdateService } from './link-update.service';
 import { RetweetService } from './retweet.service';
 import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks';
 import { LinksService } from './links.service';
+
+/**
+ * retweet and share are called from pages, so the publishable key may call them, never with a
+ * link control (docs/api.md, "Keys"); every other link endpoint needs the API key.
+ */
+const FROM_PAGES = { refuse: CONTROL_PARAMETERS };
 
 /**
  * The link endpoints (docs/api.md, "Tracked links"). The rate limit counts first, then
@@ -178,7 +184,7 @@ export class LinksController {
   @ApiRetweetParameters(false)
   @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
   @ApiResponse(LINK_ERRORS)
-  @ProjectKeyAuth({ version: true, before: retweetPostChecks })
+  @ProjectKeyAuth({ version: true, before: retweetPostChecks, publishable: FROM_PAGES })
   retweetPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
     return this.retweet(project, params);
   }
@@ -194,7 +200,7 @@ export class LinksController {
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
   @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks })
+  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
   retweetGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
     return this.retweet(project, params);
   }
@@ -206,7 +212,7 @@ export class LinksController {
   @ApiResponse(LINK_ERRORS)
   @ApiOkResponse({ type: RetweetResponseDto })
   @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks })
+  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
   retweetGetFormatted(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
     return this.retweet(project, params);
   }
@@ -232,7 +238,7 @@ export class LinksController {
   @ApiResponse({ status: 302, description: 'Redirect to destination' })
   @ApiResponse(LINK_ERRORS)
   @UseFilters(new DestinationFallbackFilter(shareFallback))
-  @ProjectKeyAuth({ version: true, before: shareChecks })
+  @ProjectKeyAuth({ version: true, before: shareChecks, publishable: FROM_PAGES })
   async share(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,

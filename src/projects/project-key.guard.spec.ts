@@ -1,4 +1,13 @@
-import { Controller, Get, INestApplication, Param } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  Controller,
+  Get,
+  INestApplication,
+  Param,
+  Req,
+  UseFilters,
+} from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { Request } from 'express';
@@ -9,20 +18,46 @@ import { AppExceptionFilter } from '../common/exception.filter';
 import { RawParams } from '../common/params';
 import { parseQueryString } from '../common/query-parser';
 import { CurrentProject, CurrentProjects, ProjectKeyAuth } from './project-key.decorators';
-import { ProjectLookupsService } from './project-lookups.service';
+import { ProjectRequest } from './project-key.guard';
+import { KeyedProject, ProjectLookupsService, keyKindOf } from './project-lookups.service';
 import { ProjectEntity } from './project.entity';
 
 const KEY = 'a'.repeat(64);
 const OTHER = 'b'.repeat(64);
 const UNKNOWN = 'c'.repeat(64);
+const PUBLISHABLE = `pk_${'d'.repeat(32)}`;
+const UNKNOWN_PUBLISHABLE = `pk_${'e'.repeat(32)}`;
+const ONE = { id: 'p1', name: 'one' } as ProjectEntity;
 const PROJECTS: Record<string, ProjectEntity> = {
-  [KEY]: { id: 'p1', name: 'one' } as ProjectEntity,
+  [KEY]: ONE,
   [OTHER]: { id: 'p2', name: 'two' } as ProjectEntity,
+  [PUBLISHABLE]: ONE,
 };
+const NEEDS_API_KEY = {
+  error: 403,
+  error_message: "This endpoint needs the project's api_key; a publishable key may not call it",
+};
+
+function find(key: string): KeyedProject | null {
+  const project = PROJECTS[key];
+  const kind = keyKindOf(key);
+  return project && kind ? { project, kind } : null;
+}
 
 /** What reached the handlers: a refused request must leave this empty. */
 const reached: string[] = [];
 const lookups: string[] = [];
+/** What a refused request carried: its project and kind of key, once the key was valid. */
+const refused: string[] = [];
+
+@Catch()
+class RecordingFilter extends AppExceptionFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<ProjectRequest>();
+    refused.push(`${req.project?.name ?? '-'} ${req.keyKind ?? '-'}`);
+    super.catch(exception, host);
+  }
+}
 
 /** retweet's kind of check: answered after the format, before `v` and the key. */
 function refuseStop(params: RawParams, req: Request): void {
@@ -33,10 +68,20 @@ function refuseStop(params: RawParams, req: Request): void {
 class ProbeController {
   @Get('linkish.:format')
   @ApiFormatted()
+  @UseFilters(RecordingFilter)
   @ProjectKeyAuth({ version: true, before: refuseStop })
   linkish(@CurrentProject() project: ProjectEntity) {
     reached.push(`linkish ${project.name}`);
     return new FormattedResult({ name: project.name }, () => project.name);
+  }
+
+  /** A page's endpoint (retweet, share): the publishable key may call it, without `lock`. */
+  @Get('pageish.:format')
+  @ApiFormatted()
+  @ProjectKeyAuth({ version: true, publishable: { refuse: ['lock', 'seal'] } })
+  pageish(@CurrentProject() project: ProjectEntity, @Req() req: ProjectRequest) {
+    reached.push(`pageish ${project.name} ${req.keyKind}`);
+    return new FormattedResult({ name: project.name });
   }
 
   @Get('totalish.json')
@@ -48,9 +93,9 @@ class ProbeController {
   }
 
   @Get('conversionish/new')
-  @ProjectKeyAuth()
-  conversionish(@CurrentProject() project: ProjectEntity) {
-    reached.push(`conversionish ${project.name}`);
+  @ProjectKeyAuth({ publishable: true })
+  conversionish(@CurrentProject() project: ProjectEntity, @Req() req: ProjectRequest) {
+    reached.push(`conversionish ${project.name} ${req.keyKind}`);
     return { name: project.name };
   }
 
@@ -72,14 +117,16 @@ describe('ProjectKeyGuard', () => {
         {
           provide: ProjectLookupsService,
           useValue: {
-            getActiveByApiKey: (key: string) => {
+            getActiveByKey: (key: string): Promise<KeyedProject> => {
               lookups.push(key);
-              const project = PROJECTS[key];
-              if (!project) {
+              const found = find(key);
+              if (!found) {
                 throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
               }
-              return Promise.resolve(project);
+              return Promise.resolve(found);
             },
+            findActiveByKey: (key: string): Promise<KeyedProject | null> =>
+              Promise.resolve(find(key)),
           },
         },
       ],
@@ -97,6 +144,7 @@ describe('ProjectKeyGuard', () => {
   beforeEach(() => {
     reached.length = 0;
     lookups.length = 0;
+    refused.length = 0;
   });
 
   const get = (path: string) => request(app.getHttpServer()).get(path);
@@ -203,9 +251,9 @@ describe('ProjectKeyGuard', () => {
     const res = await get(`/conversionish/new?callback=1bad&key=${KEY}`);
     expect(res.status).toBe(200);
     expect(res.body).toStrictEqual({ name: 'one' });
-    const refused = await get(`/conversionish/new?key=${UNKNOWN}`);
-    expect(refused.status).toBe(403);
-    expect(reached).toStrictEqual(['conversionish one']);
+    const unknown = await get(`/conversionish/new?key=${UNKNOWN}`);
+    expect(unknown.status).toBe(403);
+    expect(reached).toStrictEqual(['conversionish one secret']);
   });
 
   it('never runs a handler that takes @CurrentProject() without @ProjectKeyAuth()', async () => {
@@ -213,5 +261,69 @@ describe('ProjectKeyGuard', () => {
     expect(res.status).toBe(500);
     expect(lookups).toStrictEqual([]);
     expect(reached).toStrictEqual([]);
+  });
+
+  describe('the publishable key (docs/api.md, "Keys")', () => {
+    it('is refused by default, after its lookup, with its project on the request', async () => {
+      const res = await get(`/linkish.json?v=3&key=${PUBLISHABLE}`);
+      expect(res.status).toBe(403);
+      expect(res.body).toStrictEqual(NEEDS_API_KEY);
+      const txt = await get(`/linkish.txt?v=3&key=${PUBLISHABLE}`);
+      expect(txt.status).toBe(403);
+      expect(txt.text).toBe(NEEDS_API_KEY.error_message);
+      // An unknown publishable key is an unknown key, whatever the endpoint.
+      const unknown = await get(`/linkish.json?v=3&key=${UNKNOWN_PUBLISHABLE}`);
+      expect(unknown.body).toStrictEqual({
+        error: 403,
+        error_message: 'Invalid API key specified',
+      });
+      expect(lookups).toStrictEqual([PUBLISHABLE, PUBLISHABLE, UNKNOWN_PUBLISHABLE]);
+      expect(refused).toStrictEqual(['one publishable', 'one publishable', '- -']);
+      expect(reached).toStrictEqual([]);
+    });
+
+    it('calls an endpoint that accepts it, which reads the kind of key', async () => {
+      const conversion = await get(`/conversionish/new?key=${PUBLISHABLE}`);
+      expect(conversion.status).toBe(200);
+      expect(conversion.body).toStrictEqual({ name: 'one' });
+      const page = await get(`/pageish.json?v=3&key=${PUBLISHABLE}`);
+      expect(page.status).toBe(200);
+      const secret = await get(`/pageish.json?v=3&key=${KEY}`);
+      expect(secret.status).toBe(200);
+      expect(reached).toStrictEqual([
+        'conversionish one publishable',
+        'pageish one publishable',
+        'pageish one secret',
+      ]);
+    });
+
+    it('answers 403 naming the first refused parameter it gives, empty ones too', async () => {
+      const lock = await get(`/pageish.json?v=3&key=${PUBLISHABLE}&seal=&lock=1`);
+      expect(lock.status).toBe(403);
+      expect(lock.body).toStrictEqual({
+        error: 403,
+        error_message: "A publishable key may not set lock; it needs the project's api_key",
+      });
+      const seal = await get(`/pageish.json?v=3&key=${PUBLISHABLE}&seal=`);
+      expect(seal.body).toStrictEqual({
+        error: 403,
+        error_message: "A publishable key may not set seal; it needs the project's api_key",
+      });
+      // The API key may give them (the endpoint decides what they mean).
+      const secret = await get(`/pageish.json?v=3&key=${KEY}&lock=1&seal=1`);
+      expect(secret.status).toBe(200);
+      expect(reached).toStrictEqual(['pageish one secret']);
+    });
+
+    it('is refused in key[], among API keys too', async () => {
+      const alone = await get(`/totalish.json?v=3&key[]=${PUBLISHABLE}`);
+      expect(alone.status).toBe(403);
+      expect(alone.body).toStrictEqual(NEEDS_API_KEY);
+      const among = await get(`/totalish.json?v=3&key[]=${KEY}&key[]=${PUBLISHABLE}`);
+      expect(among.body).toStrictEqual(NEEDS_API_KEY);
+      const single = await get(`/totalish.json?v=3&key=${PUBLISHABLE}`);
+      expect(single.body).toStrictEqual(NEEDS_API_KEY);
+      expect(reached).toStrictEqual([]);
+    });
   });
 });

@@ -2,10 +2,10 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { API_FORMATTED, readFormat } from '../common/api-format';
-import { Errors } from '../common/app-error';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { RawParams, requireKey, requireVersion } from '../common/params';
 import { requestParams } from '../common/params.decorator';
-import { ProjectLookupsService } from './project-lookups.service';
+import { KeyKind, KeyedProject, ProjectLookupsService } from './project-lookups.service';
 import { ProjectEntity } from './project.entity';
 
 /** How an endpoint takes its project key (ProjectKeyAuth). */
@@ -19,20 +19,34 @@ export interface ProjectKeyOptions {
   many?: number;
   /** The endpoint's own checks that answer before `v` and the key (retweet and share). */
   before?: (params: RawParams, req: Request) => void;
+  /**
+   * Whether the project's publishable key may call the endpoint too (docs/api.md, "Keys"); by
+   * default only its API key may. `refuse` names the parameters a publishable key may not give
+   * (retweet and share: the link controls), each answered 403 naming it.
+   */
+  publishable?: true | { refuse: readonly string[] };
 }
 
 /** A request once ProjectKeyGuard has let it through. */
 export interface ProjectRequest extends Request {
+  /** Set once the key names a live project, of either kind, even when the endpoint refuses it. */
   project?: ProjectEntity;
   projects?: ProjectEntity[];
+  /** Which key named it: `secret` (the API key) or `publishable`. */
+  keyKind?: KeyKind;
 }
+
+/** The answer to a publishable key on an endpoint that needs the API key. */
+export const PUBLISHABLE_KEY_REFUSED =
+  "This endpoint needs the project's api_key; a publishable key may not call it";
 
 export const PROJECT_KEY_OPTIONS = 'svc:project-key';
 
 /**
  * The one way into the link, statistics and conversion endpoints: reads `key` as the handlers
- * read parameters (a form value over a query one) and puts its live project on the request, or
- * answers 400 (missing, repeated) or 403 "Invalid API key specified". The checks that answered
+ * read parameters (a form value over a query one) and puts its live project and the kind of key on
+ * the request, or answers 400 (missing, repeated) or 403 "Invalid API key specified"; a
+ * publishable key gets a 403 of its own where the endpoint does not accept it. The checks that answered
  * before the key when handlers authenticated still answer first, in the same order: the format
  * and callback (on routes FormatInterceptor renders), the endpoint's own (`before`), then `v`.
  * A class-level guard (the rate limit) runs before this one.
@@ -57,24 +71,52 @@ export class ProjectKeyGuard implements CanActivate {
     if (options.version) requireVersion(params);
     if (options.many !== undefined && Array.isArray(params.key)) {
       req.projects = await this.projectsOf(params.key as unknown[], options.many);
+      req.keyKind = 'secret';
       return true;
     }
-    const project = await this.projects.getActiveByApiKey(requireKey(params));
+    const { project, kind } = await this.projects.getActiveByKey(requireKey(params));
     req.project = project;
     req.projects = [project];
+    req.keyKind = kind;
+    if (kind === 'publishable') refusePublishable(options, params);
     return true;
   }
 
-  /** Each distinct key of `key[]`, in order: the first that is not a live project's key is a 403. */
+  /**
+   * Each distinct key of `key[]`, in order: the first that is not a live project's key is a 403,
+   * and so is a publishable key (the endpoints that take several projects read statistics).
+   */
   private async projectsOf(keys: unknown[], max: number): Promise<ProjectEntity[]> {
     if (keys.length === 0 || keys.length > max) {
       throw Errors.invalid('key', `takes 1 to ${max} project keys`);
     }
-    const projects: ProjectEntity[] = [];
+    const found: KeyedProject[] = [];
     for (const key of new Set(keys)) {
       if (typeof key !== 'string') throw Errors.invalid('key', 'must be project API keys');
-      projects.push(await this.projects.getActiveByApiKey(key));
+      found.push(await this.projects.getActiveByKey(key));
     }
-    return projects;
+    if (found.some((keyed) => keyed.kind === 'publishable')) throw publishableRefused();
+    return found.map((keyed) => keyed.project);
+  }
+}
+
+function publishableRefused(): AppError {
+  return new AppError(403, ErrorCode.notPermitted, PUBLISHABLE_KEY_REFUSED);
+}
+
+/**
+ * A publishable key is published in landing pages: it calls only the endpoints that accept it,
+ * and gives none of the parameters they refuse it (docs/api.md, "Keys").
+ */
+function refusePublishable(options: ProjectKeyOptions, params: RawParams): void {
+  if (options.publishable === undefined) throw publishableRefused();
+  if (options.publishable === true) return;
+  const given = options.publishable.refuse.find((name) => params[name] !== undefined);
+  if (given !== undefined) {
+    throw new AppError(
+      403,
+      ErrorCode.notPermitted,
+      `A publishable key may not set ${given}; it needs the project's api_key`,
+    );
   }
 }

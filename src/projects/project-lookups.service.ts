@@ -3,16 +3,39 @@ import { AppError, ErrorCode } from '../common/app-error';
 import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
+import { PUBLISHABLE_KEY_RE } from '../subscriptions/keys';
 import type { ConnectedDomain } from './connected-domains';
 import { ProjectEntity } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
 
 const API_KEY_RE = /^[0-9a-f]{64}$/;
+
 /**
- * Live projects by API key, kept in-process so an API request does not pay a round trip to
- * PostgreSQL for its key: dropped on every instance when a project changes (InvalidationBus), and
- * after KEY_CACHE_TTL_MS at the latest should an invalidation be missed. Unknown keys are not kept
- * (a project created a moment ago answers at once).
+ * Which key a request gave (docs/api.md, "Keys"): the project's API key, or its publishable key
+ * (`pk_…`, published in landing pages), which may call only the endpoints that say so.
+ */
+export type KeyKind = 'secret' | 'publishable';
+
+/** A live project and the kind of key that named it. */
+export interface KeyedProject {
+  project: ProjectEntity;
+  kind: KeyKind;
+}
+
+/** The kind of key a value's format names, or null when it is neither (never looked up). */
+export function keyKindOf(key: unknown): KeyKind | null {
+  if (typeof key !== 'string') return null;
+  if (API_KEY_RE.test(key)) return 'secret';
+  if (PUBLISHABLE_KEY_RE.test(key)) return 'publishable';
+  return null;
+}
+
+/**
+ * Live projects by API key or publishable key (one cache: the two formats never collide), kept
+ * in-process so an API request does not pay a round trip to PostgreSQL for its key: dropped on
+ * every instance when a project changes (InvalidationBus; a rotated publishable key stops at
+ * once), and after KEY_CACHE_TTL_MS at the latest should an invalidation be missed. Unknown keys
+ * are not kept (a project created a moment ago answers at once).
  */
 const KEY_CACHE_SIZE = 10_000;
 const KEY_CACHE_TTL_MS = 10_000;
@@ -23,7 +46,7 @@ const KEY_CACHE_TTL_MS = 10_000;
  */
 @Injectable()
 export class ProjectLookupsService implements OnModuleInit {
-  private readonly byApiKey = new Lru<ProjectEntity>(KEY_CACHE_SIZE);
+  private readonly byKey = new Lru<ProjectEntity>(KEY_CACHE_SIZE);
   /** Bumped by every invalidation: a lookup that raced one does not keep what it read. */
   private keyGeneration = 0;
 
@@ -39,28 +62,44 @@ export class ProjectLookupsService implements OnModuleInit {
     this.bus.onInvalidate((kind) => {
       if (kind !== 'project') return;
       this.keyGeneration++;
-      this.byApiKey.clear();
+      this.byKey.clear();
     });
   }
 
-  /** The live project a project API key (`key` of link, stats and conversion endpoints) names. */
-  async findActiveByApiKey(apiKey: string): Promise<ProjectEntity | null> {
-    if (typeof apiKey !== 'string' || !API_KEY_RE.test(apiKey)) return null;
-    const now = Date.now();
-    const cached = this.byApiKey.get(apiKey, now);
-    if (cached) return cached.value;
-    const generation = this.keyGeneration;
-    const project = await this.repository.findLiveByApiKey(apiKey);
-    if (project && generation === this.keyGeneration) {
-      this.byApiKey.set(apiKey, project, KEY_CACHE_TTL_MS, now);
-    }
-    return project;
+  /** The live project a project API key names (a publishable key names none here). */
+  findActiveByApiKey(apiKey: string): Promise<ProjectEntity | null> {
+    return keyKindOf(apiKey) === 'secret'
+      ? this.findCached(apiKey, 'secret')
+      : Promise.resolve(null);
+  }
+
+  /** The live project a `key` names, API key or publishable key, and which of the two it is. */
+  async findActiveByKey(key: string): Promise<KeyedProject | null> {
+    const kind = keyKindOf(key);
+    if (kind === null) return null;
+    const project = await this.findCached(key, kind);
+    return project ? { project, kind } : null;
   }
 
   /** The same, or 403 "Invalid API key specified" (docs/api.md, "Errors": code 1000). */
-  async getActiveByApiKey(apiKey: string): Promise<ProjectEntity> {
-    const project = await this.findActiveByApiKey(apiKey);
-    if (!project) throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+  async getActiveByKey(key: string): Promise<KeyedProject> {
+    const found = await this.findActiveByKey(key);
+    if (!found) throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+    return found;
+  }
+
+  private async findCached(key: string, kind: KeyKind): Promise<ProjectEntity | null> {
+    const now = Date.now();
+    const cached = this.byKey.get(key, now);
+    if (cached) return cached.value;
+    const generation = this.keyGeneration;
+    const project =
+      kind === 'secret'
+        ? await this.repository.findLiveByApiKey(key)
+        : await this.repository.findLiveByPublishableKey(key);
+    if (project && generation === this.keyGeneration) {
+      this.byKey.set(key, project, KEY_CACHE_TTL_MS, now);
+    }
     return project;
   }
 
