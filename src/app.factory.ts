@@ -11,6 +11,7 @@ import { setupSwagger } from './openapi-document';
 import { AppConfig } from './config/app-config';
 import { serveConsole } from './web-console/web-console';
 
+import { compileTrust } from './common/ip';
 /**
  * Puts the redirect listener in front of Express on the HTTP server (docs/architecture.md, "How a
  * redirect flows"): link requests never enter Express (about 7× the cost of a trivial 302); everything
@@ -37,7 +38,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.useLogger(app.get(Logger));
   app.set('query parser', parseQueryString);
-  app.set('trust proxy', false);
+  // The redirect listener's client address and Express's req.ip agree (docs/operations.md, "Proxies").
+  app.set('trust proxy', compileTrust(config.trustProxy));
   app.disable('x-powered-by');
   app.useBodyParser('urlencoded', {
     extended: true,

@@ -101,7 +101,7 @@ describe('loadConfig', () => {
       unwrapTimeoutMs: 250,
       clickIp: 'full',
       geoipDb: SHIPPED_V4,
-      trustProxy: true,
+      trustProxy: 1,
       redirectCacheSize: 5000,
       clickhouseUrl: CH,
       clickhouseDatabase: 'svc_prod',
@@ -201,6 +201,9 @@ describe('loadConfig', () => {
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },
     ],
+    ['TRUST_PROXY', { TRUST_PROXY: '33' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1,proxy.example' }],
     [
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       {
@@ -262,6 +265,20 @@ describe('loadConfig', () => {
     expect(onlySubscription.message).toContain('must be given together');
     const onlyApplication = errorOf({ BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) });
     expect(onlyApplication.variable).toBe('BOOTSTRAP_SUBSCRIPTION_KEY');
+  it('reads TRUST_PROXY as Express reads trust proxy, true being one hop', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 2001:db8::/32,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      'loopback',
+    ]);
+    expect(errorOf({ TRUST_PROXY: '10.0.0.1,proxy.example' }).message).toBe(
+      'TRUST_PROXY: must be false, true, a hop count or a comma list of IP addresses and CIDR subnets (got "proxy.example")',
+    );
+  });
+
     expect(onlyApplication.message).toContain('must be given together');
     const both = loadConfig({
       BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16),

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { TrustProxy, parseTrustProxy } from '../common/ip';
 
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -74,8 +75,11 @@ export class AppConfig {
   readonly clickIp: 'full' | 'anonymised' | 'none';
   /** An operator's GeoIP2/GeoLite2 City database file (GEOIP_DB); null → the shipped DB-IP. */
   readonly geoipDb: string | null;
-  /** Whether X-Forwarded-For names the client (TRUST_PROXY: behind a load balancer). */
-  readonly trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For entries name the client (TRUST_PROXY): false, a hop count, or
+   * trusted addresses and subnets (docs/operations.md, "Proxies").
+   */
+  readonly trustProxy: TrustProxy;
   /** Entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
   readonly redirectCacheSize: number;
   /** ClickHouse server URL (CLICKHOUSE_URL, http(s)://user:password@host:8123); null → embedded chDB. */
@@ -162,6 +166,16 @@ const HOST_RE =
   /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
+function readTrustProxy(env: Env): TrustProxy {
+  const value = read(env, 'TRUST_PROXY');
+  if (value === undefined) return false;
+  try {
+    return parseTrustProxy(value);
+  } catch (error) {
+    throw new ConfigError('TRUST_PROXY', (error as Error).message);
+  }
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const portText = read(env, 'PORT') ?? '3000';
   const port = Number(portText);
@@ -215,7 +229,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return new AppConfig({
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
     geoipDb: geoipDb === undefined ? null : readableFile('GEOIP_DB', path.resolve(geoipDb)),
-    trustProxy: readEnum(env, 'TRUST_PROXY', ['true', 'false'] as const, 'false') === 'true',
+    trustProxy: readTrustProxy(env),
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
     createRateLimit,
     crawlerAllowLoopback: allowLoopback,

@@ -2,14 +2,14 @@ import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Errors } from '../common/app-error';
 import { CONVERSION_TYPES } from '../common/goals';
-import { forwardedFor } from '../common/ip';
 import { RawParams, bool, isAbsent, singleOf } from '../common/params';
 import { svcIdOfUrl } from '../links/link-path';
 
 /** The request's own client data, for read_headers. */
 export interface RequestContext {
   headers: IncomingHttpHeaders;
-  remoteAddress: string | null;
+  /** The client's address as TRUST_PROXY resolves it (Express's req.ip; docs/operations.md, "Proxies"). */
+  clientIp: string | null;
 }
 
 /** conversions/new's parameters, checked (docs/api.md, "Conversions and the tracking script"). */
@@ -61,7 +61,7 @@ export function readConversion(params: RawParams, request: RequestContext): Conv
   let language = singleOf(params, ['language'], 255);
   let referrer = singleOf(params, ['referrer'], 2048);
   if (readHeaders) {
-    ip ??= forwardedFor(request.headers['x-forwarded-for']) ?? request.remoteAddress ?? undefined;
+    ip ??= request.clientIp !== null && isIP(request.clientIp) !== 0 ? request.clientIp : undefined;
     userAgent ??= header(request.headers, 'user-agent');
     language ??= header(request.headers, 'accept-language');
     referrer ??= header(request.headers, 'referer');

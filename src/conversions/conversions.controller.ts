@@ -68,7 +68,7 @@ export class ConversionsController {
   ): Promise<{ request: unknown; response: { conversion: ConversionRecord } }> {
     const conversion = await this.conversions.record(project, params, {
       headers: req.headers,
-      remoteAddress: req.socket.remoteAddress ?? null,
+      clientIp: req.ip ?? null,
     });
     return adminResponse(req, { conversion });
   }

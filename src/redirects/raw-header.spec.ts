@@ -1,4 +1,5 @@
 import { rawHeader } from './redirect.handler';
+import { forwardedHeader } from './request-parts';
 
 describe('rawHeader', () => {
   const raw = [
@@ -19,5 +20,11 @@ describe('rawHeader', () => {
     expect(rawHeader(raw, 'user-agent')).toBe('UA 1');
     expect(rawHeader(raw, 'referer')).toBeUndefined();
     expect(rawHeader([], 'host')).toBeUndefined();
+  });
+
+  it('joins repeated X-Forwarded-For headers in order, as Node does in req.headers', () => {
+    expect(forwardedHeader(raw)).toBe('203.0.113.7,10.0.0.1');
+    expect(forwardedHeader(['X-FORWARDED-FOR', '1.2.3.4, 5.6.7.8'])).toBe('1.2.3.4, 5.6.7.8');
+    expect(forwardedHeader(['host', 'a'])).toBeUndefined();
   });
 });

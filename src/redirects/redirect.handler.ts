@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClickEvent, nextClickSequence } from '../clicks/click-event';
 import { ClickRecorder } from '../clicks/click-recorder';
 import { isCrawler } from '../common/bots';
-import { forwardedFor, storedIp } from '../common/ip';
+import { TrustFunction, clientAddress, compileTrust, storedIp } from '../common/ip';
 import { ApiPaths } from '../common/api-paths';
 import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
@@ -14,6 +14,7 @@ import { RedirectCache } from './redirect-cache';
 import { HostDomains, LinkRules, LinkTarget, ProjectTarget } from './redirect-target';
 import {
   decodePath,
+  forwardedHeader,
   header,
   hostOf,
   rawHeader,
@@ -40,11 +41,13 @@ type Outcome = 'redirect' | 'not_found' | 'root' | 'expired' | 'form' | 'error';
 export class RedirectHandler {
   private readonly logger = new Logger('RedirectHandler');
   private readonly defaultDomain: string;
+  /** TRUST_PROXY's trust function, null when X-Forwarded-For is ignored. */
+  private readonly trust: TrustFunction | null;
   /** The latency histogram's series per outcome, looked up once. */
   private readonly latency: Record<Outcome, { observe(seconds: number): void }>;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly cache: RedirectCache,
     private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
@@ -53,6 +56,7 @@ export class RedirectHandler {
     private readonly gate: PasswordGate,
   ) {
     this.defaultDomain = config.defaultDomain;
+    this.trust = config.trustProxy === false ? null : compileTrust(config.trustProxy);
     const histogram = metrics.redirectSeconds;
     this.latency = {
       redirect: histogram.child('redirect'),
@@ -332,12 +336,12 @@ export class RedirectHandler {
   /**
    * The client's address in full, whatever CLICK_IP says: the worker looks up its place and then
    * stores it as CLICK_IP says (ClicksRepository), so that a place never needs a stored address.
+   * Behind proxies (TRUST_PROXY), the rightmost X-Forwarded-For entry no trusted proxy sent.
    */
   private clientIp(req: IncomingMessage): string | null {
-    const forwarded = this.config.trustProxy
-      ? forwardedFor(rawHeader(req.rawHeaders, 'x-forwarded-for'))
-      : null;
-    return storedIp(forwarded ?? req.socket.remoteAddress, 'full');
+    const peer = req.socket.remoteAddress;
+    if (this.trust === null) return storedIp(peer, 'full');
+    return storedIp(clientAddress(peer, forwardedHeader(req.rawHeaders), this.trust), 'full');
   }
 
   private observe(outcome: Outcome, started: number): void {

@@ -12,8 +12,7 @@ export function header(req: IncomingMessage, name: string): string | null {
 /**
  * A request header by its lowercase name, read from rawHeaders: `req.headers` would build an object
  * of every header on first use, which the redirect path does not need. The first of repeated
- * headers, as Node keeps it (of X-Forwarded-For, whose copies Node joins, only the first address
- * is read, and that is in the first copy).
+ * headers, as Node keeps it (X-Forwarded-For, whose copies count in full: forwardedHeader).
  */
 export function rawHeader(raw: string[], name: string): string | undefined {
   for (let i = 0; i < raw.length; i += 2) {
@@ -21,6 +20,21 @@ export function rawHeader(raw: string[], name: string): string | undefined {
     if (key.length === name.length && key.toLowerCase() === name) return raw[i + 1];
   }
   return undefined;
+}
+
+/**
+ * X-Forwarded-For with its repeated headers joined by commas in order, as Node joins them into
+ * `req.headers` (a proxy may add its entry as a header of its own); undefined without one.
+ */
+export function forwardedHeader(raw: string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i];
+    if (key.length === 15 && key.toLowerCase() === 'x-forwarded-for') {
+      value = value === undefined ? raw[i + 1] : `${value},${raw[i + 1]}`;
+    }
+  }
+  return value;
 }
 
 /** The request's Host header in lower case ('' without one). */

@@ -8,7 +8,8 @@ describe('conversions/new', () => {
   let svcId: string;
   let path: string;
   beforeAll(async () => {
-    t = await createTestApp();
+    // Two proxies: the test's connection and 10.0.0.1 (read_headers resolves the client as redirects do).
+    t = await createTestApp({ env: { TRUST_PROXY: '2' } });
     key = (
       await createProject(t, {
         conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' },

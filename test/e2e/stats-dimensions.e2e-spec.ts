@@ -42,7 +42,8 @@ describe('click dimensions', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: 'true' } });
+    // Two proxies: the test's connection and 10.0.0.1, the visitor's address left of it.
+    t = await createTestApp({ env: { TRUST_PROXY: '2' } });
     key = (await createProject(t, { conversions: { enabled: true, domains: 'all' } })).api_key;
     email = await createLink(t, key, { channel: 'email' });
     sms = await createLink(t, key, { channel: 'sms' });
