@@ -13,6 +13,8 @@ function startServer(): Promise<{ base: string; close: () => Promise<void> }> {
       res.writeHead(302, { Location: n > 0 ? `/hop?n=${n - 1}` : '/final' }).end();
     } else if (url.pathname === '/to-metadata') {
       res.writeHead(302, { Location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    } else if (url.pathname === '/to') {
+      res.writeHead(302, { Location: url.searchParams.get('u') ?? '/' }).end();
     } else if (url.pathname === '/to-file') {
       res.writeHead(302, { Location: 'file:///etc/passwd' }).end();
     } else if (url.pathname === '/big') {
@@ -106,7 +108,11 @@ describe('crawl', () => {
     const requested: string[] = [];
     const localHop = (url: string) => {
       requested.push(url);
-      return Promise.resolve(url === 'http://links.invalid/abc' ? `${server.base}/hop?n=1` : null);
+      return Promise.resolve(
+        url === 'http://links.invalid/abc'
+          ? { kind: 'hop' as const, url: `${server.base}/hop?n=1` }
+          : null,
+      );
     };
     const result = await crawl('http://links.invalid/abc', { ...loopback, localHop });
     expect([result.url, result.status]).toEqual([`${server.base}/final`, 200]);
@@ -130,10 +136,39 @@ describe('crawl', () => {
 
   it('checks where a local hop leads like a redirect: a private address is refused', async () => {
     const localHop = (url: string) =>
-      Promise.resolve(url === 'http://links.invalid/p' ? 'http://10.1.2.3/admin' : null);
+      Promise.resolve(
+        url === 'http://links.invalid/p'
+          ? { kind: 'hop' as const, url: 'http://10.1.2.3/admin' }
+          : null,
+      );
     await expect(crawl('http://links.invalid/p', { ...loopback, localHop })).rejects.toMatchObject({
       reason: 'forbidden_address',
     });
+  });
+
+  it('ends at a URL a local hop calls final, without requesting it, also one reached by a redirect', async () => {
+    const requested: string[] = [];
+    const localHop = (url: string) => {
+      requested.push(url);
+      return Promise.resolve(
+        url === 'http://links.invalid/guarded' ? { kind: 'final' as const } : null,
+      );
+    };
+    const direct = await crawl('http://links.invalid/guarded', { ...loopback, localHop });
+    expect(direct).toEqual({
+      url: 'http://links.invalid/guarded',
+      status: 0,
+      contentType: null,
+      body: '',
+      redirects: [],
+    });
+    const start = `${server.base}/to?u=${encodeURIComponent('http://links.invalid/guarded')}`;
+    const reached = await crawl(start, { ...loopback, localHop, readBody: false });
+    expect([reached.url, reached.status, reached.redirects]).toEqual([
+      'http://links.invalid/guarded',
+      0,
+      [start],
+    ]);
   });
 
   it('refuses hosts that resolve to private addresses', async () => {

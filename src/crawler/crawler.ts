@@ -20,14 +20,18 @@ export interface CrawlOptions extends GuardOptions {
   userAgent?: string;
   /**
    * Where a URL leads without a request (links of this service, read from the database), or null
-   * to request it. Such a hop counts toward maxRedirects like a redirect.
+   * to request it. A hop counts toward maxRedirects like a redirect.
    */
-  localHop?: (url: string) => Promise<string | null>;
+  localHop?: (url: string) => Promise<LocalHop | null>;
 }
+
+/** A URL known without a request: it leads on to `url`, or it is where the crawl ends. */
+export type LocalHop = { kind: 'hop'; url: string } | { kind: 'final' };
 
 export interface CrawlResult {
   /** The final URL after every redirect. */
   url: string;
+  /** The final answer's status; 0 when a local hop ended the crawl (no request was made). */
   status: number;
   contentType: string | null;
   body: string;
@@ -74,8 +78,11 @@ export async function crawl(start: string, options: CrawlOptions = {}): Promise<
     const local = options.localHop
       ? await withTimeout(options.localHop(current.toString()), remaining(deadline))
       : null;
-    if (local !== null) {
-      hop(local);
+    if (local?.kind === 'final') {
+      return { url: current.toString(), status: 0, contentType: null, body: '', redirects };
+    }
+    if (local?.kind === 'hop') {
+      hop(local.url);
       continue;
     }
     const address = await resolveAllowed(current.hostname, options, deadline);

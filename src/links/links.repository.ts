@@ -125,6 +125,16 @@ export class LinksRepository {
     return raw[0] ? toLink(raw[0]) : null;
   }
 
+  /** The link of a svc_id and whether its project is live, as a redirect reads them (uq_links_svc_id, pk_projects). */
+  async findWithProjectLive(svcId: string): Promise<{ link: LinkEntity; live: boolean } | null> {
+    const raw: Raw[] = await this.dataSource.query(
+      `SELECT l.*, p.deleted_at IS NULL AS project_live
+       FROM links l JOIN projects p ON p.id = l.project_id WHERE l.svc_id = $1`,
+      [svcId],
+    );
+    return raw[0] ? { link: toLink(raw[0]), live: raw[0].project_live === true } : null;
+  }
+
   /** Uses uq_links_svc_id. */
   async findProjectLinksBySvcIds(
     projectId: string,
