@@ -39,6 +39,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         ].join('\n'),
       )
       .setVersion('3')
+      .setLicense('MIT', 'https://opensource.org/licenses/MIT')
       .addServer(`${config.publicScheme}://${config.defaultDomain}`)
       .addTag('projects', 'Administration: projects, their users and conversion settings')
       .addTag('domains', 'Administration: custom link domains')
