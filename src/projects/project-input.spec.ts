@@ -92,6 +92,7 @@ describe('parseProjectUpdate', () => {
       removeUsers: [],
       changeRoles: [],
       conversions: null,
+      rotatePublishableKey: false,
     });
     const input = parseProjectUpdate({
       remove_domain: 'go.acme.com',
@@ -118,6 +119,19 @@ describe('parseProjectUpdate', () => {
     expect(errorOf(() => parseProjectUpdate({ change_role: [{ role: 'admin' }] })).message).toBe(
       'Invalid parameter json.change_role[0].user: must be an e-mail address, sharer_id or username',
     );
+  });
+
+  it('takes rotate_publishable_key as a JSON boolean only', () => {
+    expect(parseProjectUpdate({ rotate_publishable_key: true }).rotatePublishableKey).toBe(true);
+    expect(parseProjectUpdate({ rotate_publishable_key: false }).rotatePublishableKey).toBe(false);
+    for (const value of ['true', 1, null, [true], {}]) {
+      expect(errorOf(() => parseProjectUpdate({ rotate_publishable_key: value }))).toStrictEqual({
+        status: 400,
+        code: 1002,
+        message:
+          'Invalid parameter json.rotate_publishable_key: must be true or false (a JSON boolean)',
+      });
+    }
   });
 });
 

@@ -5,11 +5,14 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectLookupsService } from './project-lookups.service';
 
 const KEY = 'a'.repeat(64);
+const PUBLISHABLE = `pk_${'a'.repeat(32)}`;
+const ROTATED = `pk_${'b'.repeat(32)}`;
 
 /** A ProjectLookupsService on a repository that counts its key lookups, and a bus without Redis. */
 function setup() {
   const bus = new InvalidationBus({ redisPrefix: 'test' } as AppConfig);
   let version = 1;
+  let publishable = PUBLISHABLE;
   const lookups: string[] = [];
   let hold = false;
   let release: () => void = () => undefined;
@@ -23,6 +26,11 @@ function setup() {
       await new Promise<void>((resolve) => (release = resolve));
       return read;
     },
+    findLiveByPublishableKey: (key: string) => {
+      lookups.push(key);
+      const read = { id: 'p1', apiKey: KEY, name: `v${version}` } as unknown as ProjectEntity;
+      return Promise.resolve(key === publishable ? read : null);
+    },
   } as unknown as ProjectsRepository;
   const service = new ProjectLookupsService(repository, bus, null!);
   service.onModuleInit();
@@ -31,6 +39,7 @@ function setup() {
     bus,
     lookups,
     change: () => version++,
+    rotate: () => (publishable = ROTATED),
     holdNextLookup: () => (hold = true),
     release: () => release(),
   };
@@ -78,5 +87,29 @@ describe('ProjectLookupsService: projects by API key', () => {
     const next = await t.service.findActiveByApiKey(KEY);
     expect(next?.name).toBe('v2');
     expect(t.lookups).toHaveLength(2);
+  });
+
+  it('finds a publishable key by its own column, cached alike; a rotation drops the old one', async () => {
+    const t = setup();
+    expect(await t.service.findActiveByKey(PUBLISHABLE)).toStrictEqual({
+      project: expect.objectContaining({ name: 'v1' }),
+      kind: 'publishable',
+    });
+    expect((await t.service.findActiveByKey(KEY))?.kind).toBe('secret');
+    await t.service.findActiveByKey(PUBLISHABLE);
+    expect(t.lookups).toEqual([PUBLISHABLE, KEY]);
+    // Never taken for an API key, whatever its project.
+    expect(await t.service.findActiveByApiKey(PUBLISHABLE)).toBeNull();
+    expect(t.lookups).toHaveLength(2);
+
+    t.rotate();
+    await t.bus.publish('project', ['p1']);
+    expect(await t.service.findActiveByKey(PUBLISHABLE)).toBeNull();
+    expect((await t.service.findActiveByKey(ROTATED))?.kind).toBe('publishable');
+    expect(t.lookups).toEqual([PUBLISHABLE, KEY, PUBLISHABLE, ROTATED]);
+    // Neither format (an upper-case or short pk_) is looked up.
+    expect(await t.service.findActiveByKey(`pk_${'A'.repeat(32)}`)).toBeNull();
+    expect(await t.service.findActiveByKey('pk_abc')).toBeNull();
+    expect(t.lookups).toHaveLength(4);
   });
 });

@@ -93,6 +93,7 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
         project: {
           name: 'embedded',
           api_key: key,
+          publishable_key: expect.stringMatching(/^pk_[0-9a-f]{32}$/),
           created_at: TIMESTAMP,
           updated_at: TIMESTAMP,
           default_domain: 'svc.test',

@@ -6,6 +6,7 @@ import { TestApp, createTestApp } from '../support/app';
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 const API_KEY = expect.stringMatching(/^[0-9a-f]{64}$/);
+const PUBLISHABLE_KEY = expect.stringMatching(/^pk_[0-9a-f]{32}$/);
 const UUID = expect.stringMatching(
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
 );
@@ -55,6 +56,7 @@ describe('projects administration', () => {
   });
   const record = (fields: Body): Body => ({
     api_key: API_KEY,
+    publishable_key: PUBLISHABLE_KEY,
     created_at: TIMESTAMP,
     updated_at: TIMESTAMP,
     default_domain: 'svc.test',
@@ -768,7 +770,7 @@ describe('projects administration', () => {
         await update({ colour: 'red' }),
         400,
         1002,
-        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, remove_domain, remove_user, change_role)',
+        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, remove_domain, remove_user, change_role, rotate_publishable_key)',
       );
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });

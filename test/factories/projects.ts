@@ -2,11 +2,19 @@ import { TestApp } from '../support/app';
 
 let counter = 0;
 
+/** What tests read of a project record. */
+export interface CreatedProject {
+  api_key: string;
+  publishable_key: string;
+  name: string;
+  default_domain: string;
+}
+
 /** A project created through the admin API; returns its record (api_key, name, …). */
 export async function createProject(
   t: TestApp,
   object: Record<string, unknown> = {},
-): Promise<{ api_key: string; name: string; default_domain: string }> {
+): Promise<CreatedProject> {
   counter += 1;
   const res = await t.http
     .post('/projects/new')
@@ -18,9 +26,7 @@ export async function createProject(
     });
   if (res.status !== 200)
     throw new Error(`projects/new answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return (
-    res.body as { response: { project: { api_key: string; name: string; default_domain: string } } }
-  ).response.project;
+  return (res.body as { response: { project: CreatedProject } }).response.project;
 }
 
 /** Updates a project through the admin API. */
