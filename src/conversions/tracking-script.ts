@@ -1,8 +1,9 @@
 /**
  * The tracking script served at /svc.js (no dependencies, ~1 KB). On a landing page it reads
  * `svc=<svc_id>`, keeps `_svcsession={session_id}:{svc_id}` on the customer's own domain, and offers
- * `svc.convert('goal_1', value)` and `svc.pageview()`, which record conversions with the project key
- * given as `data-key` on the script tag.
+ * `svc.convert('goal_1', value)` and `svc.pageview()`, which record conversions with the key given
+ * as `data-key` on the script tag: the project's publishable key, since the page publishes it
+ * (docs/api.md, "Keys"; the API key still works, but anyone reading the page could then use it).
  *
  * The cookie's colons are written as they are (RFC 6265 allows them in a cookie value), so a
  * customer's server splits the raw value on its first colon; any other character unsafe in a cookie

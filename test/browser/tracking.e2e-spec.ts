@@ -13,6 +13,8 @@ describe('in a real browser: the tracking script after a redirect', () => {
   let apiPort: number;
   let shopPort: number;
   let key: string;
+  /** The snippet's data-key: the project's publishable key, as the README shows. */
+  let publishableKey: string;
   /** The Cookie headers the shop's server received on /cart. */
   const shopCookies: string[] = [];
 
@@ -20,11 +22,9 @@ describe('in a real browser: the tracking script after a redirect', () => {
     apiPort = await freePort();
     t = await createTestApp({ env: { DEFAULT_DOMAIN: `127.0.0.1:${apiPort}` } });
     await t.app.listen(apiPort, '127.0.0.1');
-    key = (
-      await createProject(t, {
-        conversions: { enabled: true, domains: 'all', goal_1_label: 'Purchase' },
-      })
-    ).api_key;
+    ({ api_key: key, publishable_key: publishableKey } = await createProject(t, {
+      conversions: { enabled: true, domains: 'all', goal_1_label: 'Purchase' },
+    }));
     // The customer's landing page, on another origin, with the snippet of the README.
     shop = http.createServer((req, res) => {
       if (req.url === '/cart') {
@@ -34,7 +34,7 @@ describe('in a real browser: the tracking script after a redirect', () => {
       }
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><html><head><title>Shop</title>
-        <script src="http://127.0.0.1:${apiPort}/svc.js" data-key="${key}"></script></head>
+        <script src="http://127.0.0.1:${apiPort}/svc.js" data-key="${publishableKey}"></script></head>
         <body><button id="buy" onclick="document.getElementById('sent').textContent = String(svc.convert('goal_1', 1999))">Buy</button>
         <p id="sent"></p></body></html>`);
     });
