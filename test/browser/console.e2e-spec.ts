@@ -239,6 +239,13 @@ describe('in a real browser: the web console at /console', () => {
           expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' }),
         ),
     );
+    // The landing pages' snippet carries the publishable key, never the API key.
+    const { publishable_key: publishableKey } = (
+      await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)
+    ).body.response.project as { publishable_key: string };
+    const snippet = await page.locator('pre.snippet').textContent();
+    expect(snippet).toContain(`/svc.js" data-key="${publishableKey}"></script>`);
+    expect(snippet).not.toContain(apiKey);
     await check('project-settings');
 
     // Links: create one, copy it, see its QR code.

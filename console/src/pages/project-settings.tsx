@@ -1,7 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ProjectRecord, type Schemas } from '../api/client';
 import { projectRoleValues } from '../api/schema';
-import { Empty, ErrorNotice, Field, Loading, useAction, field, useAsync } from '../components/ui';
+import {
+  CopyButton,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  useAction,
+  field,
+  useAsync,
+} from '../components/ui';
 import { href, navigate } from '../router';
 import { session } from '../session';
 import { adminKeys } from './admin';
@@ -58,6 +67,7 @@ export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSessi
         <Rename project={p} update={update} />
         <Conversions project={p} update={update} />
       </div>
+      <TrackingScript project={p} update={update} />
       <ProjectDomains
         project={p}
         connected={domains.data?.map((d) => d.hostname) ?? []}
@@ -166,6 +176,45 @@ function Conversions({ project, update }: { project: ProjectRecord; update: Upda
         Save conversion settings
       </button>
     </form>
+  );
+}
+
+/**
+ * The landing pages' snippet. It carries the publishable key, never the API key: a page publishes
+ * it to anyone (docs/api.md, "Keys").
+ */
+function TrackingScript({ project, update }: { project: ProjectRecord; update: Update }) {
+  const action = useAction(update);
+  const key = project.publishable_key;
+  const snippet = `<script src="${location.origin}/svc.js" data-key="${key}"></script>`;
+  return (
+    <div class="card">
+      <h2>Tracking script</h2>
+      <p>
+        Put this on your landing pages to record conversions. Its key is the project’s publishable
+        key: it may record conversions and create links through retweet and share, nothing else.
+        Never put the API key in a page.
+      </p>
+      <pre class="snippet">
+        <code>{snippet}</code>
+      </pre>
+      <CopyButton text={snippet} what="the tracking script" />
+      <p>
+        Publishable key: <code>{key}</code>
+      </p>
+      <ErrorNotice error={action.error} />
+      <button
+        type="button"
+        disabled={action.pending}
+        onClick={() => {
+          if (confirm('The current publishable key stops working at once. Rotate it?')) {
+            void action.run({ rotate_publishable_key: true });
+          }
+        }}
+      >
+        Rotate the publishable key
+      </button>
+    </div>
   );
 }
 
