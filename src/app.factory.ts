@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { RedirectHandler } from './redirects/redirect.handler';
 import { cleanInput, rawBodyVerifier } from './common/clean-input';
@@ -30,9 +31,19 @@ function installRedirects(app: NestExpressApplication): void {
   server.on('request', app.get(RedirectHandler).listener(next));
 }
 
+/** Options of createApp beyond the configuration. */
+export interface CreateAppOptions {
+  /** Where log lines go instead of standard output (the tests read them). */
+  logDestination?: DestinationStream;
+}
+
 /** Builds the application (used by main, the tests and the benchmarks alike). */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(
+  config: AppConfig,
+  options: CreateAppOptions = {},
+): Promise<NestExpressApplication> {
+  const module = AppModule.forRoot(config, options.logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(module, {
     bufferLogs: true,
     bodyParser: false,
   });

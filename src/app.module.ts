@@ -9,6 +9,7 @@ import {
 import type { RequestHandler } from 'express';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { ApiPathsModule } from './common/api-paths';
 import { AppExceptionFilter } from './common/exception.filter';
@@ -39,8 +40,9 @@ export class AppModule implements NestModule {
     consumer.apply(this.httpLogger).forRoutes({ path: '*', method: RequestMethod.ALL });
   }
 
-  static forRoot(config: AppConfig): DynamicModule {
-    const httpLogger = createHttpLogger(config.logLevel);
+  /** `logDestination`: where log lines go instead of standard output (the tests read them). */
+  static forRoot(config: AppConfig, logDestination?: DestinationStream): DynamicModule {
+    const httpLogger = createHttpLogger(config.logLevel, logDestination);
     return {
       module: AppModule,
       imports: [

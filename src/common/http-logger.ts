@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pino } from 'pino';
+import { DestinationStream, pino } from 'pino';
 import { HttpLogger, pinoHttp } from 'pino-http';
+import { redactValue } from './redact';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -16,10 +17,22 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
  * on Node 20 the first such run turns on async hooks for the whole process for good — every
  * promise, tick and socket of the redirect hot path then pays for them (measured: 8% more CPU per
  * redirect). Errors name their request id themselves (AppExceptionFilter).
+ *
+ * No secret reaches a line (docs/operations.md, "Logs"): pino's redaction with the wildcard path
+ * hands every top-level member, after its serializer, and every message and binding to redactValue,
+ * so paths, query strings, bodies and errors logged anywhere in the process are covered. Standard
+ * output unless `destination` says otherwise (the tests read the lines).
  */
-export function createHttpLogger(level: string): HttpLogger<IncomingMessage, ServerResponse> {
+export function createHttpLogger(
+  level: string,
+  destination?: DestinationStream,
+): HttpLogger<IncomingMessage, ServerResponse> {
+  const options = {
+    level,
+    redact: { paths: ['*'], censor: (value: unknown) => redactValue(value) },
+  };
   return pinoHttp({
-    logger: pino({ level }),
+    logger: destination ? pino(options, destination) : pino(options),
     genReqId: (req, res) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import Redis from 'ioredis';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AnalyticsClient, openAnalyticsClient } from '../../src/analytics/analytics-client';
@@ -39,6 +41,8 @@ export interface TestAppOptions {
    * URL), e.g. through a proxy the test cuts; `db` always connects directly.
    */
   databaseUrl?: (databaseName: string) => string;
+  /** Where the app's log lines go (LOG_LEVEL still applies: give one in `env`), to read them. */
+  logDestination?: DestinationStream;
 }
 
 export interface TestApp {
@@ -126,6 +130,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // The document is built before any answer arrives: built later, it could wait on a clock the test
   // has faked.
   await serviceValidator();
+  // nestjs-pino writes Nest's log through the first logger built in the process (the document's
+  // preview above built one): an app whose lines are read gets its own.
+  if (options.logDestination) __resetOutOfContextForTests();
   const useRedis = options.redis ?? true;
   const databaseName = await createTestDatabase();
   const prefix = `svctest:${randomBytes(4).toString('hex')}`;
@@ -144,8 +151,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     BOOTSTRAP_APPLICATION_KEY: applicationKey,
     ...options.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { logDestination: options.logDestination });
   await app.init();
+  // Nest's own log waits in a buffer until listen() (which supertest never calls).
+  if (options.logDestination) app.flushLogs();
   if (!config.servesApi) leaveUnchecked(app.getHttpServer());
   const db = new Client({ connectionString: databaseUrl(databaseName) });
   await db.connect();
