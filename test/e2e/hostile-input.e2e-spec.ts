@@ -24,11 +24,15 @@ interface OpenApiSchema {
 interface OpenApiOperation {
   parameters?: OpenApiParameter[];
   requestBody?: { content: Record<string, { schema: OpenApiSchema }> };
+  security?: Record<string, string[]>[];
 }
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, OpenApiSchema> };
+  components?: {
+    schemas?: Record<string, OpenApiSchema>;
+    securitySchemes?: Record<string, { name: string }>;
+  };
 }
 
 /** One hostile value, as it travels percent-encoded in a query string or form body. */
@@ -126,7 +130,17 @@ describe('hostile bytes in parameters (issue 15)', () => {
         const pathNames = parameters.filter((p) => p.in === 'path').map((p) => p.name);
         const queryParams = parameters.filter((p) => p.in === 'query');
         const fields = formFields(operation);
-        const required = [...queryParams, ...fields].filter((p) => p.required).map((p) => p.name);
+        // The keys an operation requires are its first security requirement's (docs/api.md): the
+        // document lists them as parameters too, but not as required ones.
+        const keys = Object.keys(operation.security?.[0] ?? {}).map(
+          (scheme) => document.components?.securitySchemes?.[scheme]?.name ?? scheme,
+        );
+        const required = [
+          ...new Set([
+            ...keys,
+            ...[...queryParams, ...fields].filter((p) => p.required).map((p) => p.name),
+          ]),
+        ];
         const base = (except: string): [string, string][] =>
           required.filter((name) => name !== except).map((name) => [name, valid[name] ?? 'x']);
         const pathWith = (name: string | null, encoded: string): string =>
