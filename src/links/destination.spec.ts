@@ -3,7 +3,9 @@ import {
   retweetDestination,
   retweetFallback,
   shareFallback,
+  URL_MAX,
 } from './destination';
+import { TEXT_MAX } from './text-links';
 
 describe('retweetDestination', () => {
   const destination = 'https://twitter.example/intent/tweet?text=SVC_TEXT&url=SVC_URL';
@@ -56,5 +58,16 @@ describe('retweetFallback and shareFallback', () => {
     expect(retweetFallback({ destination, text: 'x', errors: 'maybe' })).toBeNull();
     expect(retweetFallback({ destination, text: 'x', errors: 'False' })).not.toBeNull();
     expect(shareFallback({ destination: ['a', 'b'], url: 'x' })).toBeNull();
+  });
+
+  it('answer null for a text or url the endpoint refuses: over its cap (not scanned), or repeated', () => {
+    const long = `http://a.example/${')'.repeat(TEXT_MAX)}`;
+    expect(retweetFallback({ destination, text: long })).toBeNull();
+    expect(retweetFallback({ destination, text: ['a', 'b'] })).toBeNull();
+    expect(retweetFallback({ destination, text: 'x'.repeat(TEXT_MAX) })).not.toBeNull();
+    expect(
+      shareFallback({ destination, url: `https://a.example/${'a'.repeat(URL_MAX)}` }),
+    ).toBeNull();
+    expect(retweetFallback({ destination })).toBe('https://t.example/?text=&url=');
   });
 });

@@ -1,7 +1,10 @@
 import { Errors } from '../common/app-error';
 import { RawParams, bool, single } from '../common/params';
 import { isHttpUrl } from '../common/validators';
-import { extractLinks } from './text-links';
+import { TEXT_MAX, extractLinks } from './text-links';
+
+/** The longest `url` share takes (as create). */
+export const URL_MAX = 4096;
 
 /**
  * The `destination` of retweet and share: an absolute http(s) URL in which placeholders are
@@ -43,26 +46,38 @@ export function escapeKeepingEscapes(text: string): string {
 /**
  * Where a retweet's visitor goes when the retweet fails and `errors` is false: the destination
  * with the text as given and its first link as it is. Null when the failure must be answered as an
- * error instead: no destination, an invalid one, or `errors` not false.
+ * error instead: no destination, an invalid one, `errors` not false, or a text the retweet itself
+ * refuses (not one value, over TEXT_MAX: the cap holds here too). The caller decides first that the
+ * key is valid (DestinationFallbackFilter).
  */
 export function retweetFallback(params: RawParams): string | null {
   const destination = fallbackDestination(params);
-  if (destination === null) return null;
-  const text = typeof params.text === 'string' ? params.text : '';
+  const text = fallbackValue(params, 'text', TEXT_MAX);
+  if (destination === null || text === null) return null;
   return retweetDestination(destination, text, extractLinks(text)[0]?.url ?? '');
 }
 
-/** The same for share: the destination with `url` as given for SVC_URL. */
+/** The same for share: the destination with `url` as given (as share caps it) for SVC_URL. */
 export function shareFallback(params: RawParams): string | null {
   const destination = fallbackDestination(params);
-  if (destination === null) return null;
-  return fillUrl(destination, typeof params.url === 'string' ? params.url : '');
+  const url = fallbackValue(params, 'url', URL_MAX);
+  if (destination === null || url === null) return null;
+  return fillUrl(destination, url);
 }
 
 function fallbackDestination(params: RawParams): string | null {
   try {
     const destination = readDestination(params);
     return destination !== undefined && !bool(params, 'errors', false) ? destination : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A parameter as the endpoint reads it ('' when absent), or null when the endpoint refuses it. */
+function fallbackValue(params: RawParams, name: string, max: number): string | null {
+  try {
+    return single(params, name, max) ?? '';
   } catch {
     return null;
   }

@@ -3,11 +3,12 @@ import { Errors } from '../common/app-error';
 import { RawParams, bool, single } from '../common/params';
 import { isHttpUrl } from '../common/validators';
 import { ProjectEntity } from '../projects/project.entity';
+import { URL_MAX } from './destination';
 import { LinkInput, readLinkInput } from './link-input';
 import { LinkParentsService } from './link-parents.service';
 import { LinkRecord } from './link-record';
 import { LinksService } from './links.service';
-import { extractLinks, replaceLinks } from './text-links';
+import { TEXT_MAX, extractLinks, replaceLinks } from './text-links';
 import { UnwrapService } from './unwrap.service';
 
 export interface RetweetResult {
@@ -37,7 +38,7 @@ export class RetweetService {
    * when asked); links of this service found in the text become parents unless make_parent=false.
    */
   async retweet(project: ProjectEntity, params: RawParams): Promise<RetweetResult> {
-    const text = single(params, 'text', 100_000);
+    const text = single(params, 'text', TEXT_MAX);
     if (text === undefined) throw Errors.missing('text');
     const input = metadataInput(params);
     if (input.tool === undefined) throw Errors.missing('tool');
@@ -75,7 +76,7 @@ export class RetweetService {
 
   /** share: one link for `url`, returned for the redirect to `destination`. */
   async share(project: ProjectEntity, params: RawParams): Promise<LinkRecord> {
-    const url = single(params, 'url', 4096);
+    const url = single(params, 'url', URL_MAX);
     if (url !== undefined && !isHttpUrl(url))
       throw Errors.invalid('url', 'must be an absolute http(s) URL');
     const [record] = await this.links.create(project, [{ ...metadataInput(params), url }], {

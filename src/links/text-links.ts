@@ -8,6 +8,9 @@ export interface TextLink {
 
 // docs/api.md, "Tracked links": only links beginning http:// are recognised (an https:// link
 // stays as it is).
+/** The longest text retweet scans, on every path (docs/api.md, "Security": the text cap). */
+export const TEXT_MAX = 100_000;
+
 const LINK_RE = /\bhttp:\/\/[^\s<>"'`]+/gi;
 const PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', "'", '"', '»', '”', '’']);
 const OPENER: Record<string, string> = { ')': '(', ']': '[', '}': '{' };

@@ -352,7 +352,13 @@ describe('url/retweet and url/share', () => {
         const before = await linkCount();
         const text = 'see http://example.com/x';
         const destination = 'https://twitter.example/intent/tweet?text=SVC_TEXT&url=SVC_URL';
-        for (const extra of [{ key: 'bad-key' }, { tool: '' }, { errors: 'false', v: '2' }]) {
+        // Only for a valid key (docs/api.md, "Security"): a bad one is answered 403.
+        const badKey = await t.http
+          .get('/url/retweet')
+          .query({ ...params({ text, destination }), key: 'bad-key' })
+          .expect(403);
+        expect(badKey.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
+        for (const extra of [{ tool: '' }, { errors: 'false', v: '2' }]) {
           const res = await t.http
             .get('/url/retweet')
             .query({ ...params({ text, destination }), ...extra })
@@ -491,12 +497,20 @@ describe('url/retweet and url/share', () => {
     it('errors=false: a failure redirects with the url as given; errors=true answers the error', async () => {
       const before = await linkCount();
       const destination = 'https://facebook.example/sharer.php?u=SVC_URL';
-      const redirected = await share({ destination, key: 'bad-key' }).expect(302);
+      const redirected = await share({ destination, tool: '' }).expect(302);
       expect(redirected.headers.location).toBe(
         `https://facebook.example/sharer.php?u=${encodeURIComponent('https://example.com/shared')}`,
       );
-      const error = await share({ destination, key: 'bad-key', errors: 'true' }).expect(403);
-      expect(error.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
+      const noTool = await share({ destination, tool: '', errors: 'true' }).expect(400);
+      expect(noTool.body).toEqual({
+        error: 400,
+        error_message: 'Missing required parameter: tool',
+      });
+      // A bad key is answered whatever errors says (docs/api.md, "Security": no open redirect).
+      for (const errors of ['true', 'false']) {
+        const error = await share({ destination, key: 'bad-key', errors }).expect(403);
+        expect(error.body).toEqual({ error: 403, error_message: 'Invalid API key specified' });
+      }
       const badUrl = await share({ destination, url: 'ftp://example.com/', errors: 'true' }).expect(
         400,
       );
