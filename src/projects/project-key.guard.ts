@@ -46,10 +46,10 @@ export const PROJECT_KEY_OPTIONS = 'svc:project-key';
  * The one way into the link, statistics and conversion endpoints: reads `key` as the handlers
  * read parameters (a form value over a query one) and puts its live project and the kind of key on
  * the request, or answers 400 (missing, repeated) or 403 "Invalid API key specified"; a
- * publishable key gets a 403 of its own where the endpoint does not accept it. The checks that answered
- * before the key when handlers authenticated still answer first, in the same order: the format
- * and callback (on routes FormatInterceptor renders), the endpoint's own (`before`), then `v`.
- * A class-level guard (the rate limit) runs before this one.
+ * publishable key gets a 403 of its own where the endpoint does not accept it. The checks that
+ * answered before the key when handlers authenticated still answer first, in the same order: the
+ * format and callback (on routes FormatInterceptor renders), the endpoint's own (`before`), then
+ * `v`. A class-level guard (the rate limit) runs before this one.
  */
 @Injectable()
 export class ProjectKeyGuard implements CanActivate {
