@@ -23,7 +23,8 @@ const PARAMETERS: ParameterDoc[] = [
   },
   {
     name: 'key',
-    description: 'Project API key (64 hex characters)',
+    description:
+      'Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control',
     required: ['create', 'batch', 'static', 'update', 'share'],
   },
   {
@@ -138,7 +139,7 @@ export function ApiLinkParameters(kind: Kind): MethodDecorator {
 export const LINK_ERRORS: ApiResponseOptions = {
   status: 400,
   description:
-    'Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit.',
+    'Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit.',
   schema: {
     example: {
       error: 400,
