@@ -13,7 +13,8 @@ async function main() {
   const problems = await lint({ ref: document, config });
   const totals = getTotals(problems);
   formatProblems(problems, { format: 'stylish', totals, version: 'openapi-core' });
-  process.stdout.write(
+  // After the problems, on the stream formatProblems writes them to.
+  process.stderr.write(
     `lint:openapi: ${path.relative(root, document)}: ${totals.errors} errors, ${totals.warnings} warnings\n`,
   );
   return totals.errors > 0 ? 1 : 0;
