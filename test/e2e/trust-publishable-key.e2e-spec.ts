@@ -249,16 +249,13 @@ describe('the publishable key', () => {
       expect(records.map((r) => r.original_url)).toStrictEqual(['http://example.com/a']);
       expect(retweet.body.svc_text).toBe(`See ${records[0].svc_url}`);
 
-      const get = await t.http
-        .get('/url/retweet.json')
-        .set('User-Agent', BROWSER)
-        .query({
-          v: '3',
-          key: pk,
-          tool: 'publisher-retweet',
-          channel: 'twitter',
-          text: 'http://example.com/b',
-        });
+      const get = await t.http.get('/url/retweet.json').set('User-Agent', BROWSER).query({
+        v: '3',
+        key: pk,
+        tool: 'publisher-retweet',
+        channel: 'twitter',
+        text: 'http://example.com/b',
+      });
       expect(get.status).toBe(200);
       expect((get.body.svc_urls as LinkRecord[]).map((r) => r.original_url)).toStrictEqual([
         'http://example.com/b',
