@@ -1,4 +1,5 @@
 import { AppError } from '../common/app-error';
+import { COUNTRY_CODES } from './country-codes';
 import { readGeo, readLinkControls } from './link-controls';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -116,7 +117,49 @@ describe('readLinkControls', () => {
       );
   });
 
-  it('geo: at most 250 countries, each code once', () => {
+  it('geo: at most 50 countries and 16 KB, each URL at most 4,096 characters', () => {
+    const codes = [...COUNTRY_CODES].slice(0, 51);
+    const rules = (n: number, url = 'https://a.example/') =>
+      Object.fromEntries(codes.slice(0, n).map((c) => [c, url]));
+    expect(Object.keys(readGeo(JSON.stringify(rules(50)), 'create')!)).toHaveLength(50);
+    expect(refusal(() => readGeo(JSON.stringify(rules(51)), 'create'))).toBe(
+      'Invalid parameter geo: at most 50 countries',
+    );
+    expect(refusal(() => readGeo(rules(51), 'create'))).toBe(
+      'Invalid parameter geo: at most 50 countries',
+    );
+    // 16,384 bytes of JSON pass, one more does not; a string is weighed before it is parsed.
+    const url = (length: number) => `https://a.example/${'p'.repeat(length - 18)}`;
+    const exact = JSON.stringify({ US: url(16_384 - '{"US":""}'.length) });
+    expect(Buffer.byteLength(exact)).toBe(16_384);
+    expect(() => readGeo(exact, 'create')).toThrow('geo.US: must be at most 4096 characters');
+    const sized = (bytes: number) => {
+      const each = Math.floor((bytes - 2) / 5);
+      const parts = codes.slice(0, 5).map((c, i) => {
+        const room = (i < 4 ? each : bytes - 2 - 4 * each) - `"${c}":""`.length - (i < 4 ? 1 : 0);
+        return [c, url(room)];
+      });
+      return JSON.stringify(Object.fromEntries(parts));
+    };
+    expect(Buffer.byteLength(sized(16_384))).toBe(16_384);
+    expect(Object.keys(readGeo(sized(16_384), 'create')!)).toHaveLength(5);
+    expect(refusal(() => readGeo(sized(16_385), 'create'))).toBe(
+      'Invalid parameter geo: must be at most 16384 bytes of JSON',
+    );
+    // Bytes, not characters: 8,227 characters of which 8,200 take two bytes.
+    expect(refusal(() => readGeo(`{"US":"https://a.example/${'é'.repeat(8200)}"}`, 'create'))).toBe(
+      'Invalid parameter geo: must be at most 16384 bytes of JSON',
+    );
+    // An object is weighed as stored.
+    expect(refusal(() => readGeo(JSON.parse(sized(16_385)), 'create'))).toBe(
+      'Invalid parameter geo: must be at most 16384 bytes of JSON',
+    );
+    expect(refusal(() => readGeo({ us: url(4097) }, 'create'))).toBe(
+      'Invalid parameter geo.us: must be at most 4096 characters',
+    );
+  });
+
+  it('geo: each code once, kept upper case', () => {
     const codes = ['US', 'DE', 'GB', 'FR', 'XK'];
     expect(
       readGeo(

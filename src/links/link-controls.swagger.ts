@@ -17,7 +17,7 @@ export const CONTROL_PARAMETERS = [
   },
   {
     name: 'expired_url',
-    description: `Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); ${UPDATE_CLEARS}`,
+    description: `Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); ${UPDATE_CLEARS}`,
   },
   {
     name: 'disabled',
@@ -26,15 +26,15 @@ export const CONTROL_PARAMETERS = [
   },
   {
     name: 'ios_url',
-    description: `Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); ${UPDATE_CLEARS}`,
+    description: `Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); ${UPDATE_CLEARS}`,
   },
   {
     name: 'android_url',
-    description: `Extension (link control): the target for Android user agents (absolute http(s) URL); ${UPDATE_CLEARS}`,
+    description: `Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); ${UPDATE_CLEARS}`,
   },
   {
     name: 'geo',
-    description: `Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; ${UPDATE_CLEARS} (or {})`,
+    description: `Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; ${UPDATE_CLEARS} (or {})`,
     example: '{"US":"https://example.com/us","DE":"https://example.com/de"}',
   },
   {

@@ -18,8 +18,13 @@ export const CONTROL_PARAMETERS = [
   'password',
 ] as const;
 
-/** At most one rule per country code; there are 250 codes. */
-const GEO_MAX = 250;
+/**
+ * Caps on what a link carries to every redirect cache (docs/api.md, "Limits"): a batch copies its
+ * controls to up to 1,000 links.
+ */
+export const GEO_MAX_COUNTRIES = 50;
+/** The geo rules in all: the JSON as given, or as stored when given as an object. */
+export const GEO_MAX_BYTES = 16 * 1024;
 const URL_MAX = 4096;
 /** The largest max_clicks: the column is a PostgreSQL integer. */
 const MAX_CLICKS_MAX = 2 ** 31 - 1;
@@ -68,10 +73,15 @@ function text(params: RawParams, name: string, max: number, mode: ControlMode): 
 }
 
 function url(name: string, value: string | null): string | null {
-  if (value !== null && !isHttpUrl(value)) {
-    throw Errors.invalid(name, 'must be an absolute http(s) URL');
-  }
+  if (value === null) return null;
+  if (value.length > URL_MAX) throw Errors.invalid(name, `must be at most ${URL_MAX} characters`);
+  if (!isHttpUrl(value)) throw Errors.invalid(name, 'must be an absolute http(s) URL');
   return value;
+}
+
+/** Whether a string's UTF-8 form is longer than `max` bytes, without encoding a long one. */
+function overBytes(value: string, max: number): boolean {
+  return value.length > max || Buffer.byteLength(value, 'utf8') > max;
 }
 
 function expiry(value: string | null, now: number): Date | null {
@@ -101,19 +111,19 @@ function disabled(value: string | null): boolean {
 /**
  * `geo`: a JSON object of country code (ISO 3166-1 alpha-2, any case) → absolute http(s) URL, as a
  * string or, from a JSON body or `geo[US]=…`, the object itself. Codes are kept upper case; `{}`
- * is no rule. Null when empty.
+ * is no rule. Null when empty. At most GEO_MAX_COUNTRIES rules and GEO_MAX_BYTES in all, checked
+ * before the JSON is parsed when it comes as a string.
  */
 export function readGeo(value: unknown, mode: ControlMode): Record<string, string> | null {
   if (value === '' && mode === 'update') return null;
   if (Array.isArray(value)) throw Errors.invalid('geo', 'must be a JSON object');
-  if (typeof value === 'string' && value.length > GEO_MAX * (URL_MAX + 16)) {
-    throw Errors.invalid('geo', `must be at most ${GEO_MAX * (URL_MAX + 16)} characters`);
-  }
+  const tooBig = () => Errors.invalid('geo', `must be at most ${GEO_MAX_BYTES} bytes of JSON`);
+  if (typeof value === 'string' && overBytes(value, GEO_MAX_BYTES)) throw tooBig();
   if (value === '') throw Errors.invalid('geo', 'must not be empty (leave it out for none)');
   const object = parseJsonObject(value, 'geo');
   const entries = Object.entries(object);
-  if (entries.length > GEO_MAX) {
-    throw Errors.invalid('geo', `at most ${GEO_MAX} countries`);
+  if (entries.length > GEO_MAX_COUNTRIES) {
+    throw Errors.invalid('geo', `at most ${GEO_MAX_COUNTRIES} countries`);
   }
   const geo: Record<string, string> = {};
   for (const [key, target] of entries) {
@@ -122,11 +132,13 @@ export function readGeo(value: unknown, mode: ControlMode): Record<string, strin
       throw Errors.invalid(`geo.${key}`, 'is not an ISO 3166-1 alpha-2 country code');
     }
     if (code in geo) throw Errors.invalid(`geo.${key}`, `${code} is given twice`);
-    if (typeof target !== 'string' || !isHttpUrl(target)) {
+    if (typeof target !== 'string') {
       throw Errors.invalid(`geo.${key}`, 'must be an absolute http(s) URL');
     }
-    geo[code] = target;
+    geo[code] = url(`geo.${key}`, target)!;
   }
+  // An object (a JSON body, geo[US]=…) is weighed as stored: at most 50 rules of 4,096 characters.
+  if (typeof value !== 'string' && overBytes(JSON.stringify(geo), GEO_MAX_BYTES)) throw tooBig();
   return entries.length === 0 ? null : geo;
 }
 
