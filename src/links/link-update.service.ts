@@ -19,10 +19,13 @@ import { changesMetadata } from './static-fingerprint';
 
 const UPDATE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
-/** Whether an update request gives metadata (anything but tool and the link controls). */
+/** What update reads and leaves as it is: tool names the caller, url is ignored (below). */
+const NOT_METADATA = new Set(['tool', 'controls', 'url']);
+
+/** Whether an update request gives metadata (anything but tool, url and the link controls). */
 function givesMetadata(input: LinkInput): boolean {
   return Object.entries(input).some(
-    ([name, value]) => name !== 'tool' && name !== 'controls' && value !== undefined,
+    ([name, value]) => !NOT_METADATA.has(name) && value !== undefined,
   );
 }
 
@@ -41,7 +44,9 @@ export class LinkUpdateService {
 
   /**
    * Changes the given fields of a link created within the last 30 days; original_url, redirect_url
-   * and created_at never change. Another project's link is not found. Link controls change at any
+   * and created_at never change. A `url` (checked as on create) is accepted and ignored, as the
+   * original service did: its clients send it on every update (docs/api.md, "Tracked links").
+   * Another project's link is not found. Link controls change at any
    * age (docs/api.md, "Link controls"): a request that gives only them (and tool) is taken after
    * the 30 days too, leaves the statistics' mirror of the link as it is, and every instance's
    * redirect cache forgets the link.
@@ -60,7 +65,6 @@ export class LinkUpdateService {
         );
       }
       for (const [field, value] of [
-        ['url', input.url],
         ['domain', input.domain],
         ['path', input.path],
       ] as const) {

@@ -48,6 +48,13 @@ const PARAMETERS: ParameterDoc[] = [
     only: ['create', 'batch', 'static', 'share'],
   },
   {
+    name: 'url',
+    description:
+      'Accepted and ignored when it is an absolute http(s) URL (clients of the original interface send it on every update): original_url never changes; a malformed url is a 400',
+    example: 'https://example.com/article',
+    only: ['update'],
+  },
+  {
     name: 'campaign',
     description:
       'Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name',

@@ -149,7 +149,6 @@ describe('url/update/{svc_id}.{format}', () => {
   it('never changes original_url, redirect_url or created_at', async () => {
     const link = await createLink(t, key);
     for (const [name, value] of [
-      ['url', 'https://example.com/other'],
       ['domain', 'svc.test'],
       ['path', 'new-path'],
     ]) {
