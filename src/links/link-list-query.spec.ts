@@ -71,6 +71,7 @@ describe('the search (PostgreSQL)', () => {
           tag_3: 'b',
         },
       }),
+      50_001,
     );
     const at = "(coalesce(service_postid_shared_at, created_at) AT TIME ZONE 'UTC')";
     expect(flat(sql)).toBe(
@@ -81,9 +82,9 @@ describe('the search (PostgreSQL)', () => {
         ` AND extract(hour FROM ${at})::int = $6` +
         ` AND (extract(isodow FROM ${at})::int - 1) = $7` +
         ` AND ((extract(isodow FROM ${at})::int - 1) * 24 + extract(hour FROM ${at})::int) = $8` +
-        ' AND $9 = ANY(tag_3)',
+        ' AND $9 = ANY(tag_3) LIMIT $10',
     );
-    expect(params).toEqual(['P', '%x%', 'email', 'Mail-Form', 'S', 9, 0, 33, 'b']);
+    expect(params).toEqual(['P', '%x%', 'email', 'Mail-Form', 'S', 9, 0, 33, 'b', 50_001]);
   });
 
   it('counts the links found', () => {

@@ -111,10 +111,18 @@ export function searchCountStatement(
   return { sql: `SELECT count(*) AS total FROM links WHERE ${where}`, params };
 }
 
-/** The ids of every link the search finds (for an order by clicks). Rows: id. */
-export function searchIdsStatement(projectId: string, query: LinkListQuery): Statement<unknown[]> {
+/**
+ * The ids of the links the search finds (for an order by clicks), at most `limit` of them: a
+ * caller asks for one more than it takes to learn that there are too many. Rows: id.
+ */
+export function searchIdsStatement(
+  projectId: string,
+  query: LinkListQuery,
+  limit: number,
+): Statement<unknown[]> {
   const { where, params } = searchWhere(projectId, query);
-  return { sql: `SELECT id::text AS id FROM links WHERE ${where}`, params };
+  params.push(limit);
+  return { sql: `SELECT id::text AS id FROM links WHERE ${where} LIMIT $${params.length}`, params };
 }
 
 // ---- ClickHouse: filters, order and clicks ----

@@ -63,9 +63,11 @@ export class LinkListRepository {
     return { ids: rows.map((row) => row.id), clicks: new Map(), total };
   }
 
-  /** Every link the search finds. */
-  async searchIds(projectId: string, query: LinkListQuery): Promise<string[]> {
-    return (await this.pg<{ id: string }>(searchIdsStatement(projectId, query))).map((r) => r.id);
+  /** The links the search finds, at most `limit` of them. */
+  async searchIds(projectId: string, query: LinkListQuery, limit: number): Promise<string[]> {
+    return (await this.pg<{ id: string }>(searchIdsStatement(projectId, query, limit))).map(
+      (r) => r.id,
+    );
   }
 
   /** A page of the project's links that pass the filters, by creation time. */
