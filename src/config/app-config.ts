@@ -67,6 +67,8 @@ export class AppConfig {
   readonly mailFrom: string;
   /** Create-API requests per hour per project (CREATE_RATE_LIMIT; default 8,000). */
   readonly createRateLimit: number;
+  /** url/list and statistics requests per hour per project (READ_RATE_LIMIT; default 3,600). */
+  readonly readRateLimit: number;
   /** Tests only: the crawler may reach loopback addresses (CRAWLER_ALLOW_LOOPBACK). */
   readonly crawlerAllowLoopback: boolean;
   /** How long retweet waits for link unwrapping, in ms (UNWRAP_TIMEOUT_MS). */
@@ -80,8 +82,10 @@ export class AppConfig {
    * trusted addresses and subnets (docs/operations.md, "Proxies").
    */
   readonly trustProxy: TrustProxy;
-  /** Entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
+  /** Most entries of each process's in-memory link cache (REDIRECT_CACHE_SIZE). */
   readonly redirectCacheSize: number;
+  /** Most megabytes of each process's in-memory link cache, entries weighed (REDIRECT_CACHE_MB). */
+  readonly redirectCacheMb: number;
   /** ClickHouse server URL (CLICKHOUSE_URL, http(s)://user:password@host:8123); null → embedded chDB. */
   readonly clickhouseUrl: string | null;
   /** The analytics database (CLICKHOUSE_DATABASE). */
@@ -231,6 +235,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     geoipDb: geoipDb === undefined ? null : readableFile('GEOIP_DB', path.resolve(geoipDb)),
     trustProxy: readTrustProxy(env),
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
+    redirectCacheMb: readInt(env, 'REDIRECT_CACHE_MB', 64, 1, 65_536),
+    readRateLimit: readInt(env, 'READ_RATE_LIMIT', 3600, 1, 10_000_000),
     createRateLimit,
     crawlerAllowLoopback: allowLoopback,
     unwrapTimeoutMs,

@@ -1,8 +1,9 @@
-import { Controller, Get, Post } from '@nestjs/common';
+import { Controller, Get, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
+import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
 import { readLinkListQuery } from './link-list-params';
@@ -17,11 +18,12 @@ const DESCRIPTION =
 
 /**
  * url/list.{format} (docs/api.md, "Listing links"): ProjectKeyGuard checks the format and
- * callback, `v` and the key; link-list-params.ts reads the rest. Not rate limited: the create
- * API's limit counts the endpoints that make links.
+ * callback, `v` and the key; link-list-params.ts reads the rest. Counted in the project's read
+ * budget with the statistics (READ_RATE_LIMIT; docs/api.md, "Limits"), not in the create API's.
  */
 @ApiTags('links')
 @Controller()
+@UseGuards(ReadThrottlerGuard)
 export class LinkListController {
   constructor(private readonly lists: LinkListService) {}
 

@@ -71,7 +71,7 @@ export function ApiLinkListParameters(): MethodDecorator {
 export const LINK_LIST_ERRORS: ApiResponseOptions = {
   status: 400,
   description:
-    'Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable.',
+    'Bad parameter (named in error_message), unsupported format, missing v or key, sort_type=clicks with a search finding more than 50,000 links. Also: 403 invalid API key, 429 over READ_RATE_LIMIT (with Retry-After), 503 analytics store unavailable.',
   schema: {
     example: {
       error: 400,

@@ -21,6 +21,47 @@ const TTL = {
 type Layer = 'memory' | 'redis' | 'database';
 
 /**
+ * What a cached link costs beyond its strings: the Map slot, the entry, the target and rules
+ * objects and the string headers (about 280 bytes measured on Node 20 for a link without rules).
+ */
+const LINK_ENTRY_OVERHEAD = 320;
+/** What each geo rule adds beyond its two strings (a property of the geo object). */
+const GEO_RULE_OVERHEAD = 48;
+
+/**
+ * An estimate, from above, of the bytes a cached link keeps in memory (REDIRECT_CACHE_MB):
+ * 2 bytes a character, as V8 stores a string with any character past Latin-1 (a Latin-1 one takes
+ * half), plus the objects around them. Bounded work: a link has at most 50 geo rules
+ * (docs/api.md, "Link controls"); no serialisation.
+ */
+export function weighLinkTarget(key: string, target: LinkTarget | null): number {
+  let chars = key.length;
+  let bytes = LINK_ENTRY_OVERHEAD;
+  if (target !== null) {
+    chars +=
+      target.linkId.length +
+      target.projectId.length +
+      target.svcId.length +
+      target.redirectUrl.length;
+    const rules = target.rules;
+    if (rules) {
+      chars +=
+        (rules.expiredUrl?.length ?? 0) +
+        (rules.ios?.length ?? 0) +
+        (rules.android?.length ?? 0) +
+        (rules.password?.length ?? 0);
+      if (rules.geo) {
+        for (const code in rules.geo) {
+          chars += code.length + rules.geo[code].length;
+          bytes += GEO_RULE_OVERHEAD;
+        }
+      }
+    }
+  }
+  return bytes + 2 * chars;
+}
+
+/**
  * The Redis key space of each kind. Link entries carry their controls since LinkControls: the
  * entries of a version without them (a rolling upgrade) are in another space and never read.
  */
@@ -57,7 +98,10 @@ export class RedirectCache implements OnModuleInit {
     private readonly bus: InvalidationBus,
     metrics: MetricsService,
   ) {
-    this.links = new Lru(config.redirectCacheSize);
+    this.links = new Lru(config.redirectCacheSize, {
+      max: config.redirectCacheMb * 1024 * 1024,
+      weigh: weighLinkTarget,
+    });
     this.projects = new Lru(Math.max(1000, Math.floor(config.redirectCacheSize / 10)));
     this.hosts = new Lru(10_000);
     this.prefix = `${config.redisPrefix}:cache`;
@@ -70,6 +114,11 @@ export class RedirectCache implements OnModuleInit {
       'svc_link_cache_entries',
       'Entries of the in-process link cache',
       () => this.links.size,
+    );
+    metrics.gauge(
+      'svc_link_cache_bytes',
+      'Estimated bytes of the in-process link cache (REDIRECT_CACHE_MB bounds it)',
+      () => this.links.weight,
     );
   }
 

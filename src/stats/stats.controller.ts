@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post } from '@nestjs/common';
+import { Controller, Get, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   AggregateResponseDto,
@@ -11,6 +11,7 @@ import { FormattedResult } from '../common/api-format';
 import { Errors } from '../common/app-error';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
+import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import {
   CurrentProject,
   CurrentProjects,
@@ -38,10 +39,12 @@ import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service
 /**
  * The statistics endpoints (docs/api.md, "Statistics"). ProjectKeyGuard checks the format, `v` and
  * the key (on totals, `key[]` of up to MAX_TOTALS_KEYS projects) and hands the project(s) over;
- * stats-params.ts and stats-query.ts read the rest on common/params.ts.
+ * stats-params.ts and stats-query.ts read the rest on common/params.ts. Each request counts in
+ * the read budget of every project it names (READ_RATE_LIMIT; docs/api.md, "Limits").
  */
 @ApiTags('stats')
 @Controller('stats')
+@UseGuards(ReadThrottlerGuard)
 export class StatsController {
   constructor(private readonly stats: StatsService) {}
 

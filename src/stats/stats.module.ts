@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { StampStates } from './stamp-states';
@@ -7,7 +8,7 @@ import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
 
 @Module({
-  imports: [ProjectsModule, LinksModule],
+  imports: [ProjectsModule, LinksModule, RateLimitModule],
   controllers: [StatsController],
   providers: [StatsRepository, StampStates, StatsService],
   exports: [StatsService],

@@ -10,7 +10,8 @@ import { MAX_TOTALS_KEYS, StatsKind, filterNames, groupFields } from './stats-qu
 
 export const STATS_ERRORS = {
   status: 400,
-  description: 'Bad parameter (named in error_message); 403 invalid API key; 404 unknown link',
+  description:
+    'Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After)',
   schema: { example: { error: 400, error_message: 'Missing required parameter: start_date' } },
 };
 

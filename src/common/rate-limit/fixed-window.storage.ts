@@ -57,6 +57,11 @@ export class FixedWindowStorage implements ThrottlerStorage {
     };
   }
 
+  /** The windows counted in memory (none when Redis counts them). */
+  get size(): number {
+    return this.windows.size;
+  }
+
   private async incrementInRedis(key: string, ttl: number): Promise<Window> {
     const [hits, msLeft] = (await this.redis!.eval(SCRIPT, 1, key, String(ttl))) as [
       number,
