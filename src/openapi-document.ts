@@ -107,7 +107,7 @@ function declareErrors(document: OpenAPIObject): void {
       }
       operation.responses.default ??= {
         description:
-          'Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id)',
+          'Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id)',
         content: { 'application/json': { schema } },
       } satisfies ResponseObject;
     }

@@ -24,6 +24,7 @@ export const ErrorCode = {
   conflict: 1005,
   rateLimited: 1006,
   unavailable: 1007,
+  databaseUnavailable: 1008,
   internal: 1099,
   projectNameTaken: 10001,
   projectHasUsers: 10002,

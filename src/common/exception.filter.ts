@@ -4,8 +4,15 @@ import { AppError, ErrorCode } from './app-error';
 import { ApiFormat, sendFormatted } from './api-format';
 import { requestEcho, usesAdminShape } from './request-echo';
 import { routeParamsOf } from './clean-input';
+import { DatabaseUnavailableError, isDatabaseUnreachable } from '../database/database-errors';
 
 const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
+
+/** A 503's Retry-After: PostgreSQL or the analytics store restarting takes seconds. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** At most one log line per this interval while PostgreSQL is out of reach (every request fails). */
+const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
 
 interface Normalised {
   status: number;
@@ -16,11 +23,13 @@ interface Normalised {
 /**
  * The one error layer. Link and stats endpoints answer `{error, error_message}` (txt: the message;
  * callback: JSON-P); conversions and administration answer `{request, error: {code, message}}`.
- * Anything unexpected is logged with the request id and answered 500 in the same shape.
+ * Anything unexpected is logged with the request id and answered 500 in the same shape; PostgreSQL
+ * out of reach is answered 503 with Retry-After, as every 503 is (docs/api.md, "Errors").
  */
 @Catch()
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('AppExceptionFilter');
+  private unreachableLoggedAt = 0;
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -37,6 +46,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     const error = this.normalise(exception, req);
     if (res.headersSent) return;
+    if (error.status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     if (usesAdminShape(req)) {
       res.status(error.status).json({
         request: requestEcho(req),
@@ -78,6 +88,11 @@ export class AppExceptionFilter implements ExceptionFilter {
         message: (exception as Error).message,
       };
     }
+    if (isDatabaseUnreachable(exception)) {
+      this.logUnreachable(exception, req);
+      const unavailable = new DatabaseUnavailableError();
+      return { status: unavailable.status, code: unavailable.code, message: unavailable.message };
+    }
     this.logUnexpected(exception, req);
     return {
       status: 500,
@@ -90,6 +105,16 @@ export class AppExceptionFilter implements ExceptionFilter {
     this.logger.error(
       { err: exception, reqId: req.id, method: req.method, url: req.originalUrl },
       `unexpected error on ${req.method} ${req.path}`,
+    );
+  }
+
+  private logUnreachable(exception: unknown, req: Request & { id?: string }): void {
+    const now = Date.now();
+    if (now - this.unreachableLoggedAt < UNREACHABLE_LOG_INTERVAL_MS) return;
+    this.unreachableLoggedAt = now;
+    this.logger.warn(
+      { reqId: req.id, reason: exception instanceof Error ? exception.message : String(exception) },
+      `PostgreSQL out of reach: ${req.method} ${req.path} answered 503 (logged once per 10 s)`,
     );
   }
 

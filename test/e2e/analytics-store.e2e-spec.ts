@@ -212,7 +212,7 @@ describe.each([
       );
     expect(visits).toEqual([302, 302, 302]);
     const stats = await t.http.get('/stats/range.json').query({ v: '3', key });
-    expect(stats.status).toBe(503);
+    expect([stats.status, stats.headers['retry-after']]).toEqual([503, '5']);
     expect(stats.body).toEqual({
       error: 503,
       error_message: expect.stringMatching(
