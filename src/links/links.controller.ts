@@ -15,7 +15,12 @@ import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
-import { CONTROL_PARAMETERS, linkControls } from './link-controls';
+import {
+  CONTROL_PARAMETERS,
+  linkControls,
+  readLinkControls,
+  resolveControls,
+} from './link-controls';
 import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
@@ -295,8 +300,14 @@ export class LinksController {
     params: RawParams,
   ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
-    const controls = await linkControls(params, 'create');
-    const record = await this.links.createStatic(project, { ...input, controls });
+    // The password in clear too: static finds a protected link by verifying it (docs/api.md).
+    const values = readLinkControls(params, 'create');
+    const controls = await resolveControls(values);
+    const record = await this.links.createStatic(
+      project,
+      { ...input, controls },
+      values.password ?? null,
+    );
     return new FormattedResult(record, () => record.svc_url);
   }
 

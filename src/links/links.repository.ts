@@ -150,16 +150,18 @@ export class LinksRepository {
   }
 
   /**
-   * The project's link with the same domain, url and metadata (LINK_METADATA; a null is a match only
-   * for a null), and the same path when one is given: made through static first, else the oldest
-   * (ix_links_project_url).
+   * The project's links with the same domain, url and metadata (LINK_METADATA; a null is a match
+   * only for a null), the same path when one is given, and a password or none as `passwordProtected`
+   * says: made through static first, else the oldest, at most `limit` (ix_links_project_url).
    */
   async findSame(
     row: NewLink,
     path: string | null,
+    passwordProtected: boolean,
+    limit: number,
     manager?: EntityManager,
-  ): Promise<LinkEntity | null> {
-    const params: unknown[] = [row.projectId, row.originalUrl, row.domain, path];
+  ): Promise<LinkEntity[]> {
+    const params: unknown[] = [row.projectId, row.originalUrl, row.domain, path, limit];
     const conditions = LINK_METADATA.map(([property, column, type]) => {
       params.push(row[property]);
       return `${column} IS NOT DISTINCT FROM $${params.length}::${type}`;
@@ -168,10 +170,21 @@ export class LinksRepository {
       `SELECT * FROM links
        WHERE project_id = $1 AND md5(original_url) = md5($2) AND original_url = $2 AND domain = $3
          AND ($4::text IS NULL OR path = $4) AND ${conditions.join(' AND ')}
-       ORDER BY static_key IS NULL, id LIMIT 1`,
+         AND password_hash IS ${passwordProtected ? 'NOT NULL' : 'NULL'}
+       ORDER BY static_key IS NULL, id LIMIT $5`,
       params,
     );
-    return raw[0] ? toLink(raw[0]) : null;
+    return raw.map(toLink);
+  }
+
+  /**
+   * Holds a transaction-scoped lock on a static fingerprint, so that concurrent identical static
+   * requests with a password (whose links hold no shared fingerprint) make one link.
+   */
+  async lockStatic(projectId: string, staticKey: string, manager?: EntityManager): Promise<void> {
+    await this.m(manager).query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `static:${projectId}:${staticKey}`,
+    ]);
   }
 
   /** Uses uq_links_static. */

@@ -17,10 +17,16 @@ import { LinkRecord } from './link-record';
 import { RedirectInputs, applyRedirect } from './link-redirect';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
-import { staticFingerprint } from './static-fingerprint';
+import { protectedFingerprint, staticFingerprint } from './static-fingerprint';
+import { verifyPassword } from './link-password';
 
 const PATH_LENGTH = 7;
 const PATH_ATTEMPTS = 5;
+/**
+ * Protected links static verifies a password against (scrypt, ~50 ms each), made through static
+ * first, else the oldest; past them it makes a new link (docs/api.md, static).
+ */
+const STATIC_PASSWORD_CANDIDATES = 5;
 
 interface CreateContext {
   /** Hosts the project may create links on (the shared default domain and its own). */
@@ -116,10 +122,15 @@ export class LinksService {
   }
 
   /**
-   * Returns the project's link with the same url and metadata (made by any endpoint), or creates it
-   * (`new` says which).
+   * Returns the project's link with the same url and metadata (made by any endpoint) and the same
+   * password or none, or creates it (`new` says which). `password` is the one given, in clear: a
+   * protected link matches only when it verifies against the link's hash.
    */
-  async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
+  async createStatic(
+    project: ProjectEntity,
+    input: LinkInput,
+    password: string | null,
+  ): Promise<LinkRecord> {
     const context = await this.context(project);
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
@@ -134,39 +145,67 @@ export class LinksService {
         );
       }
       const prepared = await this.prepare(project, input, context, false, manager);
+      const path = prepared.customPath ? prepared.row.path : null;
       const key = staticFingerprint(prepared.row, prepared.customPath);
+      const found = (link: LinkEntity) => this.staticRecord(project, link, false, manager);
+      if (password !== null && prepared.row.passwordHash) {
+        // Serialised per fingerprint: the password's link is found by verifying, not by a key.
+        await this.repository.lockStatic(project.id, key, manager);
+        const candidates = await this.repository.findSame(
+          prepared.row,
+          path,
+          true,
+          STATIC_PASSWORD_CANDIDATES,
+          manager,
+        );
+        for (const candidate of candidates) {
+          if (await verifyPassword(password, candidate.passwordHash!)) return found(candidate);
+        }
+        prepared.row.staticKey = protectedFingerprint(key, prepared.row.passwordHash);
+        const [link] = await this.insertAll([prepared], manager);
+        if (prepared.customPath) created = prepared;
+        inserted = link;
+        return this.staticRecord(project, link, true, manager);
+      }
       prepared.row.staticKey = key;
-      // Any link of the project with this url and metadata, however it was made (docs/api.md, static).
-      const existing = await this.repository.findSame(
-        prepared.row,
-        prepared.customPath ? prepared.row.path : null,
-        manager,
-      );
-      if (existing)
-        return { ...(await this.metadata.records(project, [existing], manager))[0], new: false };
+      // Any unprotected link of the project with this url and metadata, however it was made.
+      const [existing] = await this.repository.findSame(prepared.row, path, false, 1, manager);
+      if (existing) return found(existing);
       // A concurrent identical request may insert first: its row holds the fingerprint
       // (uq_links_static) and is returned.
       let [first] = await this.repository.insertLinks([prepared.row], manager);
       if (!first) {
         let holder = await this.repository.findStatic(project.id, key, manager);
-        if (holder && staticFingerprint(holder, prepared.customPath) !== key) {
+        if (
+          holder &&
+          (staticFingerprint(holder, prepared.customPath) !== key || holder.passwordHash)
+        ) {
           // Its metadata changed since it took the fingerprint (updated before update released
-          // fingerprints): it is no longer this metadata's link and gives the fingerprint up.
+          // fingerprints), or an update gave it a password: it is no longer this request's link
+          // and gives the fingerprint up.
           await this.repository.releaseStaticKey(holder.id, key, manager);
           [first] = await this.repository.insertLinks([prepared.row], manager);
           holder = first ? null : await this.repository.findStatic(project.id, key, manager);
         }
-        if (holder)
-          return { ...(await this.metadata.records(project, [holder], manager))[0], new: false };
+        if (holder) return found(holder);
       }
       const [link] = first ? [first] : await this.insertAll([prepared], manager);
       if (prepared.customPath) created = prepared;
       inserted = link;
-      return { ...(await this.metadata.records(project, [link], manager))[0], new: true };
+      return this.staticRecord(project, link, true, manager);
     });
     if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
     return record;
+  }
+
+  private async staticRecord(
+    project: ProjectEntity,
+    link: LinkEntity,
+    isNew: boolean,
+    manager: EntityManager,
+  ): Promise<LinkRecord> {
+    return { ...(await this.metadata.records(project, [link], manager))[0], new: isNew };
   }
 
   /** Read before a transaction opens: on PGlite a transaction holds the only session. */

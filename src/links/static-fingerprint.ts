@@ -15,6 +15,17 @@ export function staticFingerprint(row: NewLink, customPath: boolean): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
+/**
+ * The fingerprint a static link with a password holds: its own (the salted hash makes it unique),
+ * since two links of one fingerprint may carry different passwords. Static finds such a link by
+ * verifying the password given against each candidate's hash (docs/api.md, static).
+ */
+export function protectedFingerprint(fingerprint: string, passwordHash: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([fingerprint, passwordHash]))
+    .digest('hex');
+}
+
 /** Whether an update changes a fingerprinted value (tag arrays compared element by element). */
 export function changesMetadata(changes: Partial<NewLink>, link: NewLink): boolean {
   return LINK_METADATA.some(

@@ -3,31 +3,55 @@ import { anonymiseIp } from '../common/ip';
 import { AppConfig } from '../config/app-config';
 import { RedisClient } from '../queue/redis.provider';
 
-/** Wrong passwords a client address may give a link per window (docs/api.md, "Link controls"). */
+/** Wrong passwords a client address may give a link per window (docs/api.md, "Passwords and proxies"). */
 export const PASSWORD_ATTEMPTS = 10;
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
 
-/** Failures counted in a window, and when it ends (ms since the epoch). */
+/** Attempts counted in a window, and when it ends (ms since the epoch). */
 interface Window {
   failures: number;
   endsAt: number;
 }
 
-/** Reads a window: its failures and its time left in ms. */
-const PEEK = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
-/** Counts a failure, starting the window on its first, as FixedWindowStorage counts requests. */
-const FAIL = `
-local failures = redis.call('INCR', KEYS[1])
-if failures == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {failures, redis.call('PTTL', KEYS[1])}
+/** Reads a window: {1, its count, its time left in ms}. */
+const PEEK = `return {1, tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
+/**
+ * Reserves an attempt in one step (so parallel guesses cannot all pass a check made before any
+ * counts): counts it, starting the window on its first, unless the window is full (ARGV[2]).
+ * Answers {granted (1/0), count, ms left}.
+ */
+const RESERVE = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local left = redis.call('PTTL', KEYS[1])
+if count > tonumber(ARGV[2]) then
+  redis.call('DECR', KEYS[1])
+  return {0, count - 1, left}
+end
+return {1, count, left}
+`;
+/** Gives a reserved attempt back (a right password, or a check never run); the window stays. */
+const RELEASE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then count = redis.call('DECR', KEYS[1]) end
+return {1, count, redis.call('PTTL', KEYS[1])}
 `;
 
+/** A window as a script or the memory answers it. */
+interface Counted {
+  granted: boolean;
+  failures: number;
+  msLeft: number;
+}
+
 /**
- * Wrong passwords per link and client address (IPv6 by its /48, as one site), in fixed windows
- * of PASSWORD_WINDOW_MS from the first failure: over PASSWORD_ATTEMPTS the link refuses the address
- * (429) until the window ends, right password or not. Counted in Redis when there is one (the limit
- * then holds across instances), in memory otherwise or while Redis fails. Only failures count: a
- * right password costs nothing, and peeking (`state`) does not count.
+ * Password attempts per link and client address (IPv6 by its /48, as one site), in fixed windows
+ * of PASSWORD_WINDOW_MS from the first attempt (docs/api.md, "Passwords and proxies"). An attempt
+ * is reserved before its password is checked, atomically (a Lua script in Redis, a synchronous
+ * step in memory): past PASSWORD_ATTEMPTS the link refuses the address (429) until the window
+ * ends, right password or not. A right password gives its reservation back, and so does a check
+ * that never ran, so only wrong passwords use the budget. Counted in Redis when there is one (the
+ * limit then holds across instances), in memory otherwise or while Redis fails.
  */
 @Injectable()
 export class PasswordAttempts {
@@ -44,35 +68,36 @@ export class PasswordAttempts {
 
   /** The key of a link and a client address. */
   key(linkId: string, ip: string | null): string {
-    const client = ip === null ? '-' : ip.includes(':') ? anonymiseIp(ip) : ip;
-    return `${linkId}:${client}`;
+    return `${linkId}:${clientKey(ip)}`;
   }
 
-  /** The window's failures so far and the ms until it ends (0 without failures). */
+  /** The window's attempts so far and the ms until it ends (0 without attempts). */
   async state(key: string): Promise<{ failures: number; msLeft: number }> {
-    return this.run(PEEK, key, () => this.memory(key, false));
+    return this.run(PEEK, key, () => this.memory(key, 'peek'));
   }
 
-  /** Counts a failure; answers the window as it is then. */
-  async fail(key: string): Promise<{ failures: number; msLeft: number }> {
-    return this.run(FAIL, key, () => this.memory(key, true));
+  /** Reserves an attempt: granted unless the window already holds PASSWORD_ATTEMPTS. */
+  async reserve(key: string): Promise<Counted> {
+    return this.run(RESERVE, key, () => this.memory(key, 'reserve'));
   }
 
-  private async run(
-    script: string,
-    key: string,
-    inMemory: () => { failures: number; msLeft: number },
-  ): Promise<{ failures: number; msLeft: number }> {
+  /** Gives a reserved attempt back. */
+  async release(key: string): Promise<void> {
+    await this.run(RELEASE, key, () => this.memory(key, 'release'));
+  }
+
+  private async run(script: string, key: string, inMemory: () => Counted): Promise<Counted> {
     const client = this.redis.client;
     if (client && client.status === 'ready') {
       try {
-        const [failures, msLeft] = (await client.eval(
+        const [granted, failures, msLeft] = (await client.eval(
           script,
           1,
           `${this.prefix}:${key}`,
           String(PASSWORD_WINDOW_MS),
-        )) as [number, number];
-        return { failures, msLeft: Math.max(0, msLeft) };
+          String(PASSWORD_ATTEMPTS),
+        )) as [number, number, number];
+        return { granted: granted === 1, failures, msLeft: Math.max(0, msLeft) };
       } catch {
         // Redis failing: this instance counts on its own meanwhile.
       }
@@ -80,7 +105,7 @@ export class PasswordAttempts {
     return inMemory();
   }
 
-  private memory(key: string, fail: boolean): { failures: number; msLeft: number } {
+  private memory(key: string, step: 'peek' | 'reserve' | 'release'): Counted {
     const now = Date.now();
     this.sweep(now);
     let window = this.windows.get(key);
@@ -88,14 +113,18 @@ export class PasswordAttempts {
       this.windows.delete(key);
       window = undefined;
     }
-    if (fail) {
+    let granted = true;
+    if (step === 'reserve') {
       window ??= { failures: 0, endsAt: now + PASSWORD_WINDOW_MS };
-      window.failures += 1;
       this.windows.set(key, window);
+      granted = window.failures < PASSWORD_ATTEMPTS;
+      if (granted) window.failures += 1;
+    } else if (step === 'release' && window && window.failures > 0) {
+      window.failures -= 1;
     }
     return window
-      ? { failures: window.failures, msLeft: window.endsAt - now }
-      : { failures: 0, msLeft: 0 };
+      ? { granted, failures: window.failures, msLeft: window.endsAt - now }
+      : { granted, failures: 0, msLeft: 0 };
   }
 
   /** Drops ended windows once per window length. */
@@ -106,4 +135,9 @@ export class PasswordAttempts {
       if (window.endsAt <= now) this.windows.delete(key);
     }
   }
+}
+
+/** A client address as the limits count it: IPv6 by its /48 (one site), '-' for none. */
+export function clientKey(ip: string | null): string {
+  return ip === null ? '-' : ip.includes(':') ? anonymiseIp(ip) : ip;
 }

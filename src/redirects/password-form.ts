@@ -24,13 +24,22 @@ const STYLE =
   'border-radius:4px;cursor:pointer}.error{color:#b91c1c;margin:0 0 1rem;font-weight:600}';
 
 /**
+ * Where the form posts: the link's own absolute path on this host, each segment escaped. It never
+ * starts with `//`, which a browser would read as another host's address.
+ */
+export function formAction(linkPath: string): string {
+  const segments = linkPath.split('/').filter((segment) => segment !== '');
+  return `/${segments.map(encodeURIComponent).join('/')}`;
+}
+
+/**
  * The page a protected link answers (docs/api.md, "Link controls"): one labelled password field,
- * focused, posted to the link's own address (`action`, the path as requested) with the referrer
- * the visitor came from (recorded with the click, rather than the form itself). No script and
- * nothing loaded from elsewhere; `message` (fixed texts) is announced as an alert.
+ * focused, posted to the link's own path (formAction) with the referrer the visitor came from
+ * (recorded with the click, rather than the form itself). No script and nothing loaded from
+ * elsewhere; `message` (fixed texts) is announced as an alert.
  */
 export function passwordPage(
-  action: string,
+  linkPath: string,
   message: string | null,
   referrer: string | null,
 ): string {
@@ -47,14 +56,17 @@ export function passwordPage(
     '<meta name="robots" content="noindex">' +
     `<title>Password required</title><style>${STYLE}</style></head><body><main>` +
     '<h1>This link is protected</h1>' +
-    `<form method="post" action="${escapeHtml(action)}">${error}` +
+    `<form method="post" action="${escapeHtml(formAction(linkPath))}">${error}` +
     '<label for="password">Password</label>' +
     `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
     `${from}<button type="submit">Continue</button></form></main></body></html>`
   );
 }
 
-/** The form's headers: never cached, framed or indexed; only its inline style may run. */
+/**
+ * The form's headers: never cached, framed or indexed; only its inline style may run, and it may
+ * post only to this origin (`form-action 'self'`).
+ */
 export function writePasswordPage(
   res: ServerResponse,
   status: 200 | 401 | 429,
@@ -68,7 +80,7 @@ export function writePasswordPage(
     'Cache-Control',
     'private, no-store',
     'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     'X-Frame-Options',
     'DENY',
     'Referrer-Policy',

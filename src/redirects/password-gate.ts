@@ -1,21 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { verifyPassword } from '../links/link-password';
-import { PASSWORD_ATTEMPTS, PasswordAttempts } from './password-attempts';
+import { PASSWORD_ATTEMPTS, PasswordAttempts, clientKey } from './password-attempts';
+import { PasswordChecks } from './password-checks';
 import { passwordPage, writePasswordPage } from './password-form';
 
 /** The most a password form's body may hold (a 256-character password, escaped, and a referrer). */
 const BODY_LIMIT = 8192;
-/** Password checks (scrypt, on the thread pool) running at once; more are answered 503. */
-const MAX_CHECKING = 32;
 
 /** A protected link's visit, as the redirect listener hands it over. */
 export interface GateVisit {
   req: IncomingMessage;
   res: ServerResponse;
-  /** The link's address as requested (its path), where the form posts. */
-  action: string;
+  /** The link's path, where the form posts. */
+  linkPath: string;
   linkId: string;
+  projectId: string;
   /** The stored scrypt hash. */
   hash: string;
   ip: string | null;
@@ -23,24 +23,26 @@ export interface GateVisit {
 }
 
 /**
- * A protected link's form and its answers (docs/api.md, "Link controls"): GET and HEAD get the
- * form; a POST's password is checked against the stored hash, the right one hands the visit back
- * (`accepted`, with the referrer the visitor first came from), a wrong one answers the form again
- * (401), and past PASSWORD_ATTEMPTS wrong ones in the window the form with 429.
+ * A protected link's form and its answers (docs/api.md, "Link controls" and "Passwords and
+ * proxies"): GET and HEAD get the form; a POST reserves an attempt (past PASSWORD_ATTEMPTS wrong
+ * ones in the window: the form with 429), then its password is checked against the stored hash in
+ * the fair queue of PasswordChecks. The right one hands the visit back (`accepted`, with the
+ * referrer the visitor first came from) and gives the attempt back; a wrong one answers the form
+ * again (401) and keeps it.
  */
 @Injectable()
 export class PasswordGate {
-  private checking = 0;
+  private readonly checks = new PasswordChecks();
 
   constructor(private readonly attempts: PasswordAttempts) {}
 
   /** The form (200); HEAD: its headers. */
-  form(res: ServerResponse, action: string, referrer: string | null, head: boolean): void {
-    writePasswordPage(res, 200, passwordPage(action, null, referrer), head);
+  form(res: ServerResponse, linkPath: string, referrer: string | null, head: boolean): void {
+    writePasswordPage(res, 200, passwordPage(linkPath, null, referrer), head);
   }
 
   async submit(visit: GateVisit, accepted: (referrer: string | null) => void): Promise<void> {
-    const { res, action } = visit;
+    const { res, linkPath } = visit;
     const form = await readForm(visit.req, visit.contentType);
     if (form === null) {
       if (res.destroyed) return;
@@ -51,33 +53,52 @@ export class PasswordGate {
     const given = form.get('referrer');
     const referrer = given ? given.slice(0, 2048) : null;
     const answer = (status: 401 | 429, message: string, retryAfter?: number) =>
-      writePasswordPage(res, status, passwordPage(action, message, referrer), false, retryAfter);
-    const key = this.attempts.key(visit.linkId, visit.ip);
-    const before = await this.attempts.state(key);
-    if (before.failures >= PASSWORD_ATTEMPTS) {
-      const seconds = Math.max(1, Math.ceil(before.msLeft / 1000));
-      return answer(
+      writePasswordPage(res, status, passwordPage(linkPath, message, referrer), false, retryAfter);
+    const limited = (msLeft: number) => {
+      const seconds = Math.max(1, Math.ceil(msLeft / 1000));
+      answer(
         429,
         `Too many wrong passwords. Try again in ${Math.ceil(seconds / 60)} minute(s).`,
         seconds,
       );
-    }
+    };
+    const key = this.attempts.key(visit.linkId, visit.ip);
     const password = form.get('password');
-    if (!password) return answer(401, 'Enter the password.');
-    if (this.checking >= MAX_CHECKING) {
-      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
-      res.end('Temporarily unavailable, please retry');
-      return;
+    if (!password) {
+      const window = await this.attempts.state(key);
+      if (window.failures >= PASSWORD_ATTEMPTS) return limited(window.msLeft);
+      return answer(401, 'Enter the password.');
     }
-    this.checking += 1;
-    let right: boolean;
+    const reserved = await this.attempts.reserve(key);
+    if (!reserved.granted) return limited(reserved.msLeft);
+    const admission = this.checks.submit(
+      clientKey(visit.ip),
+      visit.projectId,
+      () => verifyPassword(password, visit.hash),
+      () => !res.destroyed,
+    );
+    switch (admission.kind) {
+      case 'address-busy':
+        await this.attempts.release(key);
+        return answer(429, 'Too many passwords at once from your address. Try again.', 1);
+      case 'project-busy':
+        await this.attempts.release(key);
+        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
+        res.end('Temporarily unavailable, please retry');
+        return;
+      case 'queued':
+        break;
+    }
+    let outcome: Awaited<typeof admission.done>;
     try {
-      right = await verifyPassword(password, visit.hash);
-    } finally {
-      this.checking -= 1;
+      outcome = await admission.done;
+    } catch (error) {
+      await this.attempts.release(key);
+      throw error;
     }
-    if (right) return accepted(referrer);
-    await this.attempts.fail(key);
+    if (outcome.kind === 'gone' || outcome.right) await this.attempts.release(key);
+    if (outcome.kind === 'gone') return;
+    if (outcome.right) return accepted(referrer);
     answer(401, 'Wrong password. Please try again.');
   }
 }

@@ -237,16 +237,18 @@ export class RedirectHandler {
         this.answerMissing(res, path, domains);
         return this.observe('not_found', started);
       }
-      const action = rawPathOf(req);
+      // The form posts to the link's own path, never to the request target as sent (`//host/…`
+      // would be another host's address).
       if (method !== 'POST') {
-        this.gate.form(res, action, header(req, 'referer'), method === 'HEAD');
+        this.gate.form(res, path, header(req, 'referer'), method === 'HEAD');
         return this.observe('form', started);
       }
       const gateVisit = {
         req,
         res,
-        action,
+        linkPath: path,
         linkId: target.linkId,
+        projectId: target.projectId,
         hash: rules.password!,
         ip,
         contentType: rawHeader(req.rawHeaders, 'content-type'),

@@ -1,0 +1,269 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestApp, createTestApp } from '../support/app';
+import { createProject } from '../factories/projects';
+import { createLink } from '../factories/links';
+
+/**
+ * Passwords as an attacker tries them (docs/api.md, "Passwords and proxies"): parallel guesses
+ * get no more than the 10 attempts, one address cannot hold the checks, one project's burst does
+ * not refuse another project's visitors, the form never posts off-site, and static with a
+ * password never hands out a link that the password does not open.
+ */
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+const agent = new http.Agent({ keepAlive: false, maxSockets: 200 });
+
+/** A raw request to the app (its path sent exactly as given, `//x` included). */
+function send(
+  t: TestApp,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
+  const server = t.app.getHttpServer();
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { Host: 'svc.test', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const guess = (t: TestApp, path: string, password: string, ip: string) =>
+  send(
+    t,
+    'POST',
+    `/${path}`,
+    { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip },
+    new URLSearchParams({ password }).toString(),
+  );
+
+const tally = (answers: Answer[]) => {
+  const counts: Record<number, number> = {};
+  for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1;
+  return counts;
+};
+
+async function listening(t: TestApp): Promise<void> {
+  const server = t.app.getHttpServer();
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, resolve));
+}
+
+describe.each([
+  ['attempts in Redis', true],
+  ['attempts in memory', false],
+])('parallel guesses (%s)', (_label, redis) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ redis, env: { TRUST_PROXY: '1' } });
+    await listening(t);
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  it('30 wrong guesses at once get exactly 10 × 401 and 20 × 429', async () => {
+    const link = await createLink(t, key, { password: 'right' });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => guess(t, link.path, `wrong ${i}`, '198.51.100.30')),
+    );
+    expect(tally(answers)).toEqual({ 401: 10, 429: 20 });
+    const limited = answers.find((a) => a.status === 429)!;
+    expect(limited.body).toContain('Too many wrong passwords. Try again in 15 minute(s).');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(800);
+    // The right password too, from this address, until the window ends.
+    expect((await guess(t, link.path, 'right', '198.51.100.30')).status).toBe(429);
+    expect((await guess(t, link.path, 'right', '198.51.100.31')).status).toBe(302);
+  });
+});
+
+describe('password checks under a burst', () => {
+  let t: TestApp;
+  let keyA: string;
+  let keyB: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
+    await listening(t);
+    keyA = (await createProject(t)).api_key;
+    keyB = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  it("a burst at project A's link from 150 addresses does not make project B's link answer 503", async () => {
+    const linkA = await createLink(t, keyA, { password: 'a-secret' });
+    const linkB = await createLink(t, keyB, { password: 'b-secret' });
+    let first!: () => void;
+    const firstAnswer = new Promise<void>((resolve) => (first = resolve));
+    const burst = Array.from({ length: 150 }, (_, i) =>
+      guess(t, linkA.path, 'wrong', `203.0.${Math.floor(i / 100)}.${i % 100}`).then((a) => {
+        first();
+        return a;
+      }),
+    );
+    await firstAnswer;
+    const visitor = await guess(t, linkB.path, 'b-secret', '198.51.100.77');
+    expect(visitor.status).toBe(302);
+    expect(visitor.headers.location).toBe('https://example.com/page');
+    const answers = await Promise.all(burst);
+    const counts = tally(answers);
+    // A's own visitors beyond its queue are asked to retry; every other guess is checked.
+    expect(Object.keys(counts).sort()).toEqual(
+      counts[503] === undefined ? ['401'] : ['401', '503'],
+    );
+    expect((counts[401] ?? 0) + (counts[503] ?? 0)).toBe(150);
+    expect(
+      answers.filter((a) => a.status === 503).every((a) => a.headers['retry-after'] === '1'),
+    ).toBe(true);
+  });
+
+  it('one address has at most 2 checks running and 10 waiting: the rest are refused (429) without using attempts', async () => {
+    const links = await Promise.all(
+      [1, 2, 3].map(() => createLink(t, keyA, { password: 'right' })),
+    );
+    const answers = await Promise.all(
+      links.flatMap((link) =>
+        Array.from({ length: 10 }, (_, i) => guess(t, link.path, `wrong ${i}`, '192.0.2.55')),
+      ),
+    );
+    const busy = answers.filter((a) => a.status === 429);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const answer of busy) {
+      expect(answer.headers['retry-after']).toBe('1');
+      expect(answer.body).toContain('Too many passwords at once from your address. Try again.');
+    }
+    expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 401)).toBe(true);
+    // Per link, a refused check gave its attempt back: the right password still opens a link
+    // that got fewer than 10 wrong ones checked.
+    for (const [i, link] of links.entries()) {
+      const wrong = answers.slice(i * 10, i * 10 + 10).filter((a) => a.status === 401).length;
+      const right = await guess(t, link.path, 'right', '192.0.2.55');
+      expect([wrong, right.status]).toEqual([wrong, wrong < 10 ? 302 : 429]);
+    }
+  });
+});
+
+describe('the password form', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
+    await listening(t);
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  it('requested as //<path>, posts to /<path> (never to another host), with form-action limited to this origin', async () => {
+    const link = await createLink(t, key, { password: 'open sesame' });
+    const custom = await createLink(t, key, { password: 'open sesame', path: 'spring/sale' });
+    for (const [requested, action] of [
+      [`//${link.path}`, `/${link.path}`],
+      [`///${link.path}/`, `/${link.path}`],
+      ['//spring/sale', '/spring/sale'],
+      [`/${link.path}`, `/${link.path}`],
+    ]) {
+      const form = await send(t, 'GET', requested);
+      expect([requested, form.status]).toEqual([requested, 200]);
+      expect(form.body).toContain(`<form method="post" action="${action}">`);
+      expect(form.headers['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+      );
+    }
+    const wrong = await send(
+      t,
+      'POST',
+      `//${custom.path}`,
+      { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': '192.0.2.9' },
+      'password=nope',
+    );
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('<form method="post" action="/spring/sale">');
+  });
+});
+
+describe('static with a password', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
+    await listening(t);
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  const staticLink = async (url: string, password?: string, more: Record<string, string> = {}) => {
+    const res = await t.http
+      .post('/url/static.json')
+      .type('form')
+      .send({
+        v: '3',
+        key,
+        tool: 'pub',
+        url,
+        ...(password === undefined ? {} : { password }),
+        ...more,
+      })
+      .expect(200);
+    return res.body as { svc_id: string; path: string; new: boolean; password_protected?: true };
+  };
+  const opens = async (path: string, password: string) =>
+    (await guess(t, path, password, '192.0.2.77')).status;
+
+  it('never returns a link that is unprotected or protected by another password', async () => {
+    const url = 'https://example.com/members';
+    const open = await staticLink(url);
+    expect([open.new, open.password_protected]).toEqual([true, undefined]);
+    const p1 = await staticLink(url, 'first secret');
+    expect([p1.new, p1.password_protected, p1.svc_id === open.svc_id]).toEqual([true, true, false]);
+    const p2 = await staticLink(url, 'second secret');
+    expect([p2.new, p2.password_protected]).toEqual([true, true]);
+    expect(new Set([open.svc_id, p1.svc_id, p2.svc_id]).size).toBe(3);
+    // The same password again: the same link; no password: the unprotected one.
+    const again = await staticLink(url, 'first secret');
+    expect([again.svc_id, again.new]).toEqual([p1.svc_id, false]);
+    const plain = await staticLink(url);
+    expect([plain.svc_id, plain.new]).toEqual([open.svc_id, false]);
+    // Each link opens with its own password only.
+    expect(await opens(p1.path, 'second secret')).toBe(401);
+    expect(await opens(p1.path, 'first secret')).toBe(302);
+    expect(await opens(p2.path, 'second secret')).toBe(302);
+  });
+
+  it('a protected link made by create is found by its password; concurrent identical requests make one link', async () => {
+    const url = 'https://example.com/club';
+    const made = await t.http
+      .post('/url.json')
+      .type('form')
+      .send({ v: '3', key, tool: 'pub', channel: 'email', url, password: 'club pass' })
+      .expect(200);
+    const email = { channel: 'email' };
+    const found = await staticLink(url, 'club pass', email);
+    expect([found.svc_id, found.new]).toEqual([made.body.svc_id, false]);
+    const other = await staticLink(url, 'not the club pass', email);
+    expect([other.svc_id === made.body.svc_id, other.new]).toEqual([false, true]);
+    const concurrent = await Promise.all(
+      Array.from({ length: 4 }, () => staticLink('https://example.com/vip', 'vip pass')),
+    );
+    expect(new Set(concurrent.map((c) => c.svc_id)).size).toBe(1);
+    expect(concurrent.map((c) => c.new).sort()).toEqual([false, false, false, true]);
+  });
+});
