@@ -379,6 +379,13 @@ describe.each([
     for (let i = 0; i < 7; i++) reads.push((await list(randomBytes(32).toString('hex'))).status);
     expect(reads).toEqual([403, 403, 403, 403, 403, 429, 429]);
     expect((await entries()) - before).toBe(2);
+    // A publishable key (published in pages) does not spend its project's reads where it is
+    // refused: it is counted for the address, already over.
+    const { api_key: own, publishable_key: published } = await createProject(t);
+    const refused = [];
+    for (let i = 0; i < 3; i++) refused.push((await list(published)).status);
+    expect(refused).toEqual([429, 429, 429]);
+    expect(headers(await list(own).expect(200))).toEqual(['5', '4']);
     // A project's own key from the same address is counted for its project, not the address.
     const res = await t.http
       .post('/url.json')

@@ -12,6 +12,7 @@ import {
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import type { ProjectRequest } from '../../projects/project-key.guard';
+import { PROJECT_KEY_OPTIONS, type ProjectKeyOptions } from '../../projects/project-key.guard';
 import { ProjectLookupsService } from '../../projects/project-lookups.service';
 import { requestParams } from '../params.decorator';
 
@@ -27,10 +28,11 @@ const MAX_COUNTED_KEYS = 100;
 /**
  * A per-project budget of requests per hour (docs/api.md, "Limits"). A request is counted for the
  * live project each of its keys names (read as the handlers read them: a form value over a query
- * one; the API key and the publishable key share the project's budget); a request whose key is
- * missing or names no live project is counted for its client address instead (an IPv6 address by
- * its /48), so random keys create no entries of their own. Runs before ProjectKeyGuard (a
- * class-level guard): once an address or a project is over the limit, no key is looked up.
+ * one); a request whose key is missing or names no live project is counted for its client
+ * address instead (an IPv6 address by its /48), so random keys create no entries of their own.
+ * So is a publishable key where the endpoint refuses it: it is published in pages, and anyone
+ * must not spend its project's budget with it. Runs before ProjectKeyGuard (a class-level guard):
+ * once an address or a project is over the limit, no key is looked up.
  */
 abstract class ProjectBudgetGuard extends ThrottlerGuard {
   /** The budget's name in its storage keys. */
@@ -51,7 +53,11 @@ abstract class ProjectBudgetGuard extends ThrottlerGuard {
     const limit = throttler.limit as number;
     const ttl = throttler.ttl as number;
     const req = context.switchToHttp().getRequest<Request>();
-    for (const tracker of await this.trackers(req)) {
+    const options = this.reflector.get<ProjectKeyOptions | undefined>(
+      PROJECT_KEY_OPTIONS,
+      context.getHandler(),
+    );
+    for (const tracker of await this.trackers(req, options?.publishable !== undefined)) {
       await this.handleRequest({
         context,
         limit,
@@ -65,7 +71,7 @@ abstract class ProjectBudgetGuard extends ThrottlerGuard {
     return true;
   }
 
-  private async trackers(req: Request): Promise<Set<string>> {
+  private async trackers(req: Request, takesPublishable: boolean): Promise<Set<string>> {
     const raw = requestParams(req).key;
     const keys = Array.isArray(raw) ? raw.slice(0, MAX_COUNTED_KEYS + 1) : [raw];
     const trackers = new Set<string>();
@@ -74,7 +80,8 @@ abstract class ProjectBudgetGuard extends ThrottlerGuard {
     for (const key of new Set(keys)) {
       const found =
         typeof key === 'string' && key !== '' ? await this.projects.findActiveByKey(key) : null;
-      trackers.add(found ? `project:${found.project.id}` : byAddress);
+      const counted = found && (found.kind === 'secret' || takesPublishable);
+      trackers.add(counted ? `project:${found.project.id}` : byAddress);
       // Known before a 429: retweet's and share's destination fallback redirects a valid key's
       // visitor even over the limit (DestinationFallbackFilter; ProjectKeyGuard sets it again).
       if (found && keys.length === 1) (req as ProjectRequest).project = found.project;
