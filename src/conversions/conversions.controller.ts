@@ -96,7 +96,7 @@ function ApiConversionParameters(): MethodDecorator {
     [
       'read_headers',
       false,
-      'true: ip (X-Forwarded-For first), user agent, language and referrer from this request',
+      'true: ip (the client address; X-Forwarded-For only as TRUST_PROXY trusts it), user agent, language and referrer from this request',
     ],
     // The original service's spellings, accepted as well.
     ['account_conversionid', false, 'Same as account_conversion_id'],
