@@ -130,8 +130,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // The document is built before any answer arrives: built later, it could wait on a clock the test
   // has faked.
   await serviceValidator();
-  // nestjs-pino writes Nest's log through the first logger built in the process (the document's
-  // preview above built one): an app whose lines are read gets its own.
+  // nestjs-pino writes Nest's log through the first logger it was given (an earlier app of the same
+  // test file would keep it): an app whose lines are read gets its own.
   if (options.logDestination) __resetOutOfContextForTests();
   const useRedis = options.redis ?? true;
   const databaseName = await createTestDatabase();
