@@ -15,4 +15,13 @@ describe('parseQueryString', () => {
   it('reads a lone far index as an object, not a sparse array', () => {
     expect(parseQueryString('url[5000]=x')).toEqual({ url: { 5000: 'x' } });
   });
+
+  it('drops pairs without a name at once, however many (qs combined them quadratically)', () => {
+    expect(parseQueryString('&&a=1&=x&&b[]=2&=&')).toEqual({ a: '1', b: ['2'] });
+    const started = performance.now();
+    expect(parseQueryString(`a=1${'&'.repeat(200_000)}${'&=x'.repeat(50_000)}`)).toEqual({
+      a: '1',
+    });
+    expect(performance.now() - started).toBeLessThan(200);
+  });
 });
