@@ -7,12 +7,13 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { RedirectHandler } from './redirects/redirect.handler';
 import { cleanInput, rawBodyVerifier } from './common/clean-input';
-import { PARAMETER_LIMIT, parseQueryString } from './common/query-parser';
+import { PARAMETER_LIMIT, parseQueryOnce, parseQueryString } from './common/query-parser';
+import { bodyOfType } from './common/request-body';
 import { setupSwagger } from './openapi-document';
 import { AppConfig } from './config/app-config';
+import { compileTrust } from './common/ip';
 import { serveConsole } from './web-console/web-console';
 
-import { compileTrust } from './common/ip';
 /**
  * Puts the redirect listener in front of Express on the HTTP server (docs/architecture.md, "How a
  * redirect flows"): link requests never enter Express (about 7× the cost of a trivial 302); everything
@@ -56,9 +57,15 @@ export async function createApp(
     extended: true,
     limit: '1mb',
     parameterLimit: PARAMETER_LIMIT,
+    type: bodyOfType('application/x-www-form-urlencoded'),
     verify: rawBodyVerifier('form'),
   });
-  app.useBodyParser('json', { limit: '1mb', verify: rawBodyVerifier('json') });
+  app.useBodyParser('json', {
+    limit: '1mb',
+    type: bodyOfType('application/json'),
+    verify: rawBodyVerifier('json'),
+  });
+  app.use(parseQueryOnce);
   // Before any route, so that no handler (nor PostgreSQL) ever sees a NUL or invalid UTF-8.
   app.use(cleanInput);
   if (!config.servesApi) {

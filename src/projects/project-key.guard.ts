@@ -63,12 +63,24 @@ export class ProjectKeyGuard implements CanActivate {
     const options =
       this.reflector.get<ProjectKeyOptions | undefined>(PROJECT_KEY_OPTIONS, handler) ?? {};
     const req = context.switchToHttp().getRequest<ProjectRequest>();
-    if (this.reflector.getAllAndOverride<boolean>(API_FORMATTED, [handler, context.getClass()])) {
-      readFormat(req);
-    }
+    const formatted = this.reflector.getAllAndOverride<boolean>(API_FORMATTED, [
+      handler,
+      context.getClass(),
+    ]);
     const params = requestParams(req);
-    options.before?.(params, req);
-    if (options.version) requireVersion(params);
+    try {
+      if (formatted) readFormat(req);
+      options.before?.(params, req);
+      if (options.version) requireVersion(params);
+    } catch (error) {
+      // Retweet's and share's destination fallback (the endpoints with `before`) redirects only for
+      // a valid key, also when a check before the key failed (DestinationFallbackFilter).
+      if (options.before && typeof params.key === 'string') {
+        const found = await this.projects.findActiveByKey(params.key).catch(() => null);
+        req.project = found?.project;
+      }
+      throw error;
+    }
     if (options.many !== undefined && Array.isArray(params.key)) {
       req.projects = await this.projectsOf(params.key as unknown[], options.many);
       req.keyKind = 'secret';
