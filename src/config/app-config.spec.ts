@@ -201,6 +201,9 @@ describe('loadConfig', () => {
     ['CRAWLER_ALLOW_LOOPBACK', { CRAWLER_ALLOW_LOOPBACK: 'yes' }],
     ['CLICK_IP', { CLICK_IP: 'partial' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '33' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1,proxy.example' }],
     ['REDIRECT_CACHE_SIZE', { REDIRECT_CACHE_SIZE: '99' }],
     ['REDIRECT_CACHE_SIZE', { REDIRECT_CACHE_SIZE: 'big' }],
     ['REDIRECT_CACHE_MB', { REDIRECT_CACHE_MB: '0' }],
@@ -211,9 +214,6 @@ describe('loadConfig', () => {
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },
     ],
-    ['TRUST_PROXY', { TRUST_PROXY: '33' }],
-    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/33' }],
-    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.1,proxy.example' }],
     [
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       {
@@ -265,16 +265,6 @@ describe('loadConfig', () => {
     expect(error.message).toContain('needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL');
   });
 
-  it('lets ROLE all run without DATABASE_URL and REDIS_URL', () => {
-    expect(loadConfig({ ROLE: 'all' }).role).toBe('all');
-  });
-
-  it('wants both BOOTSTRAP keys or neither', () => {
-    const onlySubscription = errorOf({ BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16) });
-    expect(onlySubscription.variable).toBe('BOOTSTRAP_APPLICATION_KEY');
-    expect(onlySubscription.message).toContain('must be given together');
-    const onlyApplication = errorOf({ BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) });
-    expect(onlyApplication.variable).toBe('BOOTSTRAP_SUBSCRIPTION_KEY');
   it('reads TRUST_PROXY as Express reads trust proxy, true being one hop', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
@@ -289,6 +279,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('lets ROLE all run without DATABASE_URL and REDIS_URL', () => {
+    expect(loadConfig({ ROLE: 'all' }).role).toBe('all');
+  });
+
+  it('wants both BOOTSTRAP keys or neither', () => {
+    const onlySubscription = errorOf({ BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16) });
+    expect(onlySubscription.variable).toBe('BOOTSTRAP_APPLICATION_KEY');
+    expect(onlySubscription.message).toContain('must be given together');
+    const onlyApplication = errorOf({ BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) });
+    expect(onlyApplication.variable).toBe('BOOTSTRAP_SUBSCRIPTION_KEY');
     expect(onlyApplication.message).toContain('must be given together');
     const both = loadConfig({
       BOOTSTRAP_SUBSCRIPTION_KEY: 's'.repeat(16),

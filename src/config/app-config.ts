@@ -166,10 +166,6 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
   return number;
 }
 
-const HOST_RE =
-  /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
-
-/** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 function readTrustProxy(env: Env): TrustProxy {
   const value = read(env, 'TRUST_PROXY');
   if (value === undefined) return false;
@@ -180,6 +176,10 @@ function readTrustProxy(env: Env): TrustProxy {
   }
 }
 
+const HOST_RE =
+  /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+
+/** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const portText = read(env, 'PORT') ?? '3000';
   const port = Number(portText);
