@@ -633,13 +633,15 @@ export interface components {
             /** @description Users to remove from the project */
             remove_user?: string[];
             change_role?: components["schemas"]["ChangeRoleDto"][];
+            /** @description Extension. true replaces the publishable key; the old one is refused at once (a JSON boolean only) */
+            rotate_publishable_key?: boolean;
         };
         CreateProjectParamsDto: {
             /**
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
@@ -754,6 +756,14 @@ export interface components {
              */
             api_key: string;
             /**
+             * @description **Extension.** The publishable key: `pk_` and 32 lowercase hex characters, the tracking
+             *     script's `data-key`. It may record conversions and create links through retweet and share
+             *     (never with link controls), nothing else; not a secret. Replaced by the update object's
+             *     `rotate_publishable_key` (docs/api.md, "Keys").
+             * @example pk_7dc42788a8dd6b7dbe71bd676b026104
+             */
+            publishable_key: string;
+            /**
              * @description YYYY-MM-DD HH:MM:SS, UTC.
              * @example 2026-11-23 08:30:00
              */
@@ -819,12 +829,12 @@ export interface components {
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
              */
-            application_key: string;
+            application_key?: string;
         };
         ProjectListBodyDto: {
             projects: components["schemas"]["ProjectRecordDto"][];
@@ -848,14 +858,14 @@ export interface components {
              * @description Key of the subscription that owns the projects.
              * @example sub_4f1c0a9e8b7d6c5b4a3f2e1d
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer the subscription.
              * @example app_9e8d7c6b5a4f3e2d1c0b9a8f
              */
             application_key?: string;
             /**
-             * @description Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions.
+             * @description Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions; extension: rotate_publishable_key (true replaces the publishable key).
              * @example {"name":"acme-blog-2","domains":["links.acme.com"],"remove_domain":["go.acme.com"],"default_domain":"links.acme.com","viewers":["carol@example.com"],"remove_user":["bob"],"change_role":[{"user":"ann@example.com","role":"sharer"}],"conversions":{"domains":"all","goal_2_label":"Purchase","goal_1_label":null}}
              */
             json: string;
@@ -934,12 +944,12 @@ export interface components {
              * @description Key of the subscription that owns the domains.
              * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer that subscription.
              * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
              */
-            application_key: string;
+            application_key?: string;
         };
         DomainRecordDto: {
             /**
@@ -999,12 +1009,12 @@ export interface components {
              * @description Key of the subscription that owns the domains.
              * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer that subscription.
              * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
              */
-            application_key: string;
+            application_key?: string;
             /**
              * @description JSON string: the domain creation object {hostname, root_redirect, not_found_redirect, projects} (schema DomainCreationObjectDto). Unknown fields are refused.
              * @example {"hostname":"go.example.com","root_redirect":"https://www.example.com/","not_found_redirect":"https://www.example.com/404","projects":["3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f"]}
@@ -1035,12 +1045,12 @@ export interface components {
              * @description Key of the subscription that owns the domains.
              * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
              */
-            subscription_key: string;
+            subscription_key?: string;
             /**
              * @description Key of an application authorised to administer that subscription.
              * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
              */
-            application_key: string;
+            application_key?: string;
             /**
              * @description JSON string: the domain update object with only what changes {root_redirect, not_found_redirect, projects (added), remove_projects} (schema DomainUpdateObjectDto). Unknown fields are refused.
              * @example {"not_found_redirect":"https://www.example.com/missing","projects":["3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f"],"remove_projects":["a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"]}
@@ -1394,8 +1404,6 @@ export interface components {
         RangeGroupField: "application" | "svc_id" | "campaign" | "channel" | "domain" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week" | "country" | "region" | "city" | "device" | "browser" | "os" | "referrer_host";
         /** @enum {string} */
         SortType: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value";
-        /** @enum {string} */
-        SortOrder: "asc" | "desc";
         FiguresDto: {
             clicks: number;
             /** @description null when the request groups, pivots or filters by a click dimension */
@@ -1454,11 +1462,15 @@ export interface components {
             } | unknown[];
             /** @example channel */
             group_by: string | null;
-            sort_type: components["schemas"]["SortType"] | null;
-            sort_order: components["schemas"]["SortOrder"] | null;
+            /** @enum {string|null} */
+            sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | null;
+            /** @enum {string|null} */
+            sort_order: "asc" | "desc" | null;
             pivot: string | null;
-            pivot_sort_type: components["schemas"]["SortType"] | null;
-            pivot_sort_order: components["schemas"]["SortOrder"] | null;
+            /** @enum {string|null} */
+            pivot_sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | null;
+            /** @enum {string|null} */
+            pivot_sort_order: "asc" | "desc" | null;
             /** @description The page asked for (1 by default); null when offset was given, which overrides it */
             page: number | null;
             per_page: number;
@@ -1659,7 +1671,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -1672,11 +1684,11 @@ export interface operations {
     };
     ProjectsController_listByGet: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Key of the subscription that owns the projects. */
-                subscription_key: unknown;
+                subscription_key?: unknown;
                 /** @description Key of an application authorised to administer the subscription. */
-                application_key: unknown;
+                application_key?: unknown;
             };
             header?: never;
             path?: never;
@@ -1736,7 +1748,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,7 +1825,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -1918,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,11 +1943,11 @@ export interface operations {
     };
     ProjectsController_showByGet: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Key of the subscription that owns the projects. */
-                subscription_key: unknown;
+                subscription_key?: unknown;
                 /** @description Key of an application authorised to administer the subscription. */
-                application_key: unknown;
+                application_key?: unknown;
             };
             header?: never;
             path: {
@@ -2023,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2233,7 +2245,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2246,11 +2258,11 @@ export interface operations {
     };
     DomainsController_listByGet: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Key of the subscription that owns the domains. */
-                subscription_key: string;
+                subscription_key?: string;
                 /** @description Key of an application authorised to administer that subscription. */
-                application_key: string;
+                application_key?: string;
             };
             header?: never;
             path?: never;
@@ -2284,7 +2296,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2336,7 +2348,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2409,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2410,11 +2422,11 @@ export interface operations {
     };
     DomainsController_showByGet: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Key of the subscription that owns the domains. */
-                subscription_key: string;
+                subscription_key?: string;
                 /** @description Key of an application authorised to administer that subscription. */
-                application_key: string;
+                application_key?: string;
             };
             header?: never;
             path: {
@@ -2460,7 +2472,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2536,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,7 +2600,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2652,7 +2664,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,8 +2680,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -2722,15 +2734,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -2754,7 +2766,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +2781,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,8 +2797,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -2839,15 +2851,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -2872,7 +2884,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,7 +2899,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,8 +2915,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string | string[];
                 /** @description Where the link is shared; its service is derived from it */
@@ -2957,15 +2969,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -2989,7 +3001,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkBatchResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3004,7 +3016,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,8 +3032,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string | string[];
                 /** @description Where the link is shared; its service is derived from it */
@@ -3074,15 +3086,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -3107,7 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkBatchResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3122,7 +3134,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,8 +3150,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3192,15 +3204,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -3224,7 +3236,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,8 +3267,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3309,15 +3321,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -3341,7 +3353,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,7 +3368,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3372,12 +3384,14 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
                 channel?: string;
+                /** @description Accepted and ignored when it is an absolute http(s) URL (clients of the original interface send it on every update): original_url never changes; a malformed url is a 400 */
+                url?: string;
                 /** @description Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name */
                 campaign?: string;
                 /** @description Needs campaign; required when the campaign is first created */
@@ -3420,15 +3434,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -3453,7 +3467,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3468,7 +3482,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3484,12 +3498,14 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
                 channel?: string;
+                /** @description Accepted and ignored when it is an absolute http(s) URL (clients of the original interface send it on every update): original_url never changes; a malformed url is a 400 */
+                url?: string;
                 /** @description Low-cardinality label, stubified (a-z0-9_-); the submitted value becomes the campaign name */
                 campaign?: string;
                 /** @description Needs campaign; required when the campaign is first created */
@@ -3532,15 +3548,15 @@ export interface operations {
                 expires_at?: string;
                 /** @description Extension (link control): the link expires after this many counted (human) clicks, a positive integer; on update, an empty value removes it */
                 max_clicks?: string;
-                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL; default: the domain's not-found answer); on update, an empty value removes it */
+                /** @description Extension (link control): where visitors of an expired link go (absolute http(s) URL, at most 4,096 characters; default: the domain's not-found answer); on update, an empty value removes it */
                 expired_url?: string;
                 /** @description Extension (link control): true makes the link answer as not found (its statistics stay); false enables it again */
                 disabled?: string;
-                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for iPhone, iPad and iPod user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 ios_url?: string;
-                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL); on update, an empty value removes it */
+                /** @description Extension (link control): the target for Android user agents (absolute http(s) URL, at most 4,096 characters); on update, an empty value removes it */
                 android_url?: string;
-                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL, at most 250; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
+                /** @description Extension (link control): a JSON object of country code (ISO 3166-1 alpha-2) → absolute http(s) URL of at most 4,096 characters, at most 50 countries and 16 KB of JSON in all; the visitor's country picks the target before ios_url/android_url; on update, an empty value removes it (or {}) */
                 geo?: string;
                 /** @description Extension (link control): visitors must give this password (1 to 256 characters) in a form before the redirect; stored as a salted scrypt hash, never returned (the record shows password_protected); on update, an empty value removes it */
                 password?: string;
@@ -3566,7 +3582,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkRecordDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3581,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,8 +3613,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3673,7 +3689,7 @@ export interface operations {
                     "application/json": components["schemas"]["RetweetResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,8 +3720,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3777,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["RetweetResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3792,7 +3808,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3808,8 +3824,8 @@ export interface operations {
             query: {
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3888,7 +3904,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +3919,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,8 +3938,8 @@ export interface operations {
                 destination: unknown;
                 /** @description API version: 3 */
                 v: string;
-                /** @description Project API key (64 hex characters) */
-                key: string;
+                /** @description Project API key (64 hex characters); retweet and share also take the publishable key (pk_…), never with a link control */
+                key?: string;
                 /** @description Key of the creation (or update) method; an unknown key is registered on first use */
                 tool: string;
                 /** @description Where the link is shared; its service is derived from it */
@@ -3986,7 +4002,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v/key/tool/channel/url. Also: 403 invalid API key, a publishable key where it may not go (or with a link control), or domain not available, 404 unknown link (update), 409 path taken, 429 rate limit. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4001,7 +4017,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +4033,7 @@ export interface operations {
             query: {
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Words (at most 10, 4096 characters in all) that must each appear, in any case, in the link's URL (original_url), notes, tag or campaign */
                 search?: string;
                 /** @description created_at (default) or clicks (all-time, known crawlers left out; a link without clicks counts 0); ties by the link id */
@@ -4095,7 +4111,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkListResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v or key, sort_type=clicks with a search finding more than 50,000 links. Also: 403 invalid API key, 429 over READ_RATE_LIMIT (with Retry-After), 503 analytics store unavailable. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4110,7 +4126,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4142,7 @@ export interface operations {
             query: {
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Words (at most 10, 4096 characters in all) that must each appear, in any case, in the link's URL (original_url), notes, tag or campaign */
                 search?: string;
                 /** @description created_at (default) or clicks (all-time, known crawlers left out; a link without clicks counts 0); ties by the link id */
@@ -4204,7 +4220,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkListResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message), unsupported format, missing v or key. Also: 403 invalid API key, 503 analytics store unavailable. */
+            /** @description Bad parameter (named in error_message), unsupported format, missing v or key, sort_type=clicks with a search finding more than 50,000 links. Also: 403 invalid API key, 429 over READ_RATE_LIMIT (with Retry-After), 503 analytics store unavailable. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4219,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,7 +4253,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 start_date: string;
                 end_date: string;
                 interval?: "hour" | "day" | "week";
@@ -4310,7 +4326,7 @@ export interface operations {
                     "application/json": components["schemas"]["RangeIntervalsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4325,7 +4341,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4343,7 +4359,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 start_date: string;
                 end_date: string;
                 interval?: "hour" | "day" | "week";
@@ -4416,7 +4432,7 @@ export interface operations {
                     "application/json": components["schemas"]["RangeIntervalsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4431,7 +4447,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4451,7 +4467,7 @@ export interface operations {
                 svc_id: string;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Count clicks from (default: all time) */
                 start_date?: string;
                 end_date?: string;
@@ -4473,7 +4489,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkBatchDetailsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4488,7 +4504,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +4524,7 @@ export interface operations {
                 svc_id: string;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Count clicks from (default: all time) */
                 start_date?: string;
                 end_date?: string;
@@ -4530,7 +4546,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkBatchDetailsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4545,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4563,7 +4579,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Rounded down to the hour; after 2010-06-04 */
                 start_date: string;
                 /** @description Rounded up to the hour */
@@ -4609,7 +4625,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkIntervalsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4640,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,7 +4658,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Rounded down to the hour; after 2010-06-04 */
                 start_date: string;
                 /** @description Rounded up to the hour */
@@ -4688,7 +4704,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkIntervalsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4703,7 +4719,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4721,7 +4737,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Rounded down to the hour */
                 start_date?: string;
                 /** @description Rounded up to the hour */
@@ -4812,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +4843,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +4861,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Rounded down to the hour */
                 start_date?: string;
                 /** @description Rounded up to the hour */
@@ -4936,7 +4952,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4951,7 +4967,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4969,7 +4985,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key, or key[]=… for several projects (at most 100, of any subscriptions) */
-                key: string;
+                key?: string;
                 /** @description Links shared from (rounded down to the hour; after 2011-09-01) */
                 start_date?: string;
                 /** @description Rounded up to the hour */
@@ -5068,7 +5084,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5083,7 +5099,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5101,7 +5117,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key, or key[]=… for several projects (at most 100, of any subscriptions) */
-                key: string;
+                key?: string;
                 /** @description Links shared from (rounded down to the hour; after 2011-09-01) */
                 start_date?: string;
                 /** @description Rounded up to the hour */
@@ -5200,7 +5216,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5215,7 +5231,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5233,7 +5249,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Count clicks from (default: all time) */
                 start_date?: string;
                 end_date?: string;
@@ -5257,7 +5273,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkDetailsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5272,7 +5288,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5290,7 +5306,7 @@ export interface operations {
                 callback?: unknown;
                 v: "3";
                 /** @description Project API key */
-                key: string;
+                key?: string;
                 /** @description Count clicks from (default: all time) */
                 start_date?: string;
                 end_date?: string;
@@ -5314,7 +5330,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkDetailsResponseDto"];
                 };
             };
-            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link */
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5329,7 +5345,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5343,8 +5359,8 @@ export interface operations {
     ConversionsController_record: {
         parameters: {
             query: {
-                /** @description Project API key */
-                key: unknown;
+                /** @description Project publishable key (pk_…, as the tracking script sends it) or API key */
+                key?: unknown;
                 /** @description svc_id of the link that led to the conversion */
                 svc_url: unknown;
                 /** @description pageview, goal_1 … goal_5 */
@@ -5369,7 +5385,7 @@ export interface operations {
                 user_agent?: unknown;
                 /** @description The page where the conversion happened */
                 href?: unknown;
-                /** @description true: ip (X-Forwarded-For first), user agent, language and referrer from this request */
+                /** @description true: ip (the client address; X-Forwarded-For only as TRUST_PROXY trusts it), user agent, language and referrer from this request */
                 read_headers?: unknown;
                 /** @description Same as account_conversion_id */
                 account_conversionid?: unknown;
@@ -5417,7 +5433,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5431,8 +5447,8 @@ export interface operations {
     ConversionsController_recordPost: {
         parameters: {
             query: {
-                /** @description Project API key */
-                key: unknown;
+                /** @description Project publishable key (pk_…, as the tracking script sends it) or API key */
+                key?: unknown;
                 /** @description svc_id of the link that led to the conversion */
                 svc_url: unknown;
                 /** @description pageview, goal_1 … goal_5 */
@@ -5457,7 +5473,7 @@ export interface operations {
                 user_agent?: unknown;
                 /** @description The page where the conversion happened */
                 href?: unknown;
-                /** @description true: ip (X-Forwarded-For first), user agent, language and referrer from this request */
+                /** @description true: ip (the client address; X-Forwarded-For only as TRUST_PROXY trusts it), user agent, language and referrer from this request */
                 read_headers?: unknown;
                 /** @description Same as account_conversion_id */
                 account_conversionid?: unknown;
@@ -5505,7 +5521,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
-            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 analytics store unavailable, 500 unexpected (quote the X-Request-Id) */
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5785,7 +5801,10 @@ export const deviceClassValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
 export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeGroupField"]> = ["application", "svc_id", "campaign", "channel", "domain", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "country", "region", "city", "device", "browser", "os", "referrer_host"];
 export const sortTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortType"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
-export const sortOrderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortOrder"]> = ["asc", "desc"];
+export const aggregateResponseDtoSort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
+export const aggregateResponseDtoSort_orderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["sort_order"]> = ["asc", "desc"];
+export const aggregateResponseDtoPivot_sort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
+export const aggregateResponseDtoPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_order"]> = ["asc", "desc"];
 export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "country", "region", "city", "device", "browser", "os", "referrer_host", "project"];
 export const conversionRecordDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionRecordDto"]["type"]> = ["pageview", "goal_1", "goal_2", "goal_3", "goal_4", "goal_5"];
 export const healthLiveDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthLiveDto"]["status"]> = ["ok"];
