@@ -120,10 +120,11 @@ describe('ClickBlocks: live batches', () => {
 
   it('rejects every batch of a failed block with its error and goes on with the next', async () => {
     const { write, blocks, state } = store(20);
-    const coalescer = new ClickBlocks(write, 50);
+    // An interval well above a loaded machine's pauses, so that 'b' and 'c' are sure to wait.
+    const coalescer = new ClickBlocks(write, 500);
     await coalescer.add(clicks('a'));
     state.fail = true;
-    // 'a' started less than 50 ms before: 'b' and 'c' wait, go in as one block and fail together.
+    // 'a' started less than 500 ms before: 'b' and 'c' wait, go in as one block and fail together.
     const failed = [coalescer.add(clicks('b')), coalescer.add(clicks('c'))];
     await expect(failed[0]).rejects.toThrow('store down');
     await expect(failed[1]).rejects.toThrow('store down');

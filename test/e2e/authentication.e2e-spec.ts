@@ -136,7 +136,7 @@ describe('authentication: project keys and administration keys', () => {
     });
   });
 
-  it('still sends a retweet’s visitor on when the key is refused (errors=false)', async () => {
+  it('answers a refused key 403 rather than sending a retweet’s visitor on (no open redirect)', async () => {
     const res = await t.http.get('/url/retweet').set('User-Agent', BROWSER).query({
       v: '3',
       key: UNKNOWN,
@@ -145,8 +145,11 @@ describe('authentication: project keys and administration keys', () => {
       text: 'hello',
       destination: 'https://x.example/intent?text=SVC_TEXT',
     });
-    expect(res.status).toBe(302);
-    expect(res.headers.location).toBe('https://x.example/intent?text=hello');
+    expect([res.status, res.headers.location, res.body]).toStrictEqual([
+      403,
+      undefined,
+      { error: 403, error_message: 'Invalid API key specified' },
+    ]);
   });
 
   it('takes key[] on totals, each key a credential of its own project', async () => {
