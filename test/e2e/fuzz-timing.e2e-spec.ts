@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { TestApp, createTestApp } from '../support/app';
 import { connectDomain, createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
+import { OpenApiPaths, Operation, fuzzableOperations } from '../support/openapi-operations';
 
 /**
  * docs/api.md, "Security": every parameter of every endpoint is handled in time linear in its size.
@@ -32,20 +33,6 @@ const GET_SIZES = [1024, 4096, 14 * 1024];
 const POST_SIZES = [2 * 1024, 16 * 1024, 96 * 1024];
 /** A path segment, within the same 16 KB. */
 const PATH_SIZES = [1024, 8 * 1024];
-
-interface OpenApiOperation {
-  parameters?: { name: string; in: string }[];
-  requestBody?: {
-    content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }>;
-  };
-}
-
-interface Operation {
-  method: 'get' | 'post';
-  template: string;
-  pathNames: string[];
-  names: string[];
-}
 
 /** What a shape puts on the wire for a parameter: query or form pairs, or a path segment. */
 type Shape = (name: string, size: number) => fc.Arbitrary<string>;
@@ -142,28 +129,9 @@ describe(`fuzz timing: every parameter of every endpoint in linear time (seed ${
       api_key: project.api_key,
       hostname,
     };
-    const document = (await t.http.get('/docs-json').expect(200)).body as {
-      paths: Record<string, Record<string, OpenApiOperation>>;
-      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
-    };
-    operations = [];
-    for (const [template, byMethod] of Object.entries(document.paths)) {
-      // Every endpoint that takes parameters; not destroy, which would take the fixtures away.
-      if (!/^\/(url|stats|projects|domains|conversions)/.test(template)) continue;
-      if (template.endsWith('/destroy')) continue;
-      for (const [method, operation] of Object.entries(byMethod)) {
-        if (method !== 'get' && method !== 'post') continue;
-        const parameters = operation.parameters ?? [];
-        const schema = operation.requestBody?.content['application/x-www-form-urlencoded']?.schema;
-        const fields = Object.keys(
-          (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema)
-            ?.properties ?? {},
-        );
-        const pathNames = parameters.filter((p) => p.in === 'path').map((p) => p.name);
-        const names = [...parameters.filter((p) => p.in === 'query').map((p) => p.name), ...fields];
-        operations.push({ method, template, pathNames, names: [...new Set(names)] });
-      }
-    }
+    const document = (await t.http.get('/docs-json').expect(200)).body as OpenApiPaths;
+    // Every endpoint that takes parameters.
+    operations = fuzzableOperations(document, /^\/(url|stats|projects|domains|conversions)/);
   });
   afterAll(async () => {
     agent.destroy();

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { TestApp, createTestApp } from '../support/app';
 import { connectDomain, createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
+import { OpenApiPaths, Operation, fuzzableOperations } from '../support/openapi-operations';
 
 /**
  * A seeded property-based test (issue 15) of the create, stats and admin endpoints: whatever the
@@ -13,20 +14,6 @@ import { createLink } from '../factories/links';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const TIMEOUT_MS = 10_000;
-
-interface OpenApiOperation {
-  parameters?: { name: string; in: string }[];
-  requestBody?: {
-    content: Record<string, { schema: { $ref?: string; properties?: Record<string, unknown> } }>;
-  };
-}
-
-interface Operation {
-  method: 'get' | 'post';
-  template: string;
-  pathNames: string[];
-  names: string[];
-}
 
 interface FuzzRequest {
   operation: Operation;
@@ -84,31 +71,9 @@ describe(`fuzz: create, stats and admin endpoints (seed ${SEED}, ${RUNS} runs)`,
       service_postid: ['twitter:1'],
       service_userid: ['twitter:2'],
     };
-    const document = (await t.http.get('/docs-json').expect(200)).body as {
-      paths: Record<string, Record<string, OpenApiOperation>>;
-      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
-    };
-    operations = [];
-    for (const [template, byMethod] of Object.entries(document.paths)) {
-      // Create, stats and admin; not destroy, which would take the fixtures away.
-      if (!/^\/(url|stats|projects|domains)/.test(template) || template.endsWith('/destroy'))
-        continue;
-      for (const [method, operation] of Object.entries(byMethod)) {
-        if (method !== 'get' && method !== 'post') continue;
-        const parameters = operation.parameters ?? [];
-        const schema = operation.requestBody?.content['application/x-www-form-urlencoded']?.schema;
-        const fields = Object.keys(
-          (schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema)
-            ?.properties ?? {},
-        );
-        operations.push({
-          method,
-          template,
-          pathNames: parameters.filter((p) => p.in === 'path').map((p) => p.name),
-          names: [...parameters.filter((p) => p.in === 'query').map((p) => p.name), ...fields],
-        });
-      }
-    }
+    const document = (await t.http.get('/docs-json').expect(200)).body as OpenApiPaths;
+    // Create, stats and admin.
+    operations = fuzzableOperations(document, /^\/(url|stats|projects|domains)/);
   });
   afterAll(() => t.close());
 
