@@ -858,7 +858,14 @@ describe('in a real browser: the web console at /console', () => {
     await controls.getByLabel('Maximum clicks').fill('100');
     await controls.getByLabel('Password', { exact: true }).fill('open sesame');
     await controls.getByRole('button', { name: 'Add a country' }).click();
-    await expect(page.evaluate('document.activeElement.id')).resolves.toMatch(/^geo-country-/);
+    // The new row's country field takes the focus in an effect, after the row is painted.
+    await page.waitForFunction(
+      "(document.activeElement?.id ?? '').startsWith('geo-country-')",
+      null,
+      {
+        timeout: 5000,
+      },
+    );
     await controls.getByLabel('Country of rule 1').fill('de');
     await controls.getByText('Germany').waitFor();
     await controls.getByLabel('Goes to (rule 1)').fill('https://example.com/de');
