@@ -125,13 +125,32 @@ describe('GeoLookup, reading', () => {
     const lookup = new GeoLookup(null);
     await lookup.load(['8.8.8.8', '10.0.0.1', '::ffff:1.1.1.1', 'nonsense']);
     expect(reads.mock.calls.map(([file]) => file)).toEqual([IPV4_FILE]);
+    expect(lookup.isLoaded('8.8.8.8')).toBe(true);
+    expect(lookup.isLoaded('::ffff:1.1.1.1')).toBe(true);
+    // No public address needs no file; an IPv6 one needs the file not read yet.
+    expect(lookup.isLoaded('10.0.0.1')).toBe(true);
+    expect(lookup.isLoaded('nonsense')).toBe(true);
+    expect(lookup.isLoaded('2a00:1450:4001:80b::200e')).toBe(false);
+    expect(lookup.isLoaded()).toBe(false);
     expect(lookup.place('8.8.8.8')?.country).toBe('US');
     expect(lookup.place('::1')).toBeNull();
     expect(() => lookup.place('2a00:1450:4001:80b::200e')).toThrow(/before load\(\)/);
   });
 
-  it('refuses a look-up before load', () => {
-    expect(() => new GeoLookup(null).place('8.8.8.8')).toThrow(/before load\(\)/);
+  it('refuses a look-up before load, and says it is not loaded', () => {
+    const lookup = new GeoLookup(null);
+    expect(lookup.isLoaded('8.8.8.8')).toBe(false);
+    expect(lookup.isLoaded()).toBe(false);
+    expect(() => lookup.place('8.8.8.8')).toThrow(/before load\(\)/);
+  });
+
+  it('is loaded for every address once load() resolved, and not after a failed load', async () => {
+    expect(geo.isLoaded()).toBe(true);
+    expect(geo.isLoaded('8.8.8.8')).toBe(true);
+    expect(geo.isLoaded('2a00:1450:4001:80b::200e')).toBe(true);
+    const missing = new GeoLookup(path.join(SHIPPED, 'no-such-GeoLite2-City.mmdb'));
+    await expect(missing.load()).rejects.toThrow('GEOIP_DB');
+    expect(missing.isLoaded('8.8.8.8')).toBe(false);
   });
 
   it('rejects a missing GEOIP_DB naming it and the path, and tries again later', async () => {
@@ -156,6 +175,7 @@ describe('GeoLookup, reading', () => {
   it("reads an operator's GEOIP_DB for both families (an IPv4 file: no IPv6)", async () => {
     const lookup = new GeoLookup(IPV4_FILE);
     await lookup.load(['2a00:1450:4001:80b::200e']);
+    expect(lookup.isLoaded()).toBe(true);
     expect(lookup.place('81.2.69.142')?.country).toBe('GB');
     expect(lookup.place('::ffff:1.1.1.1')?.country).toBe('AU');
     expect(lookup.place('2a00:1450:4001:80b::200e')).toBeNull();

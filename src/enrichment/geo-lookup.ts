@@ -280,7 +280,7 @@ export class GeoLookup {
       return this.all;
     }
     // Once every file is read, there is nothing to look at.
-    if (this.v4.reader !== null && this.v6.reader !== null) return Promise.resolve();
+    if (this.isLoaded()) return Promise.resolve();
     const files = new Set<DatabaseFile>();
     for (const ip of ips) {
       const target = publicAddress(ip);
@@ -290,8 +290,20 @@ export class GeoLookup {
   }
 
   /**
+   * Whether place(ip) answers now: the file `ip`'s family needs is read, or `ip` needs none (it is
+   * no public address). Without `ip`, whether every file is read. Callers check it, and load()
+   * when it is false, before place(), which throws when its file is not read.
+   */
+  isLoaded(ip?: string): boolean {
+    if (ip === undefined) return this.v4.reader !== null && this.v6.reader !== null;
+    const target = publicAddress(ip);
+    return target === null || (target.family === 4 ? this.v4 : this.v6).reader !== null;
+  }
+
+  /**
    * Where `ip` is, or null: for no address, an unparsable or reserved one (publicAddress), and one
-   * the database does not know — never a guess. Throws when the database it needs is not loaded.
+   * the database does not know — never a guess. Throws when the database it needs is not loaded
+   * (isLoaded(ip) false).
    */
   place(ip: string | null): Place | null {
     const target = ip === null ? null : publicAddress(ip);
