@@ -1,7 +1,7 @@
 import { Errors } from '../common/app-error';
 import { RawParams, parseDate, single } from '../common/params';
 import { isHttpUrl, normaliseLinkHost } from '../common/validators';
-import type { ControlChanges } from './link-controls';
+import type { ControlChanges } from './controls/link-controls';
 
 /** A link's metadata parameters plus the advanced and update ones, as given (docs/api.md, "Tracked links"). */
 export interface LinkInput {

@@ -7,7 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
-import { changesTargets, givesControls } from './link-controls';
+import { changesTargets, givesControls } from './controls/link-controls';
 import { LinkInput } from './link-input';
 import { RedirectInputs, ruleRedirects } from './link-redirect';
 import { LinkMetadataService } from './link-metadata.service';

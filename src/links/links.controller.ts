@@ -1,13 +1,6 @@
-import { Controller, Get, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { LinkBatchResponseDto, LinkRecordDto, RetweetResponseDto } from './dto/link-record.dto';
+import { Controller, Get, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { LinkBatchResponseDto, LinkRecordDto } from './dto/link-record.dto';
 import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Errors } from '../common/app-error';
 import { RawParams } from '../common/params';
@@ -15,36 +8,16 @@ import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
-import {
-  CONTROL_PARAMETERS,
-  linkControls,
-  readLinkControls,
-  resolveControls,
-} from './link-controls';
+import { linkControls, readLinkControls, resolveControls } from './controls/link-controls';
 import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
-import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from './links.swagger';
-import { DestinationFallbackFilter } from './destination-fallback.filter';
-import {
-  fillUrl,
-  readDestination,
-  retweetDestination,
-  retweetFallback,
-  shareFallback,
-} from './destination';
+import { ApiLinkParameters, LINK_ERRORS } from './links.swagger';
 import { LinkUpdateService } from './link-update.service';
-import { RetweetService } from './retweet.service';
-import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks';
 import { LinksService } from './links.service';
 
 /**
- * retweet and share are called from pages, so the publishable key may call them, never with a
- * link control (docs/api.md, "Keys"); every other link endpoint needs the API key.
- */
-const FROM_PAGES = { refuse: CONTROL_PARAMETERS };
-
-/**
- * The link endpoints (docs/api.md, "Tracked links"). The rate limit counts first, then
+ * The link endpoints that create and update (docs/api.md, "Tracked links"); retweet and share are
+ * in retweet/, the list in list/. The rate limit counts first, then
  * ProjectKeyGuard checks the format, each endpoint's own checks, `v` and the key, and hands the
  * project over; parameters are read by link-input.ts on common/params.ts.
  */
@@ -55,7 +28,6 @@ export class LinksController {
   constructor(
     private readonly links: LinksService,
     private readonly updates: LinkUpdateService,
-    private readonly retweets: RetweetService,
   ) {}
 
   @Post('url.:format')
@@ -176,94 +148,6 @@ export class LinksController {
     @Params() params: RawParams,
   ) {
     return this.update(project, id, params);
-  }
-
-  @Post('url/retweet.:format')
-  @ApiOperation({
-    summary: 'Replace every link of a text by a new tracked link',
-    description:
-      'Only links beginning http:// are recognised. destination is GET only. ' +
-      'Known bots are refused (403).',
-  })
-  @ApiFormatted()
-  @ApiRetweetParameters(false)
-  @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
-  @ApiResponse(LINK_ERRORS)
-  @ProjectKeyAuth({ version: true, before: retweetPostChecks, publishable: FROM_PAGES })
-  retweetPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
-  }
-
-  @Get('url/retweet')
-  @ApiOperation({ summary: 'Retweet, GET form (format optional: json)' })
-  @ApiFormatted({ formatInPath: false })
-  @ApiRetweetParameters(true)
-  @ApiResponse({
-    status: 302,
-    description: 'With destination: redirect to it, SVC_TEXT replaced by the new text',
-  })
-  @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: RetweetResponseDto })
-  @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
-  retweetGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
-  }
-
-  @Get('url/retweet.:format')
-  @ApiOperation({ summary: 'Retweet, GET form with format' })
-  @ApiFormatted()
-  @ApiRetweetParameters(true)
-  @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: RetweetResponseDto })
-  @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
-  retweetGetFormatted(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
-  }
-
-  @Get('url/share')
-  @ApiOperation({
-    summary: 'Create a link and redirect to a share address',
-    description:
-      'Creates a link for url and answers 302 to destination with every SVC_URL replaced by the new svc_url (URL-escaped). Known bots are refused (403).',
-  })
-  @ApiFormatted({ txt: false, formatInPath: false })
-  @ApiLinkParameters('share')
-  @ApiQuery({
-    name: 'destination',
-    required: true,
-    example: 'https://www.facebook.com/sharer.php?u=SVC_URL',
-  })
-  @ApiQuery({
-    name: 'errors',
-    required: false,
-    description: 'true: a failure answers an error instead of redirecting',
-  })
-  @ApiResponse({ status: 302, description: 'Redirect to destination' })
-  @ApiResponse(LINK_ERRORS)
-  @UseFilters(new DestinationFallbackFilter(shareFallback))
-  @ProjectKeyAuth({ version: true, before: shareChecks, publishable: FROM_PAGES })
-  async share(
-    @CurrentProject() project: ProjectEntity,
-    @Params() params: RawParams,
-  ): Promise<FormattedResult> {
-    const destination = readDestination(params);
-    if (destination === undefined) throw Errors.missing('destination');
-    const record = await this.retweets.share(project, params);
-    return FormattedResult.redirect(fillUrl(destination, record.svc_url));
-  }
-
-  /** With a destination, a failure still sends the visitor on (DestinationFallbackFilter). */
-  private async retweet(project: ProjectEntity, params: RawParams): Promise<FormattedResult> {
-    const destination = readDestination(params);
-    const result = await this.retweets.retweet(project, params);
-    if (destination !== undefined) {
-      return FormattedResult.redirect(
-        retweetDestination(destination, result.svc_text, result.svc_urls[0]?.svc_url ?? ''),
-      );
-    }
-    return new FormattedResult(result, () => result.svc_text);
   }
 
   private async create(

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { LinkListController } from './link-list.controller';
-import { LinkListRepository } from './link-list.repository';
-import { LinkListService } from './link-list.service';
+import { LinkListController } from './list/link-list.controller';
+import { LinkListRepository } from './list/link-list.repository';
+import { LinkListService } from './list/link-list.service';
 import { LinkLookupsService } from './link-lookups.service';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
@@ -11,14 +11,16 @@ import { LinkUpdateService } from './link-update.service';
 import { LinksController } from './links.controller';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
-import { RetweetService } from './retweet.service';
-import { UnwrapProcessor } from './unwrap.processor';
-import { UnwrapService } from './unwrap.service';
+import { RetweetController } from './retweet/retweet.controller';
+import { RetweetService } from './retweet/retweet.service';
+import { UnwrapProcessor } from './retweet/unwrap.processor';
+import { UnwrapService } from './retweet/unwrap.service';
 
 /** Tracked links; other modules read them through LinkLookupsService. */
 @Module({
   imports: [ProjectsModule, RateLimitModule],
-  controllers: [LinksController, LinkListController],
+  // In this order: the OpenAPI document lists their paths so.
+  controllers: [LinksController, RetweetController, LinkListController],
   providers: [
     LinksRepository,
     LinksService,

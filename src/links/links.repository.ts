@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CampaignEntity } from './campaign.entity';
-import { CONTROL_COLUMNS, columnValue, readControlColumns } from './link-control-columns';
+import { CONTROL_COLUMNS, columnValue, readControlColumns } from './controls/link-control-columns';
 import { LinkEntity } from './link.entity';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';

@@ -18,7 +18,7 @@ import { RedirectInputs, applyRedirect } from './link-redirect';
 import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
 import { protectedFingerprint, staticFingerprint } from './static-fingerprint';
-import { verifyPassword } from './link-password';
+import { verifyPassword } from './controls/link-password';
 
 const PATH_LENGTH = 7;
 const PATH_ATTEMPTS = 5;

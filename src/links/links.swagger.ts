@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
 import { BATCH_ARRAY_PARAMETERS } from './link-input';
-import { CONTROL_PARAMETERS } from './link-controls.swagger';
+import { CONTROL_PARAMETERS } from './controls/link-controls.swagger';
 
 /** share takes create's parameters but path (one link per share action, on a generated path). */
 type Kind = 'create' | 'batch' | 'static' | 'update' | 'share';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { verifyPassword } from '../links/link-password';
+import { verifyPassword } from '../links/controls/link-password';
 import { PASSWORD_ATTEMPTS, PasswordAttempts, clientKey } from './password-attempts';
 import { PasswordChecks } from './password-checks';
 import { passwordPage, writePasswordPage } from './password-form';

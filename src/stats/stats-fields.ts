@@ -10,7 +10,7 @@ import {
   isLinkField,
   isMultiTagField,
   isSharedAtField,
-} from '../links/link-filters';
+} from '../links/list/link-filters';
 
 export { MULTI_TAG_FIELDS, SHARED_AT_RANGE, isLinkField, isMultiTagField, isSharedAtField };
 export type { LinkField, MultiTagField, SharedAtField };

@@ -1,7 +1,7 @@
 import { Errors } from '../common/app-error';
 import { RawParams, readPaging, readSortOrder, single } from '../common/params';
 import { DEVICE_CLASSES } from '../enrichment/user-agent';
-import { linkFilterValue, readFilters } from '../links/link-filters';
+import { linkFilterValue, readFilters } from '../links/list/link-filters';
 import {
   DIMENSION_FIELDS,
   FILTER_MAX_LENGTH,

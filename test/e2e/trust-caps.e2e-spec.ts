@@ -3,7 +3,7 @@ import { getStorageToken } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
 import { FixedWindowStorage } from '../../src/common/rate-limit/fixed-window.storage';
-import { COUNTRY_CODES } from '../../src/links/country-codes';
+import { COUNTRY_CODES } from '../../src/links/controls/country-codes';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { TestApp, createTestApp } from '../support/app';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { PublishableKeys1764010000000 } from '../../src/database/migrations/1764010000000-publishable-keys';
-import { CONTROL_PARAMETERS } from '../../src/links/link-controls';
+import { CONTROL_PARAMETERS } from '../../src/links/controls/link-controls';
 import type { LinkRecord } from '../../src/links/link-record';
 import { TestApp, createTestApp } from '../support/app';
 import { CreatedProject, createProject } from '../factories/projects';

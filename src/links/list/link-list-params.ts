@@ -1,5 +1,5 @@
-import { Errors } from '../common/app-error';
-import { Paging, RawParams, readPaging, readSortOrder, single } from '../common/params';
+import { Errors } from '../../common/app-error';
+import { Paging, RawParams, readPaging, readSortOrder, single } from '../../common/params';
 import { LINK_FILTERS, LinkFilter, linkFilterValue, readFilters } from './link-filters';
 
 /**

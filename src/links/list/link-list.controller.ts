@@ -1,13 +1,13 @@
 import { Controller, Get, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiFormatted, FormattedResult } from '../common/api-format';
-import { RawParams } from '../common/params';
-import { Params } from '../common/params.decorator';
-import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
-import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
-import { ProjectEntity } from '../projects/project.entity';
+import { ApiFormatted, FormattedResult } from '../../common/api-format';
+import { RawParams } from '../../common/params';
+import { Params } from '../../common/params.decorator';
+import { ReadThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
+import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
+import { ProjectEntity } from '../../projects/project.entity';
 import { readLinkListQuery } from './link-list-params';
-import { LinkListResponseDto } from './link-list.dto';
+import { LinkListResponseDto } from '../dto/link-list.dto';
 import { LinkListAnswer, LinkListService } from './link-list.service';
 import { ApiLinkListParameters, LINK_LIST_ERRORS } from './link-list.swagger';
 

@@ -1,5 +1,5 @@
-import type { Params } from '../analytics/analytics-client';
-import { RAW_CLICKS_READ } from '../analytics/analytics-schema';
+import type { Params } from '../../analytics/analytics-client';
+import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
 import { LinkFilter, SharedAtField, isMultiTagField, isSharedAtField } from './link-filters';
 import { LinkListQuery } from './link-list-params';
 

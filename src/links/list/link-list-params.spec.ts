@@ -1,4 +1,4 @@
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 import { LINK_FILTERS, LINK_FILTER_MAX_LENGTH, isSharedAtField } from './link-filters';
 import { readLinkListQuery } from './link-list-params';
 

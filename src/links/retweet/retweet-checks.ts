@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { AppError, ErrorCode, Errors } from '../common/app-error';
-import { isCrawler } from '../common/bots';
-import { RawParams, bool } from '../common/params';
+import { AppError, ErrorCode, Errors } from '../../common/app-error';
+import { isCrawler } from '../../common/bots';
+import { RawParams, bool } from '../../common/params';
 import { readDestination } from './destination';
 
 /*

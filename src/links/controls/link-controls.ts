@@ -1,10 +1,10 @@
-import { Errors } from '../common/app-error';
-import { parseJsonObject } from '../common/json-parameter';
-import { RawParams, parseDate } from '../common/params';
-import { isHttpUrl } from '../common/validators';
+import { Errors } from '../../common/app-error';
+import { parseJsonObject } from '../../common/json-parameter';
+import { RawParams, parseDate } from '../../common/params';
+import { isHttpUrl } from '../../common/validators';
 import { COUNTRY_CODES } from './country-codes';
 import { PASSWORD_MAX, hashPassword } from './link-password';
-import type { LinkEntity } from './link.entity';
+import type { LinkEntity } from '../link.entity';
 
 /** The control parameters (docs/api.md, "Link controls"), single values on every endpoint. */
 export const CONTROL_PARAMETERS = [

@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../common/validators';
+import { isHttpUrl } from '../../common/validators';
 
 export interface TextLink {
   url: string;

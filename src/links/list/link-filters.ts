@@ -1,6 +1,6 @@
-import { Errors } from '../common/app-error';
-import { RawParams } from '../common/params';
-import { normaliseLinkHost } from '../common/validators';
+import { Errors } from '../../common/app-error';
+import { RawParams } from '../../common/params';
+import { normaliseLinkHost } from '../../common/validators';
 
 /**
  * The link filters (docs/api.md, "Statistics" and "Listing links"): the link attributes that

@@ -1,5 +1,5 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
-import { LinkRecordDto } from './dto/link-record.dto';
+import { LinkRecordDto } from './link-record.dto';
 
 /** A listed link: the link record (without static's `new` and update's `updated_at`) and its clicks. */
 export class LinkListItemDto extends OmitType(LinkRecordDto, ['new', 'updated_at'] as const) {

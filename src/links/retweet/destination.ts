@@ -1,6 +1,6 @@
-import { Errors } from '../common/app-error';
-import { RawParams, bool, single } from '../common/params';
-import { isHttpUrl } from '../common/validators';
+import { Errors } from '../../common/app-error';
+import { RawParams, bool, single } from '../../common/params';
+import { isHttpUrl } from '../../common/validators';
 import { TEXT_MAX, extractLinks } from './text-links';
 
 /** The longest `url` share takes (as create). */

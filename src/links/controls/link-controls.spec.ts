@@ -1,4 +1,4 @@
-import { AppError } from '../common/app-error';
+import { AppError } from '../../common/app-error';
 import { COUNTRY_CODES } from './country-codes';
 import { readGeo, readLinkControls } from './link-controls';
 

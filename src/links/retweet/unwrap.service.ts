@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { CrawlError, LocalHop, crawl } from '../crawler/crawler';
-import { JobQueue } from '../queue/job-queue';
-import { QUEUES } from '../queue/queue-names';
-import type { LinkEntity } from './link.entity';
-import { LinkListRepository } from './link-list.repository';
-import { svcIdOfUrl } from './link-path';
-import { LinksRepository } from './links.repository';
+import { AppConfig } from '../../config/app-config';
+import { CrawlError, LocalHop, crawl } from '../../crawler/crawler';
+import { JobQueue } from '../../queue/job-queue';
+import { QUEUES } from '../../queue/queue-names';
+import type { LinkEntity } from '../link.entity';
+import { LinkListRepository } from '../list/link-list.repository';
+import { svcIdOfUrl } from '../link-path';
+import { LinksRepository } from '../links.repository';
 
 export interface UnwrapJob {
   url: string;

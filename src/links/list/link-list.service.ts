@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/app-error';
-import { ProjectEntity } from '../projects/project.entity';
+import { Errors } from '../../common/app-error';
+import { ProjectEntity } from '../../projects/project.entity';
 import { LinkListQuery } from './link-list-params';
 import { LinkListPage, LinkListRepository } from './link-list.repository';
-import { LinkMetadataService } from './link-metadata.service';
-import { LinkRecord } from './link-record';
+import { LinkMetadataService } from '../link-metadata.service';
+import { LinkRecord } from '../link-record';
 
 /**
  * The most links a search may find to be ordered by their clicks (docs/api.md, "Listing links"):

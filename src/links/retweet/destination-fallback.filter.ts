@@ -1,9 +1,9 @@
 import { ArgumentsHost, Catch, HttpException } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppError, ErrorCode } from '../common/app-error';
-import { AppExceptionFilter } from '../common/exception.filter';
-import { requestParams } from '../common/params.decorator';
-import type { ProjectRequest } from '../projects/project-key.guard';
+import { AppError, ErrorCode } from '../../common/app-error';
+import { AppExceptionFilter } from '../../common/exception.filter';
+import { requestParams } from '../../common/params.decorator';
+import type { ProjectRequest } from '../../projects/project-key.guard';
 
 /**
  * Retweet and share with a `destination` are called from end-user pages: when anything fails (a

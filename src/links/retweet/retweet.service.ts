@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../common/app-error';
-import { RawParams, bool, single } from '../common/params';
-import { isHttpUrl } from '../common/validators';
-import { ProjectEntity } from '../projects/project.entity';
+import { Errors } from '../../common/app-error';
+import { RawParams, bool, single } from '../../common/params';
+import { isHttpUrl } from '../../common/validators';
+import { ProjectEntity } from '../../projects/project.entity';
 import { URL_MAX } from './destination';
-import { LinkInput, readLinkInput } from './link-input';
-import { LinkParentsService } from './link-parents.service';
-import { LinkRecord } from './link-record';
-import { LinksService } from './links.service';
+import { LinkInput, readLinkInput } from '../link-input';
+import { LinkParentsService } from '../link-parents.service';
+import { LinkRecord } from '../link-record';
+import { LinksService } from '../links.service';
 import { TEXT_MAX, extractLinks, replaceLinks } from './text-links';
 import { UnwrapService } from './unwrap.service';
 

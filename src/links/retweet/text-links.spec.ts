@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isHttpUrl } from '../common/validators';
+import { isHttpUrl } from '../../common/validators';
 import { extractLinks, replaceLinks } from './text-links';
 
 /** The trimming rule as first written: strip punctuation, drop an unmatched closer, repeat (quadratic). */

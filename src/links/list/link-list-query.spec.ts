@@ -1,4 +1,4 @@
-import { LINK_SEARCH_TEXT as INDEXED_TEXT } from '../database/migrations/1764000000000-links-list';
+import { LINK_SEARCH_TEXT as INDEXED_TEXT } from '../../database/migrations/1764000000000-links-list';
 import { LinkListQuery } from './link-list-params';
 import {
   LINK_SEARCH_TEXT,

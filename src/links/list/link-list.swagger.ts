@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { MAX_PER_PAGE } from '../common/params';
+import { MAX_PER_PAGE } from '../../common/params';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
 import { LINK_FILTERS, SHARED_AT_RANGE, isMultiTagField, isSharedAtField } from './link-filters';
 import { LINK_LIST_SORT_TYPES, SEARCH_MAX_LENGTH, SEARCH_MAX_WORDS } from './link-list-params';

@@ -1,7 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
-import { JobProcessor } from '../queue/job-processor.decorator';
-import { QUEUES } from '../queue/queue-names';
+import { JobProcessor } from '../../queue/job-processor.decorator';
+import { QUEUES } from '../../queue/queue-names';
 import { UnwrapJob, UnwrapResult, UnwrapService } from './unwrap.service';
 
 @JobProcessor(QUEUES.unwrap, 16)

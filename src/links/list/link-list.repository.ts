@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
-import { AnalyticsClient } from '../analytics/analytics-client';
+import { AnalyticsClient } from '../../analytics/analytics-client';
 import { LinkListQuery } from './link-list-params';
 import {
   PageRequest,
@@ -14,7 +14,7 @@ import {
   searchIdsStatement,
   searchPageStatement,
 } from './link-list-query';
-import { LinkEntity } from './link.entity';
+import { LinkEntity } from '../link.entity';
 
 /** A page of link ids in order, the clicks the order read (when by clicks), and the total. */
 export interface LinkListPage {

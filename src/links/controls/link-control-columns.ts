@@ -1,4 +1,4 @@
-import type { LinkEntity } from './link.entity';
+import type { LinkEntity } from '../link.entity';
 
 type Raw = Record<string, unknown>;
 
