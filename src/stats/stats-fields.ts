@@ -11,6 +11,7 @@ import {
   isMultiTagField,
   isSharedAtField,
 } from '../links/list/link-filters';
+import { SHARED_AT_EXPRESSIONS } from '../links/list/link-filter-conditions';
 
 export { MULTI_TAG_FIELDS, SHARED_AT_RANGE, isLinkField, isMultiTagField, isSharedAtField };
 export type { LinkField, MultiTagField, SharedAtField };
@@ -24,13 +25,6 @@ export const LINK_FIELDS = Object.fromEntries(LINK_FIELD_NAMES.map((f) => [f, f]
   LinkField,
   string
 >;
-
-/** shared_at is stored in UTC; ISO 8601 weeks: Monday is day 0, hour 0 of the week is Monday midnight to 1 AM. */
-export const SHARED_AT_FIELDS = {
-  shared_at_hour_of_day: 'toUInt16(toHour(shared_at))',
-  shared_at_day_of_week: 'toUInt16(toDayOfWeek(shared_at) - 1)',
-  shared_at_hour_of_week: 'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at))',
-} as const;
 
 /**
  * Click dimensions (**extension**; docs/api.md, "Click dimensions"): a click's own place, device,
@@ -102,7 +96,7 @@ export function groupExpression(field: GroupField): string {
   if (field === 'project')
     return "transform(toString(project_id), {project_ids:Array(String)}, {project_keys:Array(String)}, '')";
   if (isMultiTagField(field) || isDimensionField(field)) return field;
-  return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_FIELDS[field];
+  return isLinkField(field) ? LINK_FIELDS[field] : SHARED_AT_EXPRESSIONS[field];
 }
 
 export const SORT_TYPES_BASE = [
@@ -118,34 +112,6 @@ export function conversionSortTypes(goals: number): string[] {
   const types = ['pageviews', 'goal_total_count', 'goal_total_value'];
   for (let n = 1; n <= goals; n++) types.push(`goal_${n}_count`, `goal_${n}_value`);
   return types;
-}
-
-/**
- * ClickHouse conditions over the links mirror for the link filters, each value bound through `bind`
- * (which names its `{name:Type}` placeholder); click dimensions are conditions over the events
- * (eventConditions). A tool matches by its key or by a key whose label it is (`toolKeys`, looked
- * up in PostgreSQL).
- */
-export function filterConditions(
-  filters: Partial<Record<FilterField, string>>,
-  bind: (value: unknown, type: string) => string,
-  toolKeys: string[] = [],
-): string[] {
-  const conditions: string[] = [];
-  for (const [name, value] of Object.entries(filters)) {
-    if (name === 'tool') {
-      conditions.push(
-        `(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`,
-      );
-    } else if (isLinkField(name)) {
-      conditions.push(`${LINK_FIELDS[name]} = ${bind(value, 'String')}`);
-    } else if (isSharedAtField(name)) {
-      conditions.push(`${SHARED_AT_FIELDS[name]} = ${bind(Number(value), 'UInt16')}`);
-    } else if (isMultiTagField(name)) {
-      conditions.push(`has(${name}, ${bind(value, 'String')})`);
-    }
-  }
-  return conditions;
 }
 
 /** ClickHouse conditions over `clicks` or `conversions` for the click-dimension filters. */

@@ -9,7 +9,7 @@ import {
   GroupField,
   LINK_FIELDS,
   MULTI_TAG_FIELDS,
-  SHARED_AT_FIELDS,
+  SHARED_AT_RANGE,
   SORT_TYPES_BASE,
   conversionSortTypes,
   isDimensionField,
@@ -59,7 +59,7 @@ export const MAX_TOTALS_KEYS = 100;
 export function filterNames(kind: StatsKind): string[] {
   return [
     ...Object.keys(LINK_FIELDS),
-    ...Object.keys(SHARED_AT_FIELDS),
+    ...Object.keys(SHARED_AT_RANGE),
     ...(kind === 'totals' ? MULTI_TAG_FIELDS : []),
     ...DIMENSION_FIELDS,
   ];

@@ -7,7 +7,6 @@ import {
   clicksStatement,
   containsPattern,
   createdPageStatement,
-  mirrorConditions,
   searchCountStatement,
   searchIdsStatement,
   searchPageStatement,
@@ -99,32 +98,6 @@ describe('the search (PostgreSQL)', () => {
 describe('pages in the analytics store', () => {
   const links = (conditions = '') =>
     `SELECT link_id, created_at FROM svc.links FINAL WHERE project_id = {p0:UUID}${conditions}`;
-
-  it('filter conditions over the links mirror, as statistics filter', () => {
-    const params: unknown[] = [];
-    const bind = (value: unknown, type: string) => {
-      params.push(value);
-      return `{p${params.length - 1}:${type}}`;
-    };
-    expect(
-      mirrorConditions(
-        {
-          domain: 'go.example',
-          tool: 'mail-form',
-          shared_at_hour_of_week: '87',
-          tag_2: 'a',
-        },
-        bind,
-        ['Mail-Form'],
-      ),
-    ).toEqual([
-      'domain = {p0:String}',
-      '(tool = {p1:String} OR tool IN {p2:Array(String)})',
-      'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at)) = {p3:UInt16}',
-      'has(tag_2, {p4:String})',
-    ]);
-    expect(params).toEqual(['go.example', 'mail-form', ['Mail-Form'], 87, 'a']);
-  });
 
   it('by creation time, newest first, ties by link id; every link counted before the LIMIT', () => {
     const { sql, params } = createdPageStatement('svc', {

@@ -1,5 +1,6 @@
-import type { Params } from '../../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
+import { Binder, Statement, andAll, countOf } from '../../analytics/statement';
+import { linkFilterConditions } from './link-filter-conditions';
 import { LinkFilter, SharedAtField, isMultiTagField, isSharedAtField } from './link-filters';
 import { LinkListQuery } from './link-list-params';
 
@@ -12,12 +13,6 @@ import { LinkListQuery } from './link-list-params';
  * clicks. Every value is bound ($n in PostgreSQL, {pN:Type} in ClickHouse); every name comes
  * from a whitelist.
  */
-
-/** A statement and its bound values. */
-export interface Statement<P = Params> {
-  sql: string;
-  params: P;
-}
 
 // ---- PostgreSQL: the search ----
 
@@ -46,7 +41,7 @@ const PG_SHARED_AT_EXPRESSIONS: Record<SharedAtField, string> = {
 /**
  * The WHERE clause of a search over `links` in PostgreSQL: the project ($1), each word in the
  * searched text in any case (ILIKE: the trigram index serves each word of three characters or
- * more), and the filters as mirrorConditions writes them for the store.
+ * more), and the filters as linkFilterConditions writes them for the store.
  */
 function searchWhere(
   projectId: string,
@@ -127,52 +122,6 @@ export function searchIdsStatement(
 
 // ---- ClickHouse: filters, order and clicks ----
 
-/** Binds each value to a `{pN:Type}` placeholder, in order. */
-class Binder {
-  readonly params: Params = {};
-  private count = 0;
-
-  bind = (value: unknown, type: string): string => {
-    const name = `p${this.count++}`;
-    this.params[name] = value;
-    return `{${name}:${type}}`;
-  };
-}
-
-/** The shared_at_* fields over the mirror's `shared_at` (UTC), as statistics compute them. */
-const SHARED_AT_EXPRESSIONS: Record<SharedAtField, string> = {
-  shared_at_hour_of_day: 'toUInt16(toHour(shared_at))',
-  shared_at_day_of_week: 'toUInt16(toDayOfWeek(shared_at) - 1)',
-  shared_at_hour_of_week: 'toUInt16((toDayOfWeek(shared_at) - 1) * 24 + toHour(shared_at))',
-};
-
-/**
- * ClickHouse conditions over the links mirror (`links`, its columns named as the filters) for the
- * filters, as statistics filter: equality, a tool by its key or by a key whose label it is
- * (`toolKeys`), shared_at_* by their value, a multi-value tag when the value is one of the link's.
- */
-export function mirrorConditions(
-  filters: LinkListQuery['filters'],
-  bind: (value: unknown, type: string) => string,
-  toolKeys: string[],
-): string[] {
-  const conditions: string[] = [];
-  for (const [name, value] of Object.entries(filters) as [LinkFilter, string][]) {
-    if (name === 'tool') {
-      conditions.push(
-        `(tool = ${bind(value, 'String')} OR tool IN ${bind(toolKeys, 'Array(String)')})`,
-      );
-    } else if (isSharedAtField(name)) {
-      conditions.push(`${SHARED_AT_EXPRESSIONS[name]} = ${bind(Number(value), 'UInt16')}`);
-    } else if (isMultiTagField(name)) {
-      conditions.push(`has(${name}, ${bind(value, 'String')})`);
-    } else {
-      conditions.push(`${name} = ${bind(value, 'String')}`);
-    }
-  }
-  return conditions;
-}
-
 /** What a page is read from in the store: the project, the request, its tool filter's keys. */
 export interface PageRequest {
   projectId: string;
@@ -186,9 +135,7 @@ function pageParts(db: string, request: PageRequest) {
   const { query } = request;
   const binder = new Binder();
   const project = binder.bind(request.projectId, 'UUID');
-  const conditions = mirrorConditions(query.filters, binder.bind, request.toolKeys)
-    .map((c) => ` AND ${c}`)
-    .join('');
+  const conditions = andAll(linkFilterConditions(query.filters, binder.bind, request.toolKeys));
   return {
     binder,
     project,
@@ -202,7 +149,7 @@ function pageParts(db: string, request: PageRequest) {
 
 /** Each link's all-time human clicks, as the stamped_totals projection of `clicks` answers. */
 function linkClicks(db: string, project: string): string {
-  return `SELECT link_id, countIf(is_bot = 0) AS clicks FROM ${db}.clicks WHERE project_id = ${project} GROUP BY link_id`;
+  return `SELECT link_id, ${countOf(false)} AS clicks FROM ${db}.clicks WHERE project_id = ${project} GROUP BY link_id`;
 }
 
 /**
@@ -273,7 +220,7 @@ export function clicksStatement(
 ): Statement {
   const binder = new Binder();
   return {
-    sql: `SELECT toString(link_id) AS id, countIf(is_bot = 0) AS clicks FROM ${db}.clicks
+    sql: `SELECT toString(link_id) AS id, ${countOf(false)} AS clicks FROM ${db}.clicks
        WHERE project_id = ${binder.bind(projectId, 'UUID')} AND link_id IN ${binder.bind(linkIds.map(Number), 'Array(UInt64)')}
        GROUP BY link_id${few ? `\n       ${RAW_CLICKS_READ}` : ''}`,
     params: binder.params,

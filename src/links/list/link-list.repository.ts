@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { AnalyticsClient } from '../../analytics/analytics-client';
+import { Statement } from '../../analytics/statement';
 import { LinkListQuery } from './link-list-params';
 import {
   PageRequest,
-  Statement,
   clickedPageStatement,
   clicksPageStatement,
   clicksStatement,

@@ -1,5 +1,6 @@
 import { chTime } from '../../analytics/analytics-client';
-import { eventConditions, filterConditions } from '../stats-fields';
+import { linkFilterConditions } from '../../links/list/link-filter-conditions';
+import { eventConditions } from '../stats-fields';
 import { Interval } from '../intervals';
 import { StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
@@ -31,7 +32,7 @@ export function rangeIntervalsQuery(
   const projects = binder.bind(request.projectIds, 'Array(UUID)');
   const from = binder.bind(chTime(request.start), TIME);
   const to = binder.bind(chTime(request.end), TIME);
-  const conditions = filterConditions(request.filters, binder.bind, request.toolKeys);
+  const conditions = linkFilterConditions(request.filters, binder.bind, request.toolKeys);
   const where = andAll(conditions);
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const clicks = countOf(request.withBots);
@@ -67,7 +68,7 @@ export function rangeIntervalConversionsQuery(
 ): Statement {
   const binder = new Binder();
   const projects = binder.bind(request.projectIds, 'Array(UUID)');
-  const conditions = filterConditions(request.filters, binder.bind, request.toolKeys);
+  const conditions = linkFilterConditions(request.filters, binder.bind, request.toolKeys);
   const filtered =
     conditions.length > 0
       ? `AND link_id IN (SELECT link_id FROM ${db}.links FINAL

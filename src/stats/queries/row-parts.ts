@@ -1,12 +1,7 @@
 import { chTime } from '../../analytics/analytics-client';
 import { GOALS } from '../../common/goals';
-import {
-  GroupField,
-  eventConditions,
-  filterConditions,
-  groupExpression,
-  isMultiTagField,
-} from '../stats-fields';
+import { GroupField, eventConditions, groupExpression, isMultiTagField } from '../stats-fields';
+import { linkFilterConditions } from '../../links/list/link-filter-conditions';
 import { StatsQuery } from '../stats-query';
 import { Binder, TIME, andAll, countOf } from './statement';
 
@@ -113,7 +108,7 @@ export function rowParts(
   const end = query.end ? bind(chTime(query.end), TIME) : null;
   const inPeriod = (column: string): string =>
     [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
-  const where = andAll(filterConditions(query.filters, bind, context.toolKeys));
+  const where = andAll(linkFilterConditions(query.filters, bind, context.toolKeys));
   const grouped = `${valueOf(grouping.group, 'g')}, ${valueOf(grouping.pivot, 'p')}`;
   const sharedInPeriod = query.kind === 'totals' ? ` AND ${inPeriod('shared_at')}` : '';
   const links = `SELECT link_id, ${grouped}, shared_at
