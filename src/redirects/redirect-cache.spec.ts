@@ -2,12 +2,12 @@ import { Lru } from '../common/lru';
 import { weighLinkTarget } from './redirect-cache';
 import type { LinkTarget } from './redirect-target';
 
-const link = (n: number, url: string, rules?: LinkTarget['rules']): LinkTarget => ({
+const link = (n: number, url: string, controls?: LinkTarget['controls']): LinkTarget => ({
   linkId: String(1000 + n),
   projectId: '0c5e1d2a-1111-4222-8333-000000000001',
   svcId: `localhost:3000_L${n}`,
   redirectUrl: url,
-  ...(rules ? { rules } : {}),
+  ...(controls ? { controls } : {}),
 });
 
 describe('weighLinkTarget', () => {
@@ -16,16 +16,16 @@ describe('weighLinkTarget', () => {
     const chars = 'localhost:3000_L1'.length * 2 + 4 + 36 + 'https://example.com/'.length;
     expect(weighLinkTarget(plain.svcId, plain)).toBe(320 + 2 * chars);
     expect(weighLinkTarget('localhost:3000_gone', null)).toBe(320 + 2 * 19);
-    const ruled = link(1, 'https://example.com/', {
+    const controlled = link(1, 'https://example.com/', {
       expiredUrl: 'https://e.example/',
       ios: 'https://i.example/',
       android: 'https://a.example/',
       password: 'scrypt$hash',
       geo: { US: 'https://us.example/', DE: 'https://de.example/' },
     });
-    expect(weighLinkTarget(ruled.svcId, ruled) - weighLinkTarget(plain.svcId, plain)).toBe(
-      2 * (18 + 18 + 18 + 11 + (2 + 19) * 2) + 2 * 48,
-    );
+    expect(
+      weighLinkTarget(controlled.svcId, controlled) - weighLinkTarget(plain.svcId, plain),
+    ).toBe(2 * (18 + 18 + 18 + 11 + (2 + 19) * 2) + 2 * 48);
   });
 
   it('is an estimate from above of what V8 keeps for a short link (about 280 bytes + its characters)', () => {

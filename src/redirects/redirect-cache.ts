@@ -21,17 +21,17 @@ const TTL = {
 type Layer = 'memory' | 'redis' | 'database';
 
 /**
- * What a cached link costs beyond its strings: the Map slot, the entry, the target and rules
- * objects and the string headers (about 280 bytes measured on Node 20 for a link without rules).
+ * What a cached link costs beyond its strings: the Map slot, the entry, the target and controls
+ * objects and the string headers (about 280 bytes measured on Node 20 for a link without controls).
  */
 const LINK_ENTRY_OVERHEAD = 320;
-/** What each geo rule adds beyond its two strings (a property of the geo object). */
-const GEO_RULE_OVERHEAD = 48;
+/** What each country of `geo` adds beyond its two strings (a property of the geo object). */
+const GEO_COUNTRY_OVERHEAD = 48;
 
 /**
  * An estimate, from above, of the bytes a cached link keeps in memory (REDIRECT_CACHE_MB):
  * 2 bytes a character, as V8 stores a string with any character past Latin-1 (a Latin-1 one takes
- * half), plus the objects around them. Bounded work: a link has at most 50 geo rules
+ * half), plus the objects around them. Bounded work: a link has at most 50 countries in `geo`
  * (docs/api.md, "Link controls"); no serialisation.
  */
 export function weighLinkTarget(key: string, target: LinkTarget | null): number {
@@ -43,17 +43,17 @@ export function weighLinkTarget(key: string, target: LinkTarget | null): number 
       target.projectId.length +
       target.svcId.length +
       target.redirectUrl.length;
-    const rules = target.rules;
-    if (rules) {
+    const controls = target.controls;
+    if (controls) {
       chars +=
-        (rules.expiredUrl?.length ?? 0) +
-        (rules.ios?.length ?? 0) +
-        (rules.android?.length ?? 0) +
-        (rules.password?.length ?? 0);
-      if (rules.geo) {
-        for (const code in rules.geo) {
-          chars += code.length + rules.geo[code].length;
-          bytes += GEO_RULE_OVERHEAD;
+        (controls.expiredUrl?.length ?? 0) +
+        (controls.ios?.length ?? 0) +
+        (controls.android?.length ?? 0) +
+        (controls.password?.length ?? 0);
+      if (controls.geo) {
+        for (const code in controls.geo) {
+          chars += code.length + controls.geo[code].length;
+          bytes += GEO_COUNTRY_OVERHEAD;
         }
       }
     }
@@ -62,11 +62,12 @@ export function weighLinkTarget(key: string, target: LinkTarget | null): number 
 }
 
 /**
- * The Redis key space of each kind. Link entries carry their controls since LinkControls: the
- * entries of a version without them (a rolling upgrade) are in another space and never read.
+ * The Redis key space of each kind. A link entry carries its controls under `controls`: entries
+ * of another shape (a version before, during a rolling upgrade) are in another space and never
+ * read, so that no link's controls are lost to a field read under another name.
  */
 const REDIS_SPACE: Record<InvalidationKind, string> = {
-  link: 'link2',
+  link: 'link3',
   project: 'project',
   domain: 'domain',
 };

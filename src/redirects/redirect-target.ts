@@ -8,17 +8,17 @@ export interface LinkTarget {
   svcId: string;
   redirectUrl: string;
   /** Only on a link with controls (docs/api.md, "Link controls"): the one check plain links pay. */
-  rules?: LinkRules;
+  controls?: RedirectControls;
 }
 
 /** A link's controls as the redirect applies them; locations header-safe (locationOf). */
-export interface LinkRules {
+export interface RedirectControls {
   disabled?: true;
   /** Ms since the epoch: from then on the link has expired. */
   expiresAt?: number;
   maxClicks?: number;
   expiredUrl?: string;
-  /** The targeting URLs as served (rule_redirects: pattern and UTM applied). */
+  /** The targeting URLs as served (the rule_redirects column: pattern and UTM applied). */
   ios?: string;
   android?: string;
   /** Country code (upper case) → URL. */

@@ -8,10 +8,10 @@ import { ApiPaths } from '../common/api-paths';
 import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { Decision, LinkRulesService } from './link-rules';
+import { ControlDecision, ControlDecider } from './control-decision';
 import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
-import { HostDomains, LinkRules, LinkTarget, ProjectTarget } from './redirect-target';
+import { HostDomains, RedirectControls, LinkTarget, ProjectTarget } from './redirect-target';
 import {
   decodePath,
   forwardedHeader,
@@ -52,7 +52,7 @@ export class RedirectHandler {
     private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
     private readonly apiPaths: ApiPaths,
-    private readonly rules: LinkRulesService,
+    private readonly rules: ControlDecider,
     private readonly gate: PasswordGate,
   ) {
     this.defaultDomain = config.defaultDomain;
@@ -122,7 +122,7 @@ export class RedirectHandler {
     const serve = (domains: HostDomains | null) =>
       domains || isDefault ? this.serve(req, res, host, path, domains, true) : onward();
     const withTarget = (target: LinkTarget | null) => {
-      if (target?.rules?.password === undefined) return onward();
+      if (target?.controls?.password === undefined) return onward();
       if (isDefault) return serve(null);
       const domains = this.cache.hostDomains(host);
       if (domains instanceof Promise) domains.then(serve, onward);
@@ -187,8 +187,8 @@ export class RedirectHandler {
   ): void {
     if (target && project?.live) {
       // Links with controls (docs/api.md, "Link controls"): the one check the others pay.
-      if (target.rules !== undefined) {
-        return this.answerRules(req, res, path, domains, started, target, project, target.rules);
+      if (target.controls !== undefined) {
+        return this.answerRules(req, res, path, domains, started, target, project, target.controls);
       }
       const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
       // A counted redirect is answered once its click is in the journal: a crash after the answer keeps it.
@@ -202,7 +202,7 @@ export class RedirectHandler {
   }
 
   /**
-   * A link with controls: LinkRulesService decides (from the cached target; a promise only on the
+   * A link with controls: ControlDecider decides (from the cached target; a promise only on the
    * link's first count or the geolocation database's first load), and the visit is answered so.
    */
   private answerRules(
@@ -213,7 +213,7 @@ export class RedirectHandler {
     started: number,
     target: LinkTarget,
     project: ProjectTarget,
-    rules: LinkRules,
+    rules: RedirectControls,
     accepted?: { referrer: string | null },
   ): void {
     const userAgent = header(req, 'user-agent');
@@ -222,7 +222,7 @@ export class RedirectHandler {
     const counts =
       (method === 'GET' || accepted !== undefined) && method !== 'HEAD' && !isCrawler(userAgent);
     const visit = { ip, userAgent, passwordAccepted: accepted !== undefined, counts };
-    const act = (decision: Decision) => {
+    const act = (decision: ControlDecision) => {
       if (decision.kind === 'redirect') {
         const location = withSvc(decision.url, project.conversions, target.svcId);
         if (method === 'HEAD') this.redirect(res, location);

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { ClickCounts } from './click-counts';
-import { LinkRulesService } from './link-rules';
+import { ControlDecider } from './control-decision';
 import { PasswordAttempts } from './password-attempts';
 import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
@@ -11,7 +11,7 @@ import { RedirectsRepository } from './redirects.repository';
 
 /**
  * Short links answered by a plain request listener in front of Express (see app.factory.ts), with
- * the link controls it applies (LinkRulesService, ClickCounts, PasswordGate; GeoLookup, shared with
+ * the link controls it applies (ControlDecider, ClickCounts, PasswordGate; GeoLookup, shared with
  * the click worker, read only when a geo rule is first applied).
  */
 @Module({
@@ -21,7 +21,7 @@ import { RedirectsRepository } from './redirects.repository';
     RedirectCache,
     RedirectHandler,
     ClickCounts,
-    LinkRulesService,
+    ControlDecider,
     PasswordAttempts,
     PasswordGate,
   ],

@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { RuleRedirects } from '../links/link.entity';
-import { HostDomains, LinkRules, LinkTarget, ProjectTarget, locationOf } from './redirect-target';
+import {
+  HostDomains,
+  LinkTarget,
+  ProjectTarget,
+  RedirectControls,
+  locationOf,
+} from './redirect-target';
 
 interface LinkRow {
   id: string;
@@ -18,25 +24,25 @@ interface LinkRow {
 }
 
 /** A link's controls as the redirect applies them, or null for a link without any. */
-function linkRules(row: LinkRow): LinkRules | null {
-  const rules: LinkRules = {};
-  if (row.disabled) rules.disabled = true;
-  if (row.expires_at !== null) rules.expiresAt = new Date(row.expires_at).getTime();
-  if (row.max_clicks !== null) rules.maxClicks = Number(row.max_clicks);
-  if (row.expired_url !== null) rules.expiredUrl = locationOf(row.expired_url);
-  const targets: RuleRedirects | null =
+function redirectControls(row: LinkRow): RedirectControls | null {
+  const controls: RedirectControls = {};
+  if (row.disabled) controls.disabled = true;
+  if (row.expires_at !== null) controls.expiresAt = new Date(row.expires_at).getTime();
+  if (row.max_clicks !== null) controls.maxClicks = Number(row.max_clicks);
+  if (row.expired_url !== null) controls.expiredUrl = locationOf(row.expired_url);
+  const targeting: RuleRedirects | null =
     typeof row.rule_redirects === 'string'
       ? (JSON.parse(row.rule_redirects) as RuleRedirects)
       : row.rule_redirects;
-  if (targets?.ios) rules.ios = locationOf(targets.ios);
-  if (targets?.android) rules.android = locationOf(targets.android);
-  if (targets?.geo) {
-    rules.geo = Object.fromEntries(
-      Object.entries(targets.geo).map(([country, url]) => [country, locationOf(url)]),
+  if (targeting?.ios) controls.ios = locationOf(targeting.ios);
+  if (targeting?.android) controls.android = locationOf(targeting.android);
+  if (targeting?.geo) {
+    controls.geo = Object.fromEntries(
+      Object.entries(targeting.geo).map(([country, url]) => [country, locationOf(url)]),
     );
   }
-  if (row.password_hash !== null) rules.password = row.password_hash;
-  return Object.keys(rules).length > 0 ? rules : null;
+  if (row.password_hash !== null) controls.password = row.password_hash;
+  return Object.keys(controls).length > 0 ? controls : null;
 }
 
 /** The redirect path's reads, taken only on a cache miss; locations come out header-safe (locationOf). */
@@ -44,7 +50,7 @@ function linkRules(row: LinkRow): LinkRules | null {
 export class RedirectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Uses uq_links_svc_id. A link without controls gets no `rules` (LinkTarget). */
+  /** Uses uq_links_svc_id. A link without controls gets no `controls` (LinkTarget). */
   async findLinkTarget(svcId: string): Promise<LinkTarget | null> {
     const rows: LinkRow[] = await this.dataSource.query(
       `SELECT id, project_id, svc_id, redirect_url, expires_at, max_clicks, expired_url, disabled,
@@ -60,8 +66,8 @@ export class RedirectsRepository {
       svcId: row.svc_id,
       redirectUrl: locationOf(row.redirect_url),
     };
-    const rules = linkRules(row);
-    if (rules) target.rules = rules;
+    const controls = redirectControls(row);
+    if (controls) target.controls = controls;
     return target;
   }
 

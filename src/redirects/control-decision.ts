@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { GeoLookup } from '../enrichment/geo-lookup';
 import { ClickCounts } from './click-counts';
-import type { LinkRules, LinkTarget } from './redirect-target';
+import type { LinkTarget, RedirectControls } from './redirect-target';
 
 /** What a link with controls answers (docs/api.md, "Link controls"). */
-export type Decision =
+export type ControlDecision =
   /** A 302 to `url` (svc= still to add), counted on GET. */
   | { kind: 'redirect'; url: string }
   /** Expired with an expired_url: a 302 there, not counted. */
@@ -14,12 +14,12 @@ export type Decision =
   /** Protected and no password accepted yet: the form. */
   | { kind: 'password' };
 
-const MISSING: Decision = { kind: 'missing' };
-const PASSWORD: Decision = { kind: 'password' };
-/** After the geolocation database failed to load, how long geo rules are skipped before a retry. */
+const MISSING: ControlDecision = { kind: 'missing' };
+const PASSWORD: ControlDecision = { kind: 'password' };
+/** After the geolocation database failed to load, how long geo controls are skipped before a retry. */
 const GEO_RETRY_MS = 60_000;
 
-/** A visitor as the rules see them. */
+/** A visitor as the controls see them. */
 export interface Visitor {
   ip: string | null;
   userAgent: string | null;
@@ -39,7 +39,7 @@ export function isAndroid(userAgent: string): boolean {
 }
 
 /**
- * Decides a link's answer from its cached rules, in this order: disabled; expired by time; the
+ * Decides a link's answer from its cached controls, in this order: disabled; expired by time; the
  * password (the form, unless expired by counted clicks); then the target — the visitor's country
  * (geo), then the device (ios_url, android_url), else redirect_url — unless expired by counted
  * clicks. Synchronous from the cache, except while the link's
@@ -47,8 +47,8 @@ export function isAndroid(userAgent: string): boolean {
  * link with a geo rule).
  */
 @Injectable()
-export class LinkRulesService {
-  private readonly logger = new Logger('LinkRules');
+export class ControlDecider {
+  private readonly logger = new Logger('ControlDecider');
   private geoFailedAt = -Infinity;
 
   constructor(
@@ -56,17 +56,24 @@ export class LinkRulesService {
     private readonly geo: GeoLookup,
   ) {}
 
-  decide(target: LinkTarget, rules: LinkRules, visitor: Visitor): Decision | Promise<Decision> {
-    if (rules.disabled) return MISSING;
-    if (rules.expiresAt !== undefined && Date.now() >= rules.expiresAt) return expired(rules);
-    if (rules.password !== undefined && !visitor.passwordAccepted) {
-      return this.withinCount(target, rules, PASSWORD, false);
+  decide(
+    target: LinkTarget,
+    controls: RedirectControls,
+    visitor: Visitor,
+  ): ControlDecision | Promise<ControlDecision> {
+    if (controls.disabled) return MISSING;
+    if (controls.expiresAt !== undefined && Date.now() >= controls.expiresAt)
+      return expired(controls);
+    if (controls.password !== undefined && !visitor.passwordAccepted) {
+      return this.withinCount(target, controls, PASSWORD, false);
     }
-    const url = this.targetUrl(target, rules, visitor);
+    const url = this.targetUrl(target, controls, visitor);
     if (url instanceof Promise) {
-      return url.then((known) => this.withinCount(target, rules, redirect(known), visitor.counts));
+      return url.then((known) =>
+        this.withinCount(target, controls, redirect(known), visitor.counts),
+      );
     }
-    return this.withinCount(target, rules, redirect(url), visitor.counts);
+    return this.withinCount(target, controls, redirect(url), visitor.counts);
   }
 
   /**
@@ -75,17 +82,17 @@ export class LinkRulesService {
    */
   private withinCount(
     target: LinkTarget,
-    rules: LinkRules,
-    answer: Decision,
+    controls: RedirectControls,
+    answer: ControlDecision,
     counts: boolean,
-  ): Decision | Promise<Decision> {
-    const max = rules.maxClicks;
+  ): ControlDecision | Promise<ControlDecision> {
+    const max = controls.maxClicks;
     if (max === undefined) return answer;
     const known = this.counts.count(target, max);
     if (known instanceof Promise) {
-      return known.then(() => this.withinCount(target, rules, answer, counts));
+      return known.then(() => this.withinCount(target, controls, answer, counts));
     }
-    if (known >= max) return expired(rules);
+    if (known >= max) return expired(controls);
     if (counts) this.counts.counted(target.svcId);
     return answer;
   }
@@ -93,24 +100,26 @@ export class LinkRulesService {
   /** The first rule that matches: the visitor's country (geo), the device, else redirect_url. */
   private targetUrl(
     target: LinkTarget,
-    rules: LinkRules,
+    controls: RedirectControls,
     visitor: Visitor,
   ): string | Promise<string> {
-    if (rules.geo !== undefined && visitor.ip !== null) {
-      const geo = rules.geo;
+    if (controls.geo !== undefined && visitor.ip !== null) {
+      const geo = controls.geo;
       const country = this.country(visitor.ip);
       if (country instanceof Promise) {
-        return country.then((known) => byCountry(geo, known) ?? byDevice(target, rules, visitor));
+        return country.then(
+          (known) => byCountry(geo, known) ?? byDevice(target, controls, visitor),
+        );
       }
       const url = byCountry(geo, country);
       if (url !== undefined) return url;
     }
-    return byDevice(target, rules, visitor);
+    return byDevice(target, controls, visitor);
   }
 
   /**
    * The visitor's country. The database is read (GeoLookup.load: the file of the address' family)
-   * when a geo rule is first applied; the visits meanwhile wait for it. Failing, geo rules are
+   * when a geo rule is first applied; the visits meanwhile wait for it. Failing, geo controls are
    * skipped for a minute (the next rule applies) and the failure logged.
    */
   private country(ip: string): string | null | Promise<string | null> {
@@ -124,18 +133,20 @@ export class LinkRulesService {
       () => this.geo.place(ip)?.country ?? null,
       (error: unknown) => {
         this.geoFailedAt = Date.now();
-        this.logger.error({ err: error }, 'geolocation database not loaded: geo rules skipped');
+        this.logger.error({ err: error }, 'geolocation database not loaded: geo controls skipped');
         return null;
       },
     );
   }
 }
 
-function expired(rules: LinkRules): Decision {
-  return rules.expiredUrl !== undefined ? { kind: 'expired', url: rules.expiredUrl } : MISSING;
+function expired(controls: RedirectControls): ControlDecision {
+  return controls.expiredUrl !== undefined
+    ? { kind: 'expired', url: controls.expiredUrl }
+    : MISSING;
 }
 
-function redirect(url: string): Decision {
+function redirect(url: string): ControlDecision {
   return { kind: 'redirect', url };
 }
 
@@ -143,11 +154,11 @@ function byCountry(geo: Record<string, string>, country: string | null): string 
   return country === null ? undefined : geo[country];
 }
 
-function byDevice(target: LinkTarget, rules: LinkRules, visitor: Visitor): string {
+function byDevice(target: LinkTarget, controls: RedirectControls, visitor: Visitor): string {
   const agent = visitor.userAgent;
   if (agent !== null) {
-    if (rules.ios !== undefined && isIos(agent)) return rules.ios;
-    if (rules.android !== undefined && isAndroid(agent)) return rules.android;
+    if (controls.ios !== undefined && isIos(agent)) return controls.ios;
+    if (controls.android !== undefined && isAndroid(agent)) return controls.android;
   }
   return target.redirectUrl;
 }

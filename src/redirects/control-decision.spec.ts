@@ -1,7 +1,7 @@
 import type { GeoLookup } from '../enrichment/geo-lookup';
 import type { ClickCounts } from './click-counts';
-import { Decision, LinkRulesService, Visitor, isAndroid, isIos } from './link-rules';
-import type { LinkRules, LinkTarget } from './redirect-target';
+import { ControlDecision, ControlDecider, Visitor, isAndroid, isIos } from './control-decision';
+import type { LinkTarget, RedirectControls } from './redirect-target';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)';
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8)';
@@ -38,12 +38,12 @@ function fakeGeo(places: Record<string, string>) {
   return { geo, loads };
 }
 
-const target = (rules: LinkRules): LinkTarget => ({
+const target = (controls: RedirectControls): LinkTarget => ({
   linkId: '1',
   projectId: 'p',
   svcId: 'svc.test_x',
   redirectUrl: 'https://example.com/usual',
-  rules,
+  controls,
 });
 const visitor = (over: Partial<Visitor> = {}): Visitor => ({
   ip: null,
@@ -53,11 +53,11 @@ const visitor = (over: Partial<Visitor> = {}): Visitor => ({
   ...over,
 });
 
-describe('LinkRulesService', () => {
+describe('ControlDecider', () => {
   const { geo } = fakeGeo({});
-  const service = (stored = 0) => new LinkRulesService(fakeCounts(stored).counts, geo);
-  const decide = (rules: LinkRules, over: Partial<Visitor> = {}, stored = 0) =>
-    service(stored).decide(target(rules), rules, visitor(over)) as Decision;
+  const service = (stored = 0) => new ControlDecider(fakeCounts(stored).counts, geo);
+  const decide = (controls: RedirectControls, over: Partial<Visitor> = {}, stored = 0) =>
+    service(stored).decide(target(controls), controls, visitor(over)) as ControlDecision;
 
   it('tells iOS and Android by a substring of the user agent', () => {
     expect([IPHONE, 'x iPad y', 'x iPod touch'].every(isIos)).toBe(true);
@@ -68,7 +68,7 @@ describe('LinkRulesService', () => {
   it('disabled, then expiry by time, then the password, then the target', () => {
     const past = Date.now() - 1;
     const future = Date.now() + 60_000;
-    const all: LinkRules = { disabled: true, expiresAt: past, password: 'h' };
+    const all: RedirectControls = { disabled: true, expiresAt: past, password: 'h' };
     expect(decide(all)).toEqual({ kind: 'missing' });
     expect(decide({ ...all, disabled: undefined })).toEqual({ kind: 'missing' });
     expect(decide({ expiresAt: past, expiredUrl: 'https://example.com/over' })).toEqual({
@@ -82,11 +82,20 @@ describe('LinkRulesService', () => {
     });
   });
 
-  it('the device rules by user agent, else the usual target', () => {
-    const rules: LinkRules = { ios: 'https://example.com/ios', android: 'https://example.com/a' };
-    expect(decide(rules, { userAgent: IPHONE })).toEqual({ kind: 'redirect', url: rules.ios });
-    expect(decide(rules, { userAgent: ANDROID })).toEqual({ kind: 'redirect', url: rules.android });
-    expect(decide(rules, { userAgent: null })).toEqual({
+  it('the device controls by user agent, else the usual target', () => {
+    const controls: RedirectControls = {
+      ios: 'https://example.com/ios',
+      android: 'https://example.com/a',
+    };
+    expect(decide(controls, { userAgent: IPHONE })).toEqual({
+      kind: 'redirect',
+      url: controls.ios,
+    });
+    expect(decide(controls, { userAgent: ANDROID })).toEqual({
+      kind: 'redirect',
+      url: controls.android,
+    });
+    expect(decide(controls, { userAgent: null })).toEqual({
       kind: 'redirect',
       url: 'https://example.com/usual',
     });
@@ -96,11 +105,17 @@ describe('LinkRulesService', () => {
     expect(decide({ maxClicks: 3 }, {}, 3)).toEqual({ kind: 'missing' });
     expect(decide({ maxClicks: 3, password: 'h' }, {}, 3)).toEqual({ kind: 'missing' });
     const { counts, own } = fakeCounts(1);
-    const rules: LinkRules = { maxClicks: 3 };
-    const rulesService = new LinkRulesService(counts, geo);
+    const controls: RedirectControls = { maxClicks: 3 };
+    const decider = new ControlDecider(counts, geo);
     const kinds = [true, false, true, true].map(
       (counted) =>
-        (rulesService.decide(target(rules), rules, visitor({ counts: counted })) as Decision).kind,
+        (
+          decider.decide(
+            target(controls),
+            controls,
+            visitor({ counts: counted }),
+          ) as ControlDecision
+        ).kind,
     );
     // 1 stored + 2 counted reach 3: the uncounted visit (a HEAD, a bot) spent nothing.
     expect(kinds).toEqual(['redirect', 'redirect', 'redirect', 'missing']);
@@ -111,10 +126,10 @@ describe('LinkRulesService', () => {
     let release!: () => void;
     const pending = new Promise<void>((resolve) => (release = resolve));
     const { counts } = fakeCounts(1, pending);
-    const rules: LinkRules = { maxClicks: 3, expiredUrl: 'https://example.com/over' };
-    const rulesService = new LinkRulesService(counts, geo);
+    const controls: RedirectControls = { maxClicks: 3, expiredUrl: 'https://example.com/over' };
+    const decider = new ControlDecider(counts, geo);
     const decisions = Array.from({ length: 5 }, () => {
-      const decision = rulesService.decide(target(rules), rules, visitor());
+      const decision = decider.decide(target(controls), controls, visitor());
       if (!(decision instanceof Promise)) throw new Error('decided before the count was read');
       return decision;
     });
@@ -126,16 +141,16 @@ describe('LinkRulesService', () => {
 
   it('geo first (the database read once, on the first visit, which waits for it), then the device', async () => {
     const { geo: lazy, loads } = fakeGeo({ '8.8.8.8': 'US', '81.2.69.142': 'GB' });
-    const rulesService = new LinkRulesService(fakeCounts(0).counts, lazy);
-    const rules: LinkRules = {
+    const decider = new ControlDecider(fakeCounts(0).counts, lazy);
+    const controls: RedirectControls = {
       geo: { US: 'https://example.com/us' },
       ios: 'https://example.com/ios',
     };
-    const first = rulesService.decide(target(rules), rules, visitor({ ip: '8.8.8.8' }));
+    const first = decider.decide(target(controls), controls, visitor({ ip: '8.8.8.8' }));
     expect(first).toBeInstanceOf(Promise);
     await expect(first).resolves.toEqual({ kind: 'redirect', url: 'https://example.com/us' });
     const later = (ip: string, userAgent: string) =>
-      rulesService.decide(target(rules), rules, visitor({ ip, userAgent }));
+      decider.decide(target(controls), controls, visitor({ ip, userAgent }));
     expect(later('8.8.8.8', IPHONE)).toEqual({ kind: 'redirect', url: 'https://example.com/us' });
     expect(later('81.2.69.142', IPHONE)).toEqual({
       kind: 'redirect',

@@ -1,5 +1,4 @@
-import { rawHeader } from './redirect.handler';
-import { forwardedHeader } from './request-parts';
+import { forwardedHeader, rawHeader } from './request-parts';
 
 describe('rawHeader', () => {
   const raw = [
