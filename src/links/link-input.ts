@@ -1,7 +1,7 @@
 import { Errors } from '../common/app-error';
 import { RawParams, parseDate, single } from '../common/params';
 import { isHttpUrl, normaliseLinkHost } from '../common/validators';
-import type { ControlChanges } from './controls/link-controls';
+import type { ControlValues } from './controls/link-controls';
 
 /** A link's metadata parameters plus the advanced and update ones, as given (docs/api.md, "Tracked links"). */
 export interface LinkInput {
@@ -26,8 +26,11 @@ export interface LinkInput {
   servicePostid?: string;
   servicePostidReach?: number;
   servicePostidSharedAt?: Date;
-  /** Link controls (docs/api.md, "Link controls"): read by linkControls, not by readLinkInput. */
-  controls?: ControlChanges;
+  /**
+   * Link controls (docs/api.md, "Link controls"), the password still in clear: read by
+   * readLinkControls, not by readLinkInput; the services hash it (resolveControls).
+   */
+  controls?: ControlValues;
 }
 
 /** Parameters a batch request may give as arrays (docs/api.md, "Tracked links": batch). */

@@ -7,7 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
-import { changesTargets, givesControls } from './controls/link-controls';
+import { changesTargets, givesControls, resolveControls } from './controls/link-controls';
 import { LinkInput } from './link-input';
 import { RedirectInputs, ruleRedirects } from './link-redirect';
 import { LinkMetadataService } from './link-metadata.service';
@@ -27,6 +27,33 @@ function givesMetadata(input: LinkInput): boolean {
   return Object.entries(input).some(
     ([name, value]) => !NOT_METADATA.has(name) && value !== undefined,
   );
+}
+
+/**
+ * The link an update takes: the project's, created within the last 30 days unless the request
+ * gives only controls, and neither its domain nor its path given.
+ */
+function check(
+  link: LinkEntity | null,
+  project: ProjectEntity,
+  id: string,
+  input: LinkInput,
+  controlsOnly: boolean,
+): LinkEntity {
+  if (!link || link.projectId !== project.id)
+    throw Errors.notFound(`No link ${id} in this project`);
+  if (!controlsOnly && Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
+    throw Errors.badRequest(
+      `Link ${id} was created more than 30 days ago; links can be updated only within 30 days of creation`,
+    );
+  }
+  for (const [field, value] of [
+    ['domain', input.domain],
+    ['path', input.path],
+  ] as const) {
+    if (value !== undefined) throw Errors.invalid(field, 'cannot change on an existing link');
+  }
+  return link;
 }
 
 /** url/update (docs/api.md, "Tracked links": update), for the project ProjectKeyGuard authenticated. */
@@ -53,23 +80,21 @@ export class LinkUpdateService {
    */
   async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
     let updated: LinkEntity | null = null;
-    const controls = input.controls ?? {};
-    const controlsOnly = givesControls(controls) && !givesMetadata(input);
+    const controlsOnly = givesControls(input.controls) && !givesMetadata(input);
+    // A new password is hashed (scrypt) only for a link the request may update, and before the
+    // transaction: on PGlite a transaction holds the only session.
+    if (typeof input.controls?.password === 'string') {
+      check(await this.repository.findBySvcId(id), project, id, input, controlsOnly);
+    }
+    const controls = input.controls ? await resolveControls(input.controls) : {};
     const record = await this.dataSource.transaction(async (manager) => {
-      const link = await this.repository.findBySvcId(id, manager);
-      if (!link || link.projectId !== project.id)
-        throw Errors.notFound(`No link ${id} in this project`);
-      if (!controlsOnly && Date.now() - link.createdAt.getTime() > UPDATE_WINDOW_MS) {
-        throw Errors.badRequest(
-          `Link ${id} was created more than 30 days ago; links can be updated only within 30 days of creation`,
-        );
-      }
-      for (const [field, value] of [
-        ['domain', input.domain],
-        ['path', input.path],
-      ] as const) {
-        if (value !== undefined) throw Errors.invalid(field, 'cannot change on an existing link');
-      }
+      const link = check(
+        await this.repository.findBySvcId(id, manager),
+        project,
+        id,
+        input,
+        controlsOnly,
+      );
       const changes: Partial<NewLink> = {};
       const channel = input.channel ?? link.channel;
       if (input.channel !== undefined) {
@@ -139,7 +164,7 @@ export class LinkUpdateService {
       return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
     });
     if (!controlsOnly) await this.mirror.mirror([updated!]);
-    if (givesControls(controls)) await this.bus.publish('link', [updated!.svcId]);
+    if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
     return record;
   }
 

@@ -8,7 +8,7 @@ import { Params } from '../common/params.decorator';
 import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
-import { linkControls, readLinkControls, resolveControls } from './controls/link-controls';
+import { readLinkControls } from './controls/link-controls';
 import { readBatchInputs, readLinkInput } from './link-input';
 import { LinkRecord } from './link-record';
 import { ApiLinkParameters, LINK_ERRORS } from './links.swagger';
@@ -155,7 +155,7 @@ export class LinksController {
     params: RawParams,
   ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
-    const controls = await linkControls(params, 'create');
+    const controls = readLinkControls(params, 'create');
     const [record] = await this.links.create(project, [{ ...input, controls }], {
       requireChannel: true,
     });
@@ -167,8 +167,8 @@ export class LinksController {
     params: RawParams,
   ): Promise<FormattedResult<{ svc_urls: LinkRecord[] }>> {
     const inputs = readBatchInputs(params);
-    // Controls are single values, given to every link of the batch.
-    const controls = await linkControls(params, 'create');
+    // Controls are single values, given to every link of the batch (the password hashed once).
+    const controls = readLinkControls(params, 'create');
     const records = await this.links.create(
       project,
       inputs.map((input) => ({ ...input, controls })),
@@ -184,14 +184,8 @@ export class LinksController {
     params: RawParams,
   ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
-    // The password in clear too: static finds a protected link by verifying it (docs/api.md).
-    const values = readLinkControls(params, 'create');
-    const controls = await resolveControls(values);
-    const record = await this.links.createStatic(
-      project,
-      { ...input, controls },
-      values.password ?? null,
-    );
+    const controls = readLinkControls(params, 'create');
+    const record = await this.links.createStatic(project, { ...input, controls });
     return new FormattedResult(record, () => record.svc_url);
   }
 
@@ -202,7 +196,7 @@ export class LinksController {
   ): Promise<FormattedResult<LinkRecord>> {
     const input = readLinkInput(params);
     if (input.tool === undefined) throw Errors.missing('tool');
-    input.controls = await linkControls(params, 'update');
+    input.controls = readLinkControls(params, 'update');
     const record = await this.updates.update(project, id, input);
     return new FormattedResult(record, () => record.svc_url);
   }

@@ -19,6 +19,7 @@ import { LinkEntity } from './link.entity';
 import { LinksRepository, NewLink } from './links.repository';
 import { protectedFingerprint, staticFingerprint } from './static-fingerprint';
 import { verifyPassword } from './controls/link-password';
+import { ControlChanges, resolveEach } from './controls/link-controls';
 
 const PATH_LENGTH = 7;
 const PATH_ATTEMPTS = 5;
@@ -38,6 +39,9 @@ interface CreateContext {
   /** When the request's links are created, for %created_at%; read only for a project with patterns. */
   createdAt: Date | null;
 }
+
+/** A link's input that passed LinksService.check: with its tool and url. */
+type CheckedInput = LinkInput & { tool: string; url: string };
 
 interface Prepared {
   row: NewLink;
@@ -76,12 +80,14 @@ export class LinksService {
     options: { requireChannel: boolean; implicitParents?: boolean },
   ): Promise<LinkRecord[]> {
     const context = await this.context(project);
+    const checked = inputs.map((input) =>
+      this.check(project, input, context, options.requireChannel),
+    );
+    const controls = await resolveEach(inputs.map((input) => input.controls));
     return this.dataSource
       .transaction(async (manager) => {
         context.createdAt = await this.creationTime(project, manager);
-        const implicit = inputs
-          .filter((i) => i.parent === undefined && i.url !== undefined)
-          .map((i) => i.url!);
+        const implicit = checked.filter((i) => i.parent === undefined).map((i) => i.url);
         if (options.implicitParents !== false) {
           context.parents = await this.parents.candidates(
             project,
@@ -91,10 +97,8 @@ export class LinksService {
           );
         }
         const prepared: Prepared[] = [];
-        for (const input of inputs) {
-          prepared.push(
-            await this.prepare(project, input, context, options.requireChannel, manager),
-          );
+        for (const [i, input] of checked.entries()) {
+          prepared.push(await this.prepare(project, input, controls[i], context, manager));
         }
         const links = await this.insertAll(prepared, manager);
         return {
@@ -123,28 +127,27 @@ export class LinksService {
 
   /**
    * Returns the project's link with the same url and metadata (made by any endpoint) and the same
-   * password or none, or creates it (`new` says which). `password` is the one given, in clear: a
-   * protected link matches only when it verifies against the link's hash.
+   * password or none, or creates it (`new` says which). The password given, in clear: a protected
+   * link matches only when it verifies against the link's hash.
    */
-  async createStatic(
-    project: ProjectEntity,
-    input: LinkInput,
-    password: string | null,
-  ): Promise<LinkRecord> {
+  async createStatic(project: ProjectEntity, input: LinkInput): Promise<LinkRecord> {
     const context = await this.context(project);
+    const checked = this.check(project, input, context, false);
+    const password = input.controls?.password ?? null;
+    const [controls] = await resolveEach([input.controls]);
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       context.createdAt = await this.creationTime(project, manager);
-      if (input.parent === undefined && input.url !== undefined) {
+      if (checked.parent === undefined) {
         context.parents = await this.parents.candidates(
           project,
-          [input.url],
+          [checked.url],
           manager,
           context.domains,
         );
       }
-      const prepared = await this.prepare(project, input, context, false, manager);
+      const prepared = await this.prepare(project, checked, controls, context, manager);
       const path = prepared.customPath ? prepared.row.path : null;
       const key = staticFingerprint(prepared.row, prepared.customPath);
       const found = (link: LinkEntity) => this.staticRecord(project, link, false, manager);
@@ -228,13 +231,13 @@ export class LinksService {
     return this.repository.transactionTime(manager);
   }
 
-  private async prepare(
+  /** The checks of a link's input that need no database: before its password is hashed. */
+  private check(
     project: ProjectEntity,
     input: LinkInput,
     context: CreateContext,
     requireChannel: boolean,
-    manager: EntityManager,
-  ): Promise<Prepared> {
+  ): CheckedInput {
     if (input.tool === undefined) throw Errors.missing('tool');
     if (requireChannel && input.channel === undefined) throw Errors.missing('channel');
     if (input.url === undefined) throw Errors.missing('url');
@@ -258,6 +261,18 @@ export class LinksService {
     ) {
       throw Errors.invalid('path', `${input.path.split('/')[0]} belongs to the API on ${domain}`);
     }
+    return { ...input, tool: input.tool, url: input.url };
+  }
+
+  /** A link's row, its input passed check() and its controls resolved. */
+  private async prepare(
+    project: ProjectEntity,
+    input: CheckedInput,
+    controls: ControlChanges,
+    context: CreateContext,
+    manager: EntityManager,
+  ): Promise<Prepared> {
+    const domain = input.domain ?? project.defaultDomain;
     const channel = input.channel ?? null;
     const tool = await this.metadata.tool(project, input.tool, manager);
     const campaign =
@@ -311,7 +326,7 @@ export class LinksService {
       tag5: input.tags?.tag_5 ?? null,
       notes: input.notes ?? null,
       staticKey: null,
-      ...input.controls,
+      ...controls,
     };
     const redirect: RedirectInputs = {
       pageUrl: input.url,

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
 import { BATCH_ARRAY_PARAMETERS } from './link-input';
-import { CONTROL_PARAMETERS } from './controls/link-controls.swagger';
+import { CONTROL_PARAMETER_DOCS } from './controls/link-controls.swagger';
 
 /** share takes create's parameters but path (one link per share action, on a generated path). */
 type Kind = 'create' | 'batch' | 'static' | 'update' | 'share';
@@ -118,7 +118,7 @@ const PARAMETERS: ParameterDoc[] = [
     name: 'service_postid_shared_at',
     description: 'When the post was shared (date, ISO 8601 timestamp or UNIX seconds)',
   },
-  ...CONTROL_PARAMETERS,
+  ...CONTROL_PARAMETER_DOCS,
 ];
 
 /** Batch parameters that may be arrays (name[]=… or the name repeated); only one of them per request. */

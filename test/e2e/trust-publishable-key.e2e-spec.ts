@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { PublishableKeys1764010000000 } from '../../src/database/migrations/1764010000000-publishable-keys';
-import { CONTROL_PARAMETERS } from '../../src/links/controls/link-controls';
+import { CONTROLS, ControlParameter } from '../../src/links/controls/link-control-columns';
 import type { LinkRecord } from '../../src/links/link-record';
 import { TestApp, createTestApp } from '../support/app';
 import { CreatedProject, createProject } from '../factories/projects';
@@ -15,7 +15,7 @@ const NEEDS_API_KEY = {
 };
 const INVALID_KEY = { error: 403, error_message: 'Invalid API key specified' };
 /** A value each control parameter would take (docs/api.md, "Link controls"). */
-const CONTROL_VALUES: Record<(typeof CONTROL_PARAMETERS)[number], string> = {
+const CONTROL_VALUES: Record<ControlParameter, string> = {
   expires_at: '2099-01-01T00:00:00Z',
   max_clicks: '1',
   expired_url: 'https://phish.example/expired',
@@ -284,7 +284,7 @@ describe('the publishable key', () => {
     it('never sets a link control: retweet and share answer 403 naming it', async () => {
       const before = await linkCount();
       const base = { v: '3', key: pk, tool: 'publisher-retweet', channel: 'twitter' };
-      for (const name of CONTROL_PARAMETERS) {
+      for (const { parameter: name } of CONTROLS) {
         const message = {
           error: 403,
           error_message: `A publishable key may not set ${name}; it needs the project's api_key`,

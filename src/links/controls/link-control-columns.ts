@@ -2,28 +2,32 @@ import type { LinkEntity } from '../link.entity';
 
 type Raw = Record<string, unknown>;
 
-/** The control columns of `links` (migration LinkControls), by LinkEntity property. */
-type ControlProperty =
-  | 'expiresAt'
-  | 'maxClicks'
-  | 'expiredUrl'
-  | 'disabled'
-  | 'iosUrl'
-  | 'androidUrl'
-  | 'geo'
-  | 'ruleRedirects'
-  | 'passwordHash';
+/**
+ * The link controls, the one list of them (docs/api.md, "Link controls"; migration LinkControls):
+ * each request parameter, the LinkEntity property that stores it and that property's column of
+ * `links`. The password is stored as its hash.
+ */
+export const CONTROLS = [
+  { parameter: 'expires_at', property: 'expiresAt', column: 'expires_at' },
+  { parameter: 'max_clicks', property: 'maxClicks', column: 'max_clicks' },
+  { parameter: 'expired_url', property: 'expiredUrl', column: 'expired_url' },
+  { parameter: 'disabled', property: 'disabled', column: 'disabled' },
+  { parameter: 'ios_url', property: 'iosUrl', column: 'ios_url' },
+  { parameter: 'android_url', property: 'androidUrl', column: 'android_url' },
+  { parameter: 'geo', property: 'geo', column: 'geo' },
+  { parameter: 'password', property: 'passwordHash', column: 'password_hash' },
+] as const satisfies readonly { parameter: string; property: keyof LinkEntity; column: string }[];
 
-export const CONTROL_COLUMNS: [ControlProperty, string][] = [
-  ['expiresAt', 'expires_at'],
-  ['maxClicks', 'max_clicks'],
-  ['expiredUrl', 'expired_url'],
-  ['disabled', 'disabled'],
-  ['iosUrl', 'ios_url'],
-  ['androidUrl', 'android_url'],
-  ['geo', 'geo'],
+export type ControlParameter = (typeof CONTROLS)[number]['parameter'];
+export type ControlProperty = (typeof CONTROLS)[number]['property'];
+
+/**
+ * The control columns of `links` by LinkEntity property: each control's, then the served form of
+ * the targeting URLs (rule_redirects, built from ios_url, android_url and geo).
+ */
+export const CONTROL_COLUMNS: [ControlProperty | 'ruleRedirects', string][] = [
+  ...CONTROLS.map(({ property, column }): [ControlProperty, string] => [property, column]),
   ['ruleRedirects', 'rule_redirects'],
-  ['passwordHash', 'password_hash'],
 ];
 
 const JSON_COLUMNS = new Set<string>(['geo', 'ruleRedirects']);

@@ -5,18 +5,7 @@ import { isHttpUrl } from '../../common/validators';
 import { COUNTRY_CODES } from './country-codes';
 import { PASSWORD_MAX, hashPassword } from './link-password';
 import type { LinkEntity } from '../link.entity';
-
-/** The control parameters (docs/api.md, "Link controls"), single values on every endpoint. */
-export const CONTROL_PARAMETERS = [
-  'expires_at',
-  'max_clicks',
-  'expired_url',
-  'disabled',
-  'ios_url',
-  'android_url',
-  'geo',
-  'password',
-] as const;
+import type { ControlProperty } from './link-control-columns';
 
 /**
  * Caps on what a link carries to every redirect cache (docs/api.md, "Limits"): a batch copies its
@@ -33,19 +22,7 @@ const MAX_CLICKS_MAX = 2 ** 31 - 1;
  * The control columns a request sets: a property left out is not given (unchanged on update), a
  * null clears the control (update only), `disabled: false` enables the link again.
  */
-export type ControlChanges = Partial<
-  Pick<
-    LinkEntity,
-    | 'expiresAt'
-    | 'maxClicks'
-    | 'expiredUrl'
-    | 'disabled'
-    | 'iosUrl'
-    | 'androidUrl'
-    | 'geo'
-    | 'passwordHash'
-  >
->;
+export type ControlChanges = Partial<Pick<LinkEntity, ControlProperty>>;
 
 /** Controls as read from a request: the password still in clear (null: removed on update). */
 export interface ControlValues {
@@ -177,7 +154,10 @@ export function readLinkControls(
   return values;
 }
 
-/** The control columns to write: the password hashed (scrypt), once for every link of a batch. */
+/**
+ * The control columns to write: the password hashed (scrypt, about 50 ms of a thread). Services
+ * call it once a request has passed the checks that need no hash, so a refused request costs none.
+ */
 export async function resolveControls(values: ControlValues): Promise<ControlChanges> {
   if (values.password === undefined) return values.changes;
   return {
@@ -186,14 +166,31 @@ export async function resolveControls(values: ControlValues): Promise<ControlCha
   };
 }
 
-/** Reads the controls of a request and hashes its password: what create, batch, static and update take. */
-export async function linkControls(params: RawParams, mode: ControlMode): Promise<ControlChanges> {
-  return resolveControls(readLinkControls(params, mode));
+/**
+ * Each request's control columns (none for undefined), a password hashed once for the requests
+ * that share their controls: the links of a batch.
+ */
+export function resolveEach(all: (ControlValues | undefined)[]): Promise<ControlChanges[]> {
+  const resolved = new Map<ControlValues, Promise<ControlChanges>>();
+  return Promise.all(
+    all.map((values) => {
+      if (values === undefined) return Promise.resolve({});
+      let changes = resolved.get(values);
+      if (changes === undefined) {
+        changes = resolveControls(values);
+        resolved.set(values, changes);
+      }
+      return changes;
+    }),
+  );
 }
 
-/** Whether a request gives any control. */
-export function givesControls(changes: ControlChanges | undefined): boolean {
-  return changes !== undefined && Object.keys(changes).length > 0;
+/** Whether a request gives any control (a password removed included). */
+export function givesControls(values: ControlValues | undefined): boolean {
+  return (
+    values !== undefined &&
+    (Object.keys(values.changes).length > 0 || values.password !== undefined)
+  );
 }
 
 /** Whether the changes touch a targeting URL, whose served form (rule_redirects) is then built anew. */

@@ -7,7 +7,7 @@ import { Params } from '../../common/params.decorator';
 import { ProjectThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
 import { ProjectEntity } from '../../projects/project.entity';
-import { CONTROL_PARAMETERS } from '../controls/link-controls';
+import { CONTROLS } from '../controls/link-control-columns';
 import { RetweetResponseDto } from '../dto/link-record.dto';
 import { ApiLinkParameters, ApiRetweetParameters, LINK_ERRORS } from '../links.swagger';
 import { DestinationFallbackFilter } from './destination-fallback.filter';
@@ -25,7 +25,7 @@ import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks'
  * retweet and share are called from pages, so the publishable key may call them, never with a
  * link control (docs/api.md, "Keys"); every other link endpoint needs the API key.
  */
-const FROM_PAGES = { refuse: CONTROL_PARAMETERS };
+const FROM_PAGES = { refuse: CONTROLS.map((control) => control.parameter) };
 
 /**
  * retweet and share (docs/api.md, "Tracked links"): links made from a page's text or share button.
