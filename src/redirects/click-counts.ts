@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AnalyticsClient, chTime } from '../analytics/analytics-client';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { clickIdOf } from '../clicks/click-event';
 import { InvalidationBus } from '../queue/invalidation-bus';
+import { ClickCountsRepository } from './click-counts.repository';
 import type { LinkTarget } from './redirect-target';
 
 /** How often a link's count is read again from the analytics store, at most. */
@@ -45,7 +45,7 @@ export class ClickCounts implements OnModuleInit {
   private readonly node = clickIdOf(Date.now(), 0).slice(-12);
 
   constructor(
-    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    private readonly repository: ClickCountsRepository,
     private readonly bus: InvalidationBus,
   ) {}
 
@@ -101,22 +101,16 @@ export class ClickCounts implements OnModuleInit {
   }
 
   private read(target: LinkTarget, count: Count): void {
-    const db = this.analytics.database;
-    count.reading = this.analytics
-      .query<{ clicks: string | number }>(
-        `SELECT countIf(is_bot = 0 AND NOT (clicked_at >= {since:DateTime64(3, 'UTC')}
-                                            AND endsWith(toString(click_id), {node:String}))) AS clicks
-         FROM ${db}.clicks WHERE project_id = {project:UUID} AND link_id = {link:UInt64}`,
-        {
-          since: chTime(count.since),
-          node: this.node,
-          project: target.projectId,
-          link: target.linkId,
-        },
-      )
+    count.reading = this.repository
+      .countedClicks({
+        projectId: target.projectId,
+        linkId: target.linkId,
+        since: count.since,
+        node: this.node,
+      })
       .then(
-        (rows) => {
-          count.stored = Math.max(count.stored, Number(rows[0]?.clicks ?? 0));
+        (stored) => {
+          count.stored = Math.max(count.stored, stored);
         },
         (error: unknown) => {
           // The redirect goes on with what it knows (docs/api.md: the bound without the store).

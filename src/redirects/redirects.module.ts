@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { ClickCounts } from './click-counts';
+import { ClickCountsRepository } from './click-counts.repository';
 import { ControlDecider } from './control-decision';
 import { PasswordAttempts } from './password-attempts';
 import { PasswordGate } from './password-gate';
@@ -21,6 +22,7 @@ import { RedirectsRepository } from './redirects.repository';
     RedirectCache,
     RedirectHandler,
     ClickCounts,
+    ClickCountsRepository,
     ControlDecider,
     PasswordAttempts,
     PasswordGate,
