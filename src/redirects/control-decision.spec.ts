@@ -48,7 +48,7 @@ const target = (controls: RedirectControls): LinkTarget => ({
 const visitor = (over: Partial<Visitor> = {}): Visitor => ({
   ip: null,
   userAgent: DESKTOP,
-  passwordAccepted: false,
+  password: 'none',
   counts: true,
   ...over,
 });
@@ -75,8 +75,12 @@ describe('ControlDecider', () => {
       kind: 'expired',
       url: 'https://example.com/over',
     });
-    expect(decide({ expiresAt: future, password: 'h' })).toEqual({ kind: 'password' });
-    expect(decide({ expiresAt: future, password: 'h' }, { passwordAccepted: true })).toEqual({
+    expect(decide({ expiresAt: future, password: 'h' })).toEqual({ kind: 'form' });
+    expect(decide({ expiresAt: future, password: 'h' }, { password: 'posted' })).toEqual({
+      kind: 'check',
+      hash: 'h',
+    });
+    expect(decide({ expiresAt: future, password: 'h' }, { password: 'accepted' })).toEqual({
       kind: 'redirect',
       url: 'https://example.com/usual',
     });
@@ -104,6 +108,9 @@ describe('ControlDecider', () => {
   it('max_clicks: an exhausted link is expired, the form included; below, a counted visit counts at once', () => {
     expect(decide({ maxClicks: 3 }, {}, 3)).toEqual({ kind: 'missing' });
     expect(decide({ maxClicks: 3, password: 'h' }, {}, 3)).toEqual({ kind: 'missing' });
+    expect(decide({ maxClicks: 3, password: 'h' }, { password: 'posted' }, 3)).toEqual({
+      kind: 'missing',
+    });
     const { counts, own } = fakeCounts(1);
     const controls: RedirectControls = { maxClicks: 3 };
     const decider = new ControlDecider(counts, geo);

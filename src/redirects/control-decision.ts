@@ -5,27 +5,29 @@ import type { LinkTarget, RedirectControls } from './redirect-target';
 
 /** What a link with controls answers (docs/api.md, "Link controls"). */
 export type ControlDecision =
-  /** A 302 to `url` (svc= still to add), counted on GET. */
+  /** A 302 to the target `url` (svc= still to add), counted on GET and on an accepted password. */
   | { kind: 'redirect'; url: string }
   /** Expired with an expired_url: a 302 there, not counted. */
   | { kind: 'expired'; url: string }
   /** Disabled, or expired without an expired_url: the domain's not-found answer, not counted. */
   | { kind: 'missing' }
-  /** Protected and no password accepted yet: the form. */
-  | { kind: 'password' };
+  /** Protected, no password given (GET, HEAD): the form. */
+  | { kind: 'form' }
+  /** Protected, a form posted: its password to check against the stored scrypt `hash`. */
+  | { kind: 'check'; hash: string };
 
 const MISSING: ControlDecision = { kind: 'missing' };
-const PASSWORD: ControlDecision = { kind: 'password' };
-/** After the geolocation database failed to load, how long geo controls are skipped before a retry. */
+const FORM: ControlDecision = { kind: 'form' };
+/** After the geolocation database failed to load, how long geo targets are skipped before a retry. */
 const GEO_RETRY_MS = 60_000;
 
 /** A visitor as the controls see them. */
 export interface Visitor {
   ip: string | null;
   userAgent: string | null;
-  /** The password was given and is right (POST). */
-  passwordAccepted: boolean;
-  /** The visit is a counted click if redirected: a GET or an accepted POST, not a crawler's. */
+  /** What the visit brings of a password: none (GET, HEAD), a posted form, or one accepted. */
+  password: 'none' | 'posted' | 'accepted';
+  /** The visit is a counted click if redirected: a GET or an accepted password, not a crawler's. */
   counts: boolean;
 }
 
@@ -40,11 +42,10 @@ export function isAndroid(userAgent: string): boolean {
 
 /**
  * Decides a link's answer from its cached controls, in this order: disabled; expired by time; the
- * password (the form, unless expired by counted clicks); then the target — the visitor's country
- * (geo), then the device (ios_url, android_url), else redirect_url — unless expired by counted
- * clicks. Synchronous from the cache, except while the link's
- * first count is read (ClickCounts) or the geolocation database is loaded (the first visit of a
- * link with a geo rule).
+ * password (the form or its check, unless expired by counted clicks); then the target — the
+ * visitor's country (geo), then the device (ios_url, android_url), else redirect_url — unless
+ * expired by counted clicks. Synchronous from the cache, except while the link's first count is
+ * read (ClickCounts) or the geolocation database is loaded (the first visit of a link with geo).
  */
 @Injectable()
 export class ControlDecider {
@@ -64,8 +65,10 @@ export class ControlDecider {
     if (controls.disabled) return MISSING;
     if (controls.expiresAt !== undefined && Date.now() >= controls.expiresAt)
       return expired(controls);
-    if (controls.password !== undefined && !visitor.passwordAccepted) {
-      return this.withinCount(target, controls, PASSWORD, false);
+    if (controls.password !== undefined && visitor.password !== 'accepted') {
+      const gate: ControlDecision =
+        visitor.password === 'posted' ? { kind: 'check', hash: controls.password } : FORM;
+      return this.withinCount(target, controls, gate, false);
     }
     const url = this.targetUrl(target, controls, visitor);
     if (url instanceof Promise) {
@@ -97,7 +100,7 @@ export class ControlDecider {
     return answer;
   }
 
-  /** The first rule that matches: the visitor's country (geo), the device, else redirect_url. */
+  /** The first target that applies: the visitor's country (geo), the device, else redirect_url. */
   private targetUrl(
     target: LinkTarget,
     controls: RedirectControls,
@@ -119,8 +122,8 @@ export class ControlDecider {
 
   /**
    * The visitor's country. The database is read (GeoLookup.load: the file of the address' family)
-   * when a geo rule is first applied; the visits meanwhile wait for it. Failing, geo controls are
-   * skipped for a minute (the next rule applies) and the failure logged.
+   * when a link's geo is first applied; the visits meanwhile wait for it. Failing, geo targets are
+   * skipped for a minute (the device or redirect_url applies) and the failure logged.
    */
   private country(ip: string): string | null | Promise<string | null> {
     try {
@@ -133,7 +136,7 @@ export class ControlDecider {
       () => this.geo.place(ip)?.country ?? null,
       (error: unknown) => {
         this.geoFailedAt = Date.now();
-        this.logger.error({ err: error }, 'geolocation database not loaded: geo controls skipped');
+        this.logger.error({ err: error }, 'geolocation database not loaded: geo targets skipped');
         return null;
       },
     );

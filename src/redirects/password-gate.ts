@@ -4,12 +4,13 @@ import { verifyPassword } from '../links/controls/link-password';
 import { PASSWORD_ATTEMPTS, PasswordAttempts, clientKey } from './password-attempts';
 import { PasswordChecks } from './password-checks';
 import { passwordPage, writePasswordPage } from './password-form';
+import { writeUnavailable } from './redirect-answers';
 
 /** The most a password form's body may hold (a 256-character password, escaped, and a referrer). */
 const BODY_LIMIT = 8192;
 
-/** A protected link's visit, as the redirect listener hands it over. */
-export interface GateVisit {
+/** A password form posted to a protected link, as the redirect listener hands it over. */
+export interface Submission {
   req: IncomingMessage;
   res: ServerResponse;
   /** The link's path, where the form posts. */
@@ -23,12 +24,20 @@ export interface GateVisit {
 }
 
 /**
+ * What a submission came to: the right password (with the referrer the visitor first came from,
+ * which its click keeps), or an answer the gate wrote itself (the form again with 401 or 429, 413,
+ * 503) or could not write (the visitor left).
+ */
+export type SubmissionResult = { kind: 'accepted'; referrer: string | null } | { kind: 'answered' };
+
+const ANSWERED: SubmissionResult = { kind: 'answered' };
+
+/**
  * A protected link's form and its answers (docs/api.md, "Link controls" and "Passwords and
  * proxies"): GET and HEAD get the form; a POST reserves an attempt (past PASSWORD_ATTEMPTS wrong
  * ones in the window: the form with 429), then its password is checked against the stored hash in
- * the fair queue of PasswordChecks. The right one hands the visit back (`accepted`, with the
- * referrer the visitor first came from) and gives the attempt back; a wrong one answers the form
- * again (401) and keeps it.
+ * the fair queue of PasswordChecks. The right one gives the attempt back and is `accepted`, for
+ * the listener to redirect; a wrong one answers the form again (401) and keeps it.
  */
 @Injectable()
 export class PasswordGate {
@@ -41,28 +50,30 @@ export class PasswordGate {
     writePasswordPage(res, 200, passwordPage(linkPath, null, referrer), head);
   }
 
-  async submit(visit: GateVisit, accepted: (referrer: string | null) => void): Promise<void> {
-    const { res, linkPath } = visit;
-    const form = await readForm(visit.req, visit.contentType);
+  async submit(submission: Submission): Promise<SubmissionResult> {
+    const { res, linkPath } = submission;
+    const form = await readForm(submission.req, submission.contentType);
     if (form === null) {
-      if (res.destroyed) return;
+      if (res.destroyed) return ANSWERED;
       res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
       res.end('Request body too large');
-      return;
+      return ANSWERED;
     }
     const given = form.get('referrer');
     const referrer = given ? given.slice(0, 2048) : null;
-    const answer = (status: 401 | 429, message: string, retryAfter?: number) =>
+    const answer = (status: 401 | 429, message: string, retryAfter?: number) => {
       writePasswordPage(res, status, passwordPage(linkPath, message, referrer), false, retryAfter);
+      return ANSWERED;
+    };
     const limited = (msLeft: number) => {
       const seconds = Math.max(1, Math.ceil(msLeft / 1000));
-      answer(
+      return answer(
         429,
         `Too many wrong passwords. Try again in ${Math.ceil(seconds / 60)} minute(s).`,
         seconds,
       );
     };
-    const key = this.attempts.key(visit.linkId, visit.ip);
+    const key = this.attempts.key(submission.linkId, submission.ip);
     const password = form.get('password');
     if (!password) {
       const window = await this.attempts.state(key);
@@ -72,9 +83,9 @@ export class PasswordGate {
     const reserved = await this.attempts.reserve(key);
     if (!reserved.granted) return limited(reserved.msLeft);
     const admission = this.checks.submit(
-      clientKey(visit.ip),
-      visit.projectId,
-      () => verifyPassword(password, visit.hash),
+      clientKey(submission.ip),
+      submission.projectId,
+      () => verifyPassword(password, submission.hash),
       () => !res.destroyed,
     );
     switch (admission.kind) {
@@ -83,9 +94,8 @@ export class PasswordGate {
         return answer(429, 'Too many passwords at once from your address. Try again.', 1);
       case 'project-busy':
         await this.attempts.release(key);
-        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
-        res.end('Temporarily unavailable, please retry');
-        return;
+        writeUnavailable(res);
+        return ANSWERED;
       case 'queued':
         break;
     }
@@ -97,9 +107,9 @@ export class PasswordGate {
       throw error;
     }
     if (outcome.kind === 'gone' || outcome.right) await this.attempts.release(key);
-    if (outcome.kind === 'gone') return;
-    if (outcome.right) return accepted(referrer);
-    answer(401, 'Wrong password. Please try again.');
+    if (outcome.kind === 'gone') return ANSWERED;
+    if (outcome.right) return { kind: 'accepted', referrer };
+    return answer(401, 'Wrong password. Please try again.');
   }
 }
 

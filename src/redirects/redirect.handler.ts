@@ -8,10 +8,11 @@ import { ApiPaths } from '../common/api-paths';
 import { svcId } from '../links/link-path';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { ControlDecision, ControlDecider } from './control-decision';
+import { ControlDecider, ControlDecision, Visitor } from './control-decision';
 import { PasswordGate } from './password-gate';
+import { writeNotFound, writeRedirect, writeUnavailable } from './redirect-answers';
 import { RedirectCache } from './redirect-cache';
-import { HostDomains, RedirectControls, LinkTarget, ProjectTarget } from './redirect-target';
+import { HostDomains, LinkTarget, ProjectTarget, RedirectControls } from './redirect-target';
 import {
   decodePath,
   forwardedHeader,
@@ -23,19 +24,34 @@ import {
   withSvc,
 } from './request-parts';
 
-export { rawHeader, withSvc } from './request-parts';
-
-const NOT_FOUND_PAGE =
-  '<!doctype html><html><head><meta charset="utf-8"><title>Link not found</title></head>' +
-  '<body><h1>Link not found</h1><p>This short link does not exist.</p></body></html>';
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 type Outcome = 'redirect' | 'not_found' | 'root' | 'expired' | 'form' | 'error';
+
+/** One request for a link host on its way through the listener. */
+interface Visit {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Express, for what is no link's. */
+  readonly next: Listener;
+  readonly host: string;
+  /** The link path: decoded, without slashes at its ends; '' on the bare domain. */
+  readonly path: string;
+  /** False when the path does not decode to clean text: no link has it. */
+  readonly clean: boolean;
+  /** performance.now() when the visit began, for the latency histogram. */
+  readonly started: number;
+  /** The host's connected domains; null on the default domain. */
+  domains: HostDomains | null;
+  /** The password, once accepted, with the referrer its form kept (the click's). */
+  accepted: { referrer: string | null } | null;
+}
 
 /**
  * The hot path: a plain Node request listener in front of Express (docs/architecture.md, "How a
  * redirect flows"), using the same DI services. It answers GET and HEAD for link hosts — the
- * default domain outside the API's paths, and every connected domain — and hands everything else
- * to Express.
+ * default domain outside the API's paths, and every connected domain — and POST for a protected
+ * link's path (its password form posts there); it hands everything else to Express.
  */
 @Injectable()
 export class RedirectHandler {
@@ -52,7 +68,7 @@ export class RedirectHandler {
     private readonly clicks: ClickRecorder,
     private readonly metrics: MetricsService,
     private readonly apiPaths: ApiPaths,
-    private readonly rules: ControlDecider,
+    private readonly decider: ControlDecider,
     private readonly gate: PasswordGate,
   ) {
     this.defaultDomain = config.defaultDomain;
@@ -69,269 +85,219 @@ export class RedirectHandler {
   }
 
   /** The server's request listener: links here, anything else to `next` (Express). */
-  listener(
-    next: (req: IncomingMessage, res: ServerResponse) => void,
-  ): (req: IncomingMessage, res: ServerResponse) => void {
+  listener(next: Listener): Listener {
     return (req, res) => {
       const method = req.method;
-      if (method !== 'GET' && method !== 'HEAD') {
-        return method === 'POST' ? this.post(req, res, next) : next(req, res);
-      }
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return next(req, res);
       const host = hostOf(req);
       const raw = rawPathOf(req);
       const decoded = decodePath(raw);
+      if (method === 'POST' && (decoded === null || decoded === '')) return next(req, res);
       // A path that is not clean text is no link (link paths are URL-safe): the not-found answer,
       // unless it is the API's, which refuses it naming the parameter.
-      const clean = decoded !== null;
       const path = decoded ?? trimSlashes(raw);
-      if (host === this.defaultDomain) {
-        if (path === '' || this.apiPaths.has(path)) return next(req, res);
-        return this.serve(req, res, host, path, null, clean);
-      }
-      const domains = this.cache.hostDomains(host);
-      if (domains instanceof Promise) {
-        domains.then(
-          (found) => (found ? this.serve(req, res, host, path, found, clean) : next(req, res)),
-          // Without the database, health checks and the API on other hosts still reach Express.
-          (error: unknown) =>
-            this.apiPaths.has(path) ? next(req, res) : this.fail(res, error, performance.now()),
-        );
-      } else if (domains) {
-        this.serve(req, res, host, path, domains, clean);
-      } else {
-        next(req, res);
-      }
+      const onDefault = host === this.defaultDomain;
+      if (onDefault && (path === '' || this.apiPaths.has(path))) return next(req, res);
+      const visit: Visit = {
+        req,
+        res,
+        next,
+        host,
+        path,
+        clean: decoded !== null,
+        started: performance.now(),
+        domains: null,
+        accepted: null,
+      };
+      if (onDefault) this.serve(visit);
+      else this.serveConnected(visit);
     };
+  }
+
+  /** Another host: a connected domain's visit; a host of none goes to Express. */
+  private serveConnected(visit: Visit): void {
+    const domains = this.cache.hostDomains(visit.host);
+    if (!(domains instanceof Promise)) return this.withDomains(visit, domains);
+    domains.then(
+      (found) => this.withDomains(visit, found),
+      // Without the database, health checks and the API on other hosts still reach Express.
+      (error: unknown) =>
+        this.apiPaths.has(visit.path) ? this.onward(visit) : this.lookupFailed(visit, error),
+    );
+  }
+
+  private withDomains(visit: Visit, domains: HostDomains | null): void {
+    if (domains === null) return this.onward(visit);
+    visit.domains = domains;
+    this.serve(visit);
   }
 
   /**
-   * POST reaches a password-protected link (its form posts the password there); anything else,
-   * and whatever cannot be looked up, goes on to Express as before.
+   * Looks up the link and its project: answered at once on memory hits (the common case: no
+   * promise), otherwise once the lookups are done.
    */
-  private post(
-    req: IncomingMessage,
-    res: ServerResponse,
-    next: (req: IncomingMessage, res: ServerResponse) => void,
-  ): void {
-    const host = hostOf(req);
-    const path = decodePath(rawPathOf(req));
-    if (path === null || path === '') return next(req, res);
-    const isDefault = host === this.defaultDomain;
-    if (isDefault && this.apiPaths.has(path)) return next(req, res);
-    const onward = () => next(req, res);
-    const serve = (domains: HostDomains | null) =>
-      domains || isDefault ? this.serve(req, res, host, path, domains, true) : onward();
-    const withTarget = (target: LinkTarget | null) => {
-      if (target?.controls?.password === undefined) return onward();
-      if (isDefault) return serve(null);
-      const domains = this.cache.hostDomains(host);
-      if (domains instanceof Promise) domains.then(serve, onward);
-      else serve(domains);
-    };
-    const target = this.cache.linkTarget(svcId(host, path));
-    if (target instanceof Promise) target.then(withTarget, onward);
-    else withTarget(target);
-  }
-
-  /** Answers at once on memory hits (the common case: no promise); otherwise waits for the lookups. */
-  private serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    host: string,
-    path: string,
-    domains: HostDomains | null,
-    clean: boolean,
-  ): void {
-    const started = performance.now();
-    try {
-      const target = path === '' || !clean ? null : this.cache.linkTarget(svcId(host, path));
-      if (target instanceof Promise)
-        return void this.serveLater(req, res, path, domains, started, target);
-      const project = target ? this.cache.projectTarget(target.projectId) : null;
-      if (project instanceof Promise)
-        return void this.serveLater(req, res, path, domains, started, target, project);
-      this.answer(req, res, path, domains, started, target, project);
-    } catch (error) {
-      this.fail(res, error, started);
-    }
+  private serve(visit: Visit): void {
+    const link =
+      visit.clean && visit.path !== ''
+        ? this.cache.linkTarget(svcId(visit.host, visit.path))
+        : null;
+    if (link instanceof Promise) return void this.serveLater(visit, link);
+    const project = link === null ? null : this.cache.projectTarget(link.projectId);
+    if (project instanceof Promise) return void this.serveLater(visit, link, project);
+    this.answer(visit, link, project);
   }
 
   private async serveLater(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    domains: HostDomains | null,
-    started: number,
-    pendingTarget: Promise<LinkTarget | null> | LinkTarget | null,
+    visit: Visit,
+    pendingLink: Promise<LinkTarget | null> | LinkTarget | null,
     pendingProject?: Promise<ProjectTarget>,
   ): Promise<void> {
+    let link: LinkTarget | null;
+    let project: ProjectTarget | null;
     try {
-      const target = await pendingTarget;
-      const project = target
-        ? await (pendingProject ?? this.cache.projectTarget(target.projectId))
-        : null;
-      this.answer(req, res, path, domains, started, target, project);
+      link = await pendingLink;
+      project =
+        link === null ? null : await (pendingProject ?? this.cache.projectTarget(link.projectId));
     } catch (error) {
-      this.fail(res, error, started);
+      return this.lookupFailed(visit, error);
     }
+    this.answer(visit, link, project);
   }
 
-  private answer(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    domains: HostDomains | null,
-    started: number,
-    target: LinkTarget | null,
-    project: ProjectTarget | null,
-  ): void {
-    if (target && project?.live) {
-      // Links with controls (docs/api.md, "Link controls"): the one check the others pay.
-      if (target.controls !== undefined) {
-        return this.answerRules(req, res, path, domains, started, target, project, target.controls);
+  /** The visit's answer, once its link (null: none) and the link's project are known. */
+  private answer(visit: Visit, link: LinkTarget | null, project: ProjectTarget | null): void {
+    try {
+      // A POST is a password form's: one for any other link goes on to Express.
+      if (visit.req.method === 'POST' && link?.controls?.password === undefined) {
+        return this.onward(visit);
       }
-      const location = withSvc(target.redirectUrl, project.conversions, target.svcId);
-      // A counted redirect is answered once its click is in the journal: a crash after the answer keeps it.
-      if (req.method === 'GET') this.record(req, target, () => this.redirect(res, location));
-      else this.redirect(res, location);
-      this.observe('redirect', started);
-      return;
+      if (link === null || project === null || !project.live) return this.missing(visit);
+      const controls = link.controls;
+      // A link without controls goes to its redirect_url: the one check plain links pay.
+      if (controls === undefined) return this.redirect(visit, link, project, link.redirectUrl);
+      const decision = this.decider.decide(link, controls, this.visitor(visit, controls));
+      if (decision instanceof Promise) {
+        decision
+          .then((known) => this.act(visit, link, project, known))
+          .catch((error: unknown) => this.fail(visit, error));
+      } else {
+        this.act(visit, link, project, decision);
+      }
+    } catch (error) {
+      this.fail(visit, error);
     }
-    this.answerMissing(res, path, domains);
-    this.observe(path === '' ? 'root' : 'not_found', started);
   }
 
-  /**
-   * A link with controls: ControlDecider decides (from the cached target; a promise only on the
-   * link's first count or the geolocation database's first load), and the visit is answered so.
-   */
-  private answerRules(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    domains: HostDomains | null,
-    started: number,
-    target: LinkTarget,
+  /** A link with controls (docs/api.md, "Link controls"): what ControlDecider decided. */
+  private act(
+    visit: Visit,
+    link: LinkTarget,
     project: ProjectTarget,
-    rules: RedirectControls,
-    accepted?: { referrer: string | null },
+    decision: ControlDecision,
   ): void {
-    const userAgent = header(req, 'user-agent');
-    const method = req.method;
-    const ip = rules.geo !== undefined || rules.password !== undefined ? this.clientIp(req) : null;
-    const counts =
-      (method === 'GET' || accepted !== undefined) && method !== 'HEAD' && !isCrawler(userAgent);
-    const visit = { ip, userAgent, passwordAccepted: accepted !== undefined, counts };
-    const act = (decision: ControlDecision) => {
-      if (decision.kind === 'redirect') {
-        const location = withSvc(decision.url, project.conversions, target.svcId);
-        if (method === 'HEAD') this.redirect(res, location);
-        else this.record(req, target, () => this.redirect(res, location), accepted?.referrer);
-        return this.observe('redirect', started);
-      }
-      if (decision.kind === 'expired') {
-        this.redirect(res, decision.url);
-        return this.observe('expired', started);
-      }
-      if (decision.kind === 'missing') {
-        this.answerMissing(res, path, domains);
-        return this.observe('not_found', started);
-      }
-      // The form posts to the link's own path, never to the request target as sent (`//host/…`
-      // would be another host's address).
-      if (method !== 'POST') {
-        this.gate.form(res, path, header(req, 'referer'), method === 'HEAD');
-        return this.observe('form', started);
-      }
-      const gateVisit = {
-        req,
-        res,
-        linkPath: path,
-        linkId: target.linkId,
-        projectId: target.projectId,
-        hash: rules.password!,
-        ip,
-        contentType: rawHeader(req.rawHeaders, 'content-type'),
-      };
-      let passed = false;
-      this.gate
-        .submit(gateVisit, (referrer) => {
-          passed = true;
-          this.answerRules(req, res, path, domains, started, target, project, rules, {
-            referrer,
-          });
-        })
-        .then(
-          () => passed || this.observe('form', started),
-          (error: unknown) => this.fail(res, error, started),
+    switch (decision.kind) {
+      case 'redirect':
+        return this.redirect(visit, link, project, decision.url);
+      case 'expired':
+        writeRedirect(visit.res, decision.url);
+        return this.observe(visit, 'expired');
+      case 'missing':
+        return this.missing(visit);
+      case 'form':
+        // The form posts to the link's own path, never to the request target as sent (`//host/…`
+        // would be another host's address).
+        this.gate.form(
+          visit.res,
+          visit.path,
+          header(visit.req, 'referer'),
+          visit.req.method === 'HEAD',
         );
-    };
-    const decision = this.rules.decide(target, rules, visit);
-    if (decision instanceof Promise) {
-      decision.then(act, (error: unknown) => this.fail(res, error, started));
-    } else {
-      act(decision);
+        return this.observe(visit, 'form');
+      case 'check':
+        return void this.check(visit, link, project, decision.hash);
     }
   }
 
-  /** Bare domain → root_redirect; unknown path → not_found_redirect (of its segment domain first). */
-  private answerMissing(res: ServerResponse, path: string, domains: HostDomains | null): void {
-    if (domains) {
-      const slash = path.indexOf('/');
-      const segment = domains.segments[slash === -1 ? path : path.slice(0, slash)];
-      if (path === '' && domains.own) return this.redirect(res, domains.own.rootRedirect);
-      if (segment)
-        return this.redirect(res, slash === -1 ? segment.rootRedirect : segment.notFoundRedirect);
-      if (domains.own) return this.redirect(res, domains.own.notFoundRedirect);
+  /** A posted password, checked by the gate: the right one answers as the link then decides. */
+  private async check(
+    visit: Visit,
+    link: LinkTarget,
+    project: ProjectTarget,
+    hash: string,
+  ): Promise<void> {
+    try {
+      const result = await this.gate.submit({
+        req: visit.req,
+        res: visit.res,
+        linkPath: visit.path,
+        linkId: link.linkId,
+        projectId: link.projectId,
+        hash,
+        ip: this.clientIp(visit.req),
+        contentType: rawHeader(visit.req.rawHeaders, 'content-type'),
+      });
+      switch (result.kind) {
+        case 'accepted':
+          visit.accepted = result;
+          return this.answer(visit, link, project);
+        case 'answered':
+          return this.observe(visit, 'form');
+      }
+    } catch (error) {
+      this.fail(visit, error);
     }
-    res.writeHead(404, {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'private, max-age=0',
-      'Content-Length': Buffer.byteLength(NOT_FOUND_PAGE),
-    });
-    res.end(NOT_FOUND_PAGE);
   }
 
-  /**
-   * 302, never 301: a browser would cache a 301 and later visits would go uncounted. Locations are
-   * header-safe already (locationOf, when the repository reads them).
-   */
-  private redirect(res: ServerResponse, location: string): void {
-    // Headers as a flat list: Node writes them without walking an object.
-    res.writeHead(302, [
-      'Location',
-      location,
-      'Cache-Control',
-      'private, max-age=0',
-      'Content-Length',
-      '0',
-    ]);
-    res.end();
-  }
-
-  /**
-   * Records the click; `answer` runs once it is in the journal, later in this event-loop turn
-   * (ClickRecorder.push). A protected link's click carries the referrer its form kept (`given`).
-   */
-  private record(
-    req: IncomingMessage,
-    target: LinkTarget,
-    answer: () => void,
-    given?: string | null,
-  ): void {
+  /** What the controls read of the visitor; the address only when a control needs it. */
+  private visitor(visit: Visit, controls: RedirectControls): Visitor {
+    const { req, accepted } = visit;
     const userAgent = header(req, 'user-agent');
-    const now = Date.now();
+    const needsIp = controls.geo !== undefined || controls.password !== undefined;
+    return {
+      ip: needsIp ? this.clientIp(req) : null,
+      userAgent,
+      password: accepted !== null ? 'accepted' : req.method === 'POST' ? 'posted' : 'none',
+      counts: (req.method === 'GET' || accepted !== null) && !isCrawler(userAgent),
+    };
+  }
+
+  /**
+   * A 302 to `url`, with svc= when the project tracks conversions on its host. A counted redirect
+   * (not HEAD) is answered once its click is in the journal: a crash after the answer keeps it.
+   */
+  private redirect(visit: Visit, link: LinkTarget, project: ProjectTarget, url: string): void {
+    const location = withSvc(url, project.conversions, link.svcId);
+    if (visit.req.method === 'HEAD') writeRedirect(visit.res, location);
+    else this.record(visit, link, location);
+    this.observe(visit, 'redirect');
+  }
+
+  /** No link: the domain's redirects (docs/api.md, "Redirects and clicks"), else the 404 page. */
+  private missing(visit: Visit): void {
+    const location = visit.domains === null ? null : domainRedirect(visit.domains, visit.path);
+    if (location === null) writeNotFound(visit.res);
+    else writeRedirect(visit.res, location);
+    this.observe(visit, visit.path === '' ? 'root' : 'not_found');
+  }
+
+  /**
+   * Records the click; the 302 is written once it is in the journal, later in this event-loop turn
+   * (ClickRecorder.push). A protected link's click carries the referrer its form kept.
+   */
+  private record(visit: Visit, link: LinkTarget, location: string): void {
+    const req = visit.req;
+    const userAgent = header(req, 'user-agent');
     const click: ClickEvent = {
       id: nextClickSequence(),
-      linkId: target.linkId,
-      projectId: target.projectId,
-      clickedAt: now,
-      referrer: given === undefined ? header(req, 'referer') : given,
+      linkId: link.linkId,
+      projectId: link.projectId,
+      clickedAt: Date.now(),
+      referrer: visit.accepted === null ? header(req, 'referer') : visit.accepted.referrer,
       userAgent,
       ip: this.clientIp(req),
       isBot: isCrawler(userAgent),
     };
-    this.clicks.push(click, answer);
+    this.clicks.push(click, () => writeRedirect(visit.res, location));
     this.metrics.clicksRecorded.inc();
   }
 
@@ -346,15 +312,38 @@ export class RedirectHandler {
     return storedIp(clientAddress(peer, forwardedHeader(req.rawHeaders), this.trust), 'full');
   }
 
-  private observe(outcome: Outcome, started: number): void {
-    this.latency[outcome].observe((performance.now() - started) / 1000);
+  private onward(visit: Visit): void {
+    visit.next(visit.req, visit.res);
   }
 
-  private fail(res: ServerResponse, error: unknown, started: number): void {
-    this.logger.error({ err: error }, 'redirect failed');
-    this.observe('error', started);
-    if (res.headersSent) return;
-    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '1' });
-    res.end('Temporarily unavailable, please retry');
+  /** A lookup failed: 503, except for a POST, which goes on to Express as any unknown link's. */
+  private lookupFailed(visit: Visit, error: unknown): void {
+    if (visit.req.method === 'POST') this.onward(visit);
+    else this.fail(visit, error);
   }
+
+  private fail(visit: Visit, error: unknown): void {
+    this.logger.error({ err: error }, 'redirect failed');
+    this.observe(visit, 'error');
+    if (!visit.res.headersSent) writeUnavailable(visit.res);
+  }
+
+  private observe(visit: Visit, outcome: Outcome): void {
+    this.latency[outcome].observe((performance.now() - visit.started) / 1000);
+  }
+}
+
+/**
+ * The redirect of a path without a link on a connected host: the bare domain → its root_redirect;
+ * a path under a `host_segment` domain's segment → that domain's (its root_redirect for the bare
+ * segment); else the host's not_found_redirect. Null without one of them.
+ */
+function domainRedirect(domains: HostDomains, path: string): string | null {
+  if (path === '' && domains.own) return domains.own.rootRedirect;
+  const slash = path.indexOf('/');
+  const name = slash === -1 ? path : path.slice(0, slash);
+  // Own keys only: a path such as `constructor` is no segment.
+  const segment = Object.hasOwn(domains.segments, name) ? domains.segments[name] : undefined;
+  if (segment) return slash === -1 ? segment.rootRedirect : segment.notFoundRedirect;
+  return domains.own?.notFoundRedirect ?? null;
 }

@@ -13,7 +13,7 @@ import { RedirectsRepository } from './redirects.repository';
 /**
  * Short links answered by a plain request listener in front of Express (see app.factory.ts), with
  * the link controls it applies (ControlDecider, ClickCounts, PasswordGate; GeoLookup, shared with
- * the click worker, read only when a geo rule is first applied).
+ * the click worker, read only when a link's geo is first applied).
  */
 @Module({
   imports: [ClicksModule, EnrichmentModule],
