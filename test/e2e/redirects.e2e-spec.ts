@@ -205,6 +205,20 @@ describe.each([
     expect(await counts(plain.body.svc_id)).toEqual({ clicks: 1, bots: 0 });
   });
 
+  it("answers a path named after an object's property (constructor, __proto__…) on a connected domain as any unknown path, not 503", async () => {
+    const hostname = redis ? 'proto.redis.test' : 'proto.local.test';
+    const project = await createProject(t);
+    await connectDomain(t, hostname, [project.api_key]);
+    await connectDomain(t, `${hostname}_news`, [project.api_key]);
+    for (const path of ['constructor', '__proto__', 'toString', 'hasOwnProperty/x']) {
+      const res = await visit(hostname, path);
+      expect([res.status, res.headers.location]).toEqual([302, `https://${hostname}.example/404`]);
+    }
+    expect((await visit(hostname, 'news/x').expect(302)).headers.location).toBe(
+      `https://${hostname}-news.example/404`,
+    );
+  });
+
   it('stops redirecting links of a destroyed project at once', async () => {
     const project = await createProject(t);
     const res = await t.http
