@@ -1,7 +1,9 @@
+import Redis from 'ioredis';
 import { TestApp, createTestApp } from '../support/app';
 import { createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 import { BROWSER, clickCounts, linkRow, storedClicks } from '../support/clicks';
+import { TEST_REDIS_URL } from '../support/env';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -11,18 +13,32 @@ describe.each([
 ])('link controls: password (%s)', (_label, redis) => {
   let t: TestApp;
   let key: string;
+  /** Reads the attempts' windows in Redis as the service writes them (the Redis variant's proof). */
+  let peek: Redis;
   /** Each test its own client address (TRUST_PROXY), so the rate limits stay apart. */
   let address = 0;
   let ip: string;
   beforeAll(async () => {
     t = await createTestApp({ redis, env: { TRUST_PROXY: 'true' } });
     key = (await createProject(t)).api_key;
+    peek = new Redis(TEST_REDIS_URL);
   });
   beforeEach(() => {
     address += 1;
     ip = `198.51.100.${address}`;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    peek?.disconnect();
+    await t.close();
+  });
+
+  /** A link's window of attempts from an address in Redis: its count and ms left, null for no key. */
+  const window = async (svcId: string, from: string) => {
+    const { linkId } = await linkRow(t, svcId);
+    const name = `${t.config.redisPrefix}:password:${linkId}:${from}`;
+    const [count, msLeft] = await Promise.all([peek.get(name), peek.pttl(name)]);
+    return count === null ? null : { count, msLeft };
+  };
 
   const open = (path: string, referrer?: string) => {
     const req = t.http
@@ -109,6 +125,19 @@ describe.each([
     const other = await createLink(t, key, { password: 'right' });
     expect((await submit(other.path, { password: 'right' })).status).toBe(302);
     expect(await counts(link.svc_id)).toEqual({ clicks: 1, bots: 0 });
+    // With Redis the windows are its keys (shared by every instance): the full one holds 10 for
+    // its 15 minutes, the refused tries not counted; a right password gave its attempt back.
+    // Without Redis, none is written.
+    const held = await window(link.svc_id, ip);
+    const given = await window(link.svc_id, '198.51.100.250');
+    if (redis) {
+      expect(held?.count).toBe('10');
+      expect(held?.msLeft).toBeGreaterThan(800_000);
+      expect(held?.msLeft).toBeLessThanOrEqual(900_000);
+      expect(given?.count).toBe('0');
+    } else {
+      expect([held, given]).toEqual([null, null]);
+    }
   });
 
   it('POST to any other path goes on to Express as before', async () => {

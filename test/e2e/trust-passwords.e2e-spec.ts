@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
+import { SiblingApp, startSiblingApp } from '../support/sibling-app';
 import { createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 
@@ -94,6 +98,47 @@ describe.each([
     // The right password too, from this address, until the window ends.
     expect((await guess(t, link.path, 'right', '198.51.100.30')).status).toBe(429);
     expect((await guess(t, link.path, 'right', '198.51.100.31')).status).toBe(302);
+  });
+});
+
+describe('attempts across two instances on one Redis', () => {
+  let t: TestApp;
+  let sibling: SiblingApp;
+  let dataDir: string;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
+    await listening(t);
+    key = (await createProject(t)).api_key;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'svc-passwords-'));
+    sibling = await startSiblingApp(t, dataDir, { TRUST_PROXY: '1' });
+  });
+  afterAll(async () => {
+    await sibling?.app.close();
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const guessAtSibling = (linkPath: string, password: string, ip: string) =>
+    sibling.http
+      .post(`/${linkPath}`)
+      .set('Host', 'svc.test')
+      .set('X-Forwarded-For', ip)
+      .type('form')
+      .send({ password });
+
+  it('10 wrong guesses shared between the instances use the budget: the 11th is refused by both', async () => {
+    const link = await createLink(t, key, { password: 'right' });
+    const ip = '198.51.100.40';
+    for (let i = 0; i < 5; i++) {
+      expect((await guess(t, link.path, `wrong ${i}`, ip)).status).toBe(401);
+      expect((await guessAtSibling(link.path, `wrong sibling ${i}`, ip)).status).toBe(401);
+    }
+    // Each instance counted 5 itself: in memory alone, both would still take a guess.
+    expect((await guess(t, link.path, 'wrong 5', ip)).status).toBe(429);
+    expect((await guessAtSibling(link.path, 'wrong sibling 5', ip)).status).toBe(429);
+    expect((await guessAtSibling(link.path, 'right', ip)).status).toBe(429);
+    expect((await guessAtSibling(link.path, 'right', '198.51.100.41')).status).toBe(302);
   });
 });
 
