@@ -1,6 +1,10 @@
 import { AppError } from '../../common/app-error';
 import { COUNTRY_CODES } from './country-codes';
-import { readGeo, readLinkControls } from './link-controls';
+import { ControlMode, readLinkControls } from './link-controls';
+
+/** geo as readLinkControls reads it from a request. */
+const readGeo = (geo: unknown, mode: ControlMode) =>
+  readLinkControls({ geo }, mode).changes.geo;
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 

@@ -11,9 +11,9 @@ import type { ControlProperty } from './link-control-columns';
  * Caps on what a link carries to every redirect cache (docs/api.md, "Limits"): a batch copies its
  * controls to up to 1,000 links.
  */
-export const GEO_MAX_COUNTRIES = 50;
+const GEO_MAX_COUNTRIES = 50;
 /** The geo rules in all: the JSON as given, or as stored when given as an object. */
-export const GEO_MAX_BYTES = 16 * 1024;
+const GEO_MAX_BYTES = 16 * 1024;
 const URL_MAX = 4096;
 /** The largest max_clicks: the column is a PostgreSQL integer. */
 const MAX_CLICKS_MAX = 2 ** 31 - 1;
@@ -91,7 +91,7 @@ function disabled(value: string | null): boolean {
  * is no rule. Null when empty. At most GEO_MAX_COUNTRIES rules and GEO_MAX_BYTES in all, checked
  * before the JSON is parsed when it comes as a string.
  */
-export function readGeo(value: unknown, mode: ControlMode): Record<string, string> | null {
+function readGeo(value: unknown, mode: ControlMode): Record<string, string> | null {
   if (value === '' && mode === 'update') return null;
   if (Array.isArray(value)) throw Errors.invalid('geo', 'must be a JSON object');
   const tooBig = () => Errors.invalid('geo', `must be at most ${GEO_MAX_BYTES} bytes of JSON`);

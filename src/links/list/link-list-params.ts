@@ -26,12 +26,12 @@ export interface LinkListQuery extends Paging {
 }
 
 /** The link filters the request gives, checked as statistics check them (link-filters.ts). */
-export function readListFilters(params: RawParams): LinkListQuery['filters'] {
+function readListFilters(params: RawParams): LinkListQuery['filters'] {
   return readFilters(params, LINK_FILTERS, linkFilterValue);
 }
 
 /** The words of `search`: split on white space, each once, at most SEARCH_MAX_WORDS. */
-export function readSearch(params: RawParams): string[] {
+function readSearch(params: RawParams): string[] {
   const search = single(params, 'search', SEARCH_MAX_LENGTH);
   if (search === undefined) return [];
   const words = [...new Set(search.split(/\s+/).filter((word) => word !== ''))];

@@ -10,7 +10,7 @@ import { readDestination } from './destination';
  */
 
 /** Known crawlers may not create links through retweet or share (docs/api.md: Bots); HTTP clients may. */
-export function refuseBots(userAgent: string | undefined): void {
+function refuseBots(userAgent: string | undefined): void {
   if (isCrawler(userAgent)) {
     throw new AppError(
       403,

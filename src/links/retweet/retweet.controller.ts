@@ -28,6 +28,12 @@ import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks'
 const FROM_PAGES = { refuse: CONTROLS.map((control) => control.parameter) };
 
 /**
+ * The operation ids the published document has always given these operations (openapi.json):
+ * clients generated from it call them by these names.
+ */
+const operationId = (method: string) => `LinksController_${method}`;
+
+/**
  * retweet and share (docs/api.md, "Tracked links"): links made from a page's text or share button.
  * With a destination, a failure still sends the visitor on (DestinationFallbackFilter).
  */
@@ -39,6 +45,7 @@ export class RetweetController {
 
   @Post('url/retweet.:format')
   @ApiOperation({
+    operationId: operationId('retweetPost'),
     summary: 'Replace every link of a text by a new tracked link',
     description:
       'Only links beginning http:// are recognised. destination is GET only. ' +
@@ -54,7 +61,10 @@ export class RetweetController {
   }
 
   @Get('url/retweet')
-  @ApiOperation({ summary: 'Retweet, GET form (format optional: json)' })
+  @ApiOperation({
+    operationId: operationId('retweetGet'),
+    summary: 'Retweet, GET form (format optional: json)',
+  })
   @ApiFormatted({ formatInPath: false })
   @ApiRetweetParameters(true)
   @ApiResponse({
@@ -70,7 +80,10 @@ export class RetweetController {
   }
 
   @Get('url/retweet.:format')
-  @ApiOperation({ summary: 'Retweet, GET form with format' })
+  @ApiOperation({
+    operationId: operationId('retweetGetFormatted'),
+    summary: 'Retweet, GET form with format',
+  })
   @ApiFormatted()
   @ApiRetweetParameters(true)
   @ApiResponse(LINK_ERRORS)
@@ -83,6 +96,7 @@ export class RetweetController {
 
   @Get('url/share')
   @ApiOperation({
+    operationId: operationId('share'),
     summary: 'Create a link and redirect to a share address',
     description:
       'Creates a link for url and answers 302 to destination with every SVC_URL replaced by the new svc_url (URL-escaped). Known bots are refused (403).',
