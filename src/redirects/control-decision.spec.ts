@@ -1,6 +1,6 @@
 import type { GeoLookup } from '../enrichment/geo-lookup';
 import type { ClickCounts } from './click-counts';
-import { ControlDecision, ControlDecider, Visitor, isAndroid, isIos } from './control-decision';
+import { ControlDecision, ControlDecider, Visitor } from './control-decision';
 import type { LinkTarget, RedirectControls } from './redirect-target';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)';
@@ -59,10 +59,20 @@ describe('ControlDecider', () => {
   const decide = (controls: RedirectControls, over: Partial<Visitor> = {}, stored = 0) =>
     service(stored).decide(target(controls), controls, visitor(over)) as ControlDecision;
 
-  it('tells iOS and Android by a substring of the user agent', () => {
-    expect([IPHONE, 'x iPad y', 'x iPod touch'].every(isIos)).toBe(true);
-    expect(isIos(DESKTOP) || isIos(ANDROID)).toBe(false);
-    expect(isAndroid(ANDROID) && !isAndroid(IPHONE)).toBe(true);
+  it('tells iOS and Android by a substring of the user agent (an iPad as a Mac is neither)', () => {
+    const ios = 'https://example.com/ios';
+    const android = 'https://example.com/a';
+    const usual = 'https://example.com/usual';
+    const agents = [IPHONE, 'x iPad y', 'x iPod touch', ANDROID, DESKTOP, 'Macintosh; Mac OS X'];
+    const urls = agents.map((userAgent) => decide({ ios, android }, { userAgent }));
+    expect(urls.map((decision) => (decision.kind === 'redirect' ? decision.url : null))).toEqual([
+      ios,
+      ios,
+      ios,
+      android,
+      usual,
+      usual,
+    ]);
   });
 
   it('disabled, then expiry by time, then the password, then the target', () => {
@@ -86,7 +96,7 @@ describe('ControlDecider', () => {
     });
   });
 
-  it('the device controls by user agent, else the usual target', () => {
+  it('the device targets by user agent, else the usual target', () => {
     const controls: RedirectControls = {
       ios: 'https://example.com/ios',
       android: 'https://example.com/a',

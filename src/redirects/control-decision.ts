@@ -32,11 +32,11 @@ export interface Visitor {
 }
 
 /** iPhone, iPad or iPod in the user agent: Apple's mobile devices (iPadOS' desktop mode says Macintosh). */
-export function isIos(userAgent: string): boolean {
+function isIos(userAgent: string): boolean {
   return userAgent.includes('iPhone') || userAgent.includes('iPad') || userAgent.includes('iPod');
 }
 
-export function isAndroid(userAgent: string): boolean {
+function isAndroid(userAgent: string): boolean {
   return userAgent.includes('Android');
 }
 
