@@ -316,7 +316,7 @@ export class RedirectHandler {
     visit.next(visit.req, visit.res);
   }
 
-  /** A lookup failed: 503, except for a POST, which goes on to Express as any unknown link's. */
+  /** A lookup failed: 503; a POST goes on to Express, as does every POST but a protected link's. */
   private lookupFailed(visit: Visit, error: unknown): void {
     if (visit.req.method === 'POST') this.onward(visit);
     else this.fail(visit, error);
