@@ -147,6 +147,49 @@ describe('in a real browser: the web console at /console', () => {
     expect(serious).toEqual([]);
   }
 
+  /**
+   * Every table of top groups on the page shows every column: nothing to scroll to sideways in its
+   * box, and every cell inside that box. The tables' group-by fields, in page order.
+   */
+  async function tablesShowEveryColumn(): Promise<void> {
+    const tables = await page.evaluate<{ table: string; hidden: number; cut: string[] }[]>(`
+      [...document.querySelectorAll('section.stats-table')].flatMap((section) => {
+        const wrap = section.querySelector('.table-wrap');
+        if (!wrap) return [];
+        const box = wrap.getBoundingClientRect();
+        const cut = [...wrap.querySelectorAll('th, td')]
+          .filter((cell) => {
+            const r = cell.getBoundingClientRect();
+            return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+          })
+          .map((cell) => cell.textContent);
+        return [{ table: section.dataset.groupBy, hidden: wrap.scrollWidth - wrap.clientWidth, cut }];
+      })`);
+    expect(tables.length).toBeGreaterThan(0);
+    expect(tables).toEqual(tables.map(({ table }) => ({ table, hidden: 0, cut: [] })));
+  }
+
+  /** The links of Top links: each on one line (cut with an ellipsis if need be), its full id in its title. */
+  async function linksOnOneLine(): Promise<{ text: string; title: string }[]> {
+    const links = await page.evaluate<
+      { text: string; title: string; lines: number; overflow: string; wrap: string }[]
+    >(`
+      [...document.querySelectorAll('section[data-group-by="svc_id"] tbody th a')].map((a) => {
+        const style = getComputedStyle(a);
+        return {
+          text: a.textContent,
+          title: a.title,
+          lines: Math.round(a.getBoundingClientRect().height / parseFloat(style.lineHeight)),
+          overflow: style.textOverflow,
+          wrap: style.whiteSpace,
+        };
+      })`);
+    for (const link of links) {
+      expect(link).toEqual({ ...link, lines: 1, overflow: 'ellipsis', wrap: 'nowrap' });
+    }
+    return links.map(({ text, title }) => ({ text, title }));
+  }
+
   /** The period the dashboard opens with in UTC: the last 7 days, today included. */
   function defaultPeriod(): { start_date: string; end_date: string } {
     const day = 86_400_000;
@@ -312,6 +355,9 @@ describe('in a real browser: the web console at /console', () => {
     ]);
     await expect(channels.locator('tbody tr td').first().textContent()).resolves.toBe('1');
     await check('dashboard');
+    // Every column of each table in the two columns, the link whole on one line.
+    await tablesShowEveryColumn();
+    await expect(linksOnOneLine()).resolves.toEqual([{ text: svcId, title: svcId }]);
 
     // The channel table as CSV equals the API's answer for the same period.
     const [download] = await Promise.all([
@@ -363,12 +409,32 @@ describe('in a real browser: the web console at /console', () => {
       (v) => expect(v).toBe('1 clicks, 1 shares, 1 conversions'),
     );
 
-    // At phone width nothing overflows the page sideways.
+    // At phone width nothing overflows the page sideways: each table's rows stacked, every
+    // column's value shown, the link on one line.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-phone.png'), fullPage: true });
     await expect(
       page.evaluate<number>('document.documentElement.scrollWidth'),
     ).resolves.toBeLessThanOrEqual(390);
+    await tablesShowEveryColumn();
+    await expect(channels.locator('tbody td').allTextContents()).resolves.toEqual([
+      '1',
+      '1',
+      '1',
+      '0',
+      '1',
+      '1,999',
+    ]);
+    await expect(
+      page.evaluate<string[]>(
+        `[...document.querySelectorAll('section[data-group-by="channel"] tbody td')].map((cell) => getComputedStyle(cell, '::before').content)`,
+      ),
+    ).resolves.toEqual(
+      ['Clicks', 'Shares', 'Clicks per share', 'Pageviews', 'Conversions', 'Value'].map(
+        (label) => `"${label}: "`,
+      ),
+    );
+    await expect(linksOnOneLine()).resolves.toEqual([{ text: svcId, title: svcId }]);
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The link page: its clicks, latest click and chart.
@@ -448,8 +514,12 @@ describe('in a real browser: the web console at /console', () => {
       ['Netherlands', '1'],
     ]);
     // The countries' table has no shares: they belong to links, not to visitors.
+    // (Soft hyphens let a narrow column break the long headings.)
     await expect(
-      page.locator('section[data-group-by="country"] thead th').allTextContents(),
+      page
+        .locator('section[data-group-by="country"] thead th')
+        .allTextContents()
+        .then((headings) => headings.map((h) => h.replace(/\u00ad/g, ''))),
     ).resolves.toEqual(['Country', 'Clicks ▼', 'Pageviews', 'Conversions', 'Value']);
     await expect(rows('device')).resolves.toEqual([
       ['Desktop', '3'],
@@ -499,6 +569,12 @@ describe('in a real browser: the web console at /console', () => {
       page.getByRole('link', { name: 'IP geolocation by DB-IP' }).getAttribute('href'),
     ).resolves.toBe('https://db-ip.com');
     await check('dashboard-visitors');
+    // Every column of the breakdowns beside the map and in the two columns, and on a phone.
+    await tablesShowEveryColumn();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check('dashboard-visitors-phone');
+    await tablesShowEveryColumn();
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Sortable: the browsers by clicks, fewest first.
     await page
@@ -759,21 +835,21 @@ describe('in a real browser: the web console at /console', () => {
 
     const list = page.locator('section.link-list');
     const pager = list.getByRole('navigation', { name: 'Pages of links' });
-    /** The rows of the list once loaded: svc_id, clicks and badges of each. */
+    /**
+     * The rows of the list once loaded: svc_id, clicks and badges of each, read in one step (a
+     * page or a search asked just before may replace the rows between reads of one at a time).
+     */
     const rows = async (): Promise<[string | null, string, string][]> => {
       await list.locator('tbody tr, .empty').first().waitFor();
       await page.waitForFunction(
         `!document.querySelector('section.link-list table[aria-busy="true"]')`,
       );
-      const shown: [string | null, string, string][] = [];
-      for (const row of await list.locator('tbody tr').all()) {
-        shown.push([
-          await row.getAttribute('data-svc-id'),
-          (await row.locator('td.num').textContent()) ?? '',
-          (await row.locator('td[data-label="Controls"]').textContent()) ?? '',
-        ]);
-      }
-      return shown;
+      return page.evaluate<[string | null, string, string][]>(`
+        [...document.querySelectorAll('section.link-list tbody tr')].map((tr) => [
+          tr.getAttribute('data-svc-id'),
+          tr.querySelector('td.num')?.textContent ?? '',
+          tr.querySelector('td[data-label="Controls"]')?.textContent ?? '',
+        ])`);
     };
     const ids = async () => (await rows()).map(([id]) => id);
     const newest = (links: LinkRecord[]) => links.map((l) => l.svc_id).reverse();

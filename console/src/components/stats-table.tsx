@@ -51,6 +51,8 @@ export function clicksOnly(scope: StatsScope, groupBy?: GroupField): boolean {
 interface Column {
   sort: SortType;
   label: string;
+  /** The label as a heading: soft hyphens where a narrow column breaks a long word. */
+  heading?: string;
   value: (g: GroupObject) => number;
 }
 
@@ -62,10 +64,16 @@ const COLUMNS: Column[] = [
   // null in clicks-only answers, where these two columns are not shown.
   { sort: 'shares', label: 'Shares', value: (g) => g.shares ?? 0 },
   { sort: 'clicks_per_share', label: 'Clicks per share', value: (g) => g.clicks_per_share ?? 0 },
-  { sort: 'pageviews', label: 'Pageviews', value: (g) => g.conversions?.pageviews ?? 0 },
+  {
+    sort: 'pageviews',
+    label: 'Pageviews',
+    heading: 'Page\u00ADviews',
+    value: (g) => g.conversions?.pageviews ?? 0,
+  },
   {
     sort: 'goal_total_count',
     label: 'Conversions',
+    heading: 'Conver\u00ADsions',
     value: (g) => g.conversions?.goal_total.count ?? 0,
   },
   { sort: 'goal_total_value', label: 'Value', value: (g) => g.conversions?.goal_total.value ?? 0 },
@@ -168,6 +176,8 @@ interface Props {
   aside?: ComponentChildren;
   /** Shown under the table (an attribution). */
   footer?: ComponentChildren;
+  /** Spans the dashboard's columns (the links, whose values are long). */
+  wide?: boolean;
 }
 
 /** The group column's heading. */
@@ -177,7 +187,16 @@ function columnName(groupBy: GroupField): string {
 }
 
 /** Top groups with their clicks, conversions and values: sortable and paginated by the API, exportable as CSV. */
-export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, footer }: Props) {
+export function StatsTable({
+  title,
+  groupBy,
+  scope,
+  onFilter,
+  linkTo,
+  aside,
+  footer,
+  wide = aside !== undefined,
+}: Props) {
   const [chosenSort, setSort] = useState<SortType>('clicks');
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [page, setPage] = useState(1);
@@ -215,7 +234,7 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, foo
     ) : (
       <>
         <div class="table-wrap">
-          <table class="data" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
+          <table class="data stats" aria-labelledby={`${id}-title`} aria-busy={data.loading}>
             <thead>
               <tr>
                 <th
@@ -238,7 +257,7 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, foo
                     }
                   >
                     <button type="button" class="sort" onClick={() => sortBy(c.sort)}>
-                      {c.label}
+                      {c.heading ?? c.label}
                       {sort === c.sort ? (order === 'desc' ? ' ▼' : ' ▲') : ''}
                     </button>
                   </th>
@@ -252,9 +271,14 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, foo
                 const shown = displayValue(groupBy, raw);
                 return (
                   <tr key={value} data-value={raw === null ? undefined : value}>
-                    <th scope="row" class={isDimension(groupBy) ? 'wrap' : 'break'}>
+                    <th
+                      scope="row"
+                      class={linkTo ? 'one-line' : isDimension(groupBy) ? 'wrap' : 'break'}
+                    >
                       {linkTo && raw !== null ? (
-                        <a href={linkTo(value)}>{shown}</a>
+                        <a href={linkTo(value)} title={value}>
+                          {shown}
+                        </a>
                       ) : onFilter && raw !== null ? (
                         <button
                           type="button"
@@ -269,7 +293,7 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, foo
                       )}
                     </th>
                     {columns.map((c) => (
-                      <td class="num" key={c.sort}>
+                      <td class="num" key={c.sort} data-label={c.label}>
                         {c.value(g).toLocaleString()}
                       </td>
                     ))}
@@ -294,7 +318,7 @@ export function StatsTable({ title, groupBy, scope, onFilter, linkTo, aside, foo
     );
   return (
     <section
-      class={aside ? 'card stats-table wide' : 'card stats-table'}
+      class={wide ? 'card stats-table wide' : 'card stats-table'}
       aria-labelledby={`${id}-title`}
       data-group-by={groupBy}
     >

@@ -87,6 +87,7 @@ export function Dashboard() {
           title="Top links"
           groupBy="svc_id"
           scope={scope}
+          wide
           linkTo={(v) => href(`/links/${encodeURIComponent(v)}`)}
         />
         <Breakdowns scope={scope} onFilter={setFilter} />
