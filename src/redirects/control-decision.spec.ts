@@ -26,6 +26,7 @@ function fakeGeo(places: Record<string, string>) {
   let loaded = false;
   const loads = { count: 0 };
   const geo = {
+    isLoaded: () => loaded,
     place: (ip: string) => {
       if (!loaded) throw new Error('before load()');
       return places[ip] ? { country: places[ip], region: null, city: null } : null;

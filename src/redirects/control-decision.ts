@@ -126,11 +126,7 @@ export class ControlDecider {
    * skipped for a minute (the device or redirect_url applies) and the failure logged.
    */
   private country(ip: string): string | null | Promise<string | null> {
-    try {
-      return this.geo.place(ip)?.country ?? null;
-    } catch {
-      // Not loaded yet (GeoLookup.place throws before load).
-    }
+    if (this.geo.isLoaded(ip)) return this.geo.place(ip)?.country ?? null;
     if (Date.now() - this.geoFailedAt < GEO_RETRY_MS) return null;
     return this.geo.load([ip]).then(
       () => this.geo.place(ip)?.country ?? null,
