@@ -1,4 +1,4 @@
-import { isKnownChannel, normaliseServiceId, serviceForChannel } from './channels';
+import { normaliseServiceId, serviceForChannel } from './channels';
 
 describe('serviceForChannel', () => {
   it.each([
@@ -18,9 +18,12 @@ describe('serviceForChannel', () => {
     expect(serviceForChannel(channel)).toBe(service);
   });
 
-  it('knows the table', () => {
-    expect(isKnownChannel('twitter')).toBe(true);
-    expect(isKnownChannel('newsletter')).toBe(false);
+  it('knows the table: a bare numeric id is prefixed for a known channel only', () => {
+    expect(normaliseServiceId('123', 'twitter')).toEqual({ ok: true, value: 'twitter:123' });
+    expect(normaliseServiceId('123', 'newsletter')).toEqual({
+      ok: false,
+      reason: 'must be service:id',
+    });
   });
 });
 

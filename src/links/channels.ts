@@ -54,7 +54,7 @@ export function serviceForChannel(channel: string): string {
 }
 
 /** Whether the channel is in the known table (a bare numeric service_userid then gets a prefix). */
-export function isKnownChannel(channel: string): boolean {
+function isKnownChannel(channel: string): boolean {
   return channel.toLowerCase() in CHANNEL_SERVICES;
 }
 

@@ -5,7 +5,7 @@ import { RedisClient } from '../queue/redis.provider';
 
 /** Wrong passwords a client address may give a link per window (docs/api.md, "Passwords and proxies"). */
 export const PASSWORD_ATTEMPTS = 10;
-export const PASSWORD_WINDOW_MS = 15 * 60_000;
+const PASSWORD_WINDOW_MS = 15 * 60_000;
 
 /** Attempts counted in a window, and when it ends (ms since the epoch). */
 interface Window {

@@ -27,7 +27,7 @@ const STYLE =
  * Where the form posts: the link's own absolute path on this host, each segment escaped. It never
  * starts with `//`, which a browser would read as another host's address.
  */
-export function formAction(linkPath: string): string {
+function formAction(linkPath: string): string {
   const segments = linkPath.split('/').filter((segment) => segment !== '');
   return `/${segments.map(encodeURIComponent).join('/')}`;
 }

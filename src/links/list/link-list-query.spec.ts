@@ -5,7 +5,6 @@ import {
   clickedPageStatement,
   clicksPageStatement,
   clicksStatement,
-  containsPattern,
   createdPageStatement,
   searchCountStatement,
   searchIdsStatement,
@@ -34,8 +33,9 @@ describe('the search (PostgreSQL)', () => {
   });
 
   it('looks for a word anywhere, its %, _ and \\ taken as themselves', () => {
-    expect(containsPattern('spring')).toBe('%spring%');
-    expect(containsPattern('100%_a\\b')).toBe('%100\\%\\_a\\\\b%');
+    const words = (search: string[]) => searchPageStatement('P', query({ search })).params;
+    expect(words(['spring'])[1]).toBe('%spring%');
+    expect(words(['100%_a\\b'])[1]).toBe('%100\\%\\_a\\\\b%');
   });
 
   it('a page by creation time: each word ILIKE the text, counted over the links found', () => {

@@ -25,7 +25,7 @@ export const LINK_SEARCH_TEXT =
   "(original_url || ' ' || coalesce(notes, '') || ' ' || coalesce(tag, '') || ' ' || coalesce(campaign, ''))";
 
 /** A LIKE pattern that finds `word` anywhere: its `\`, `%` and `_` stand for themselves. */
-export function containsPattern(word: string): string {
+function containsPattern(word: string): string {
   return `%${word.replace(/[\\%_]/g, '\\$&')}%`;
 }
 

@@ -1,10 +1,4 @@
-import {
-  escapeKeepingEscapes,
-  retweetDestination,
-  retweetFallback,
-  shareFallback,
-  URL_MAX,
-} from './destination';
+import { retweetDestination, retweetFallback, shareFallback, URL_MAX } from './destination';
 import { TEXT_MAX } from './text-links';
 
 describe('retweetDestination', () => {
@@ -29,10 +23,11 @@ describe('retweetDestination', () => {
   });
 });
 
-describe('escapeKeepingEscapes', () => {
+describe('the text in a retweet destination', () => {
   it('decodes back to the text with the caller’s escapes decoded once', () => {
     for (const text of ['Tom%26Jerry', 'a b&c#d', '%E2%9C%93 ok', '50%', '%%41']) {
-      expect(decodeURIComponent(escapeKeepingEscapes(text))).toBe(
+      const location = retweetDestination('https://t.example/?text=SVC_TEXT', text, '');
+      expect(decodeURIComponent(location.slice('https://t.example/?text='.length))).toBe(
         decodeURIComponent(text.replace(/%(?![0-9A-Fa-f]{2})/g, '%25')),
       );
     }

@@ -36,7 +36,7 @@ export function retweetDestination(destination: string, text: string, url: strin
 }
 
 /** Percent-encodes a query value, leaving each `%XX` escape already in it as it is. */
-export function escapeKeepingEscapes(text: string): string {
+function escapeKeepingEscapes(text: string): string {
   return text
     .split(/(%[0-9A-Fa-f]{2})/)
     .map((part, i) => (i % 2 === 1 ? part : encodeURIComponent(part)))
