@@ -15,8 +15,7 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
  *
  * Deliberately not nestjs-pino's middleware: it runs each request inside an AsyncLocalStorage, and
  * on Node 20 the first such run turns on async hooks for the whole process for good — every
- * promise, tick and socket of the redirect hot path then pays for them (measured: 8% more CPU per
- * redirect). Errors name their request id themselves (AppExceptionFilter).
+ * promise, tick and socket of the redirect hot path then pays for them. Errors name their request id themselves (AppExceptionFilter).
  *
  * No secret reaches a line (docs/operations.md, "Logs"): pino's redaction with the wildcard path
  * hands every top-level member, after its serializer, and every message and binding to redactValue,

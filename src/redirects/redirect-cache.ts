@@ -22,7 +22,7 @@ type Layer = 'memory' | 'redis' | 'database';
 
 /**
  * What a cached link costs beyond its strings: the Map slot, the entry, the target and controls
- * objects and the string headers (about 280 bytes measured on Node 20 for a link without controls).
+ * objects and the string headers, rounded up for a link without controls.
  */
 const LINK_ENTRY_OVERHEAD = 320;
 /** What each country of `geo` adds beyond its two strings (a property of the geo object). */

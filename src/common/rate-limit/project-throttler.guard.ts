@@ -125,7 +125,7 @@ function addressOf(req: Request): string {
  */
 @Injectable()
 export class ProjectThrottlerGuard extends ProjectBudgetGuard {
-  // Storage keys as before the read budget: a deployment keeps its windows.
+  // The create budget's storage keys are named 'default', so a deployment keeps its windows.
   protected readonly budget = 'default';
 
   constructor(
