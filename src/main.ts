@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
+import { collectStartupGarbage } from './common/startup-memory';
 
 async function main(): Promise<void> {
   let config;
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   await app.listen(config.port);
   handleSignals(app);
+  collectStartupGarbage();
   process.stdout.write(
     `svc listening on port ${config.port} (role ${config.role}, ` +
       `${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.pgliteDir}`}, ` +

@@ -1,4 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { PGliteDriver } from 'typeorm-pglite';
 import { PGlitePool } from 'typeorm-pglite/dist/pglite-pool';
 import { PGliteInstance } from 'typeorm-pglite/dist/pglite-instance';
@@ -22,6 +25,7 @@ class SerialPGlitePool extends PGlitePool {
     await previous;
     let released = false;
     try {
+      await (cluster ??= createCluster(dataDirOf()));
       await PGliteInstance.getInstance();
     } catch (error) {
       free();
@@ -37,9 +41,62 @@ class SerialPGlitePool extends PGlitePool {
   }
 }
 
+/**
+ * PostgreSQL's shared buffers inside PGlite's WebAssembly memory (initdb writes 128 MB): PGlite
+ * touches them all when it starts, so they count in full in the process's resident memory. The
+ * embedded database is small and its files stay in the OS page cache.
+ */
+const SHARED_BUFFERS = '16MB';
+
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
+
+/** The folder of the DataSource last made by pgliteDriver (one PGlite per process). */
+let currentDataDir: string | null = null;
+let cluster: Promise<void> | null = null;
+
+function dataDirOf(): string {
+  if (currentDataDir === null) throw new Error('pgliteDriver() was not called');
+  return currentDataDir;
+}
+
+/**
+ * Creates the database cluster in `dataDir` when it has none, in a child process: PGlite's initdb
+ * (a second WebAssembly instance and a copy of the whole cluster) leaves about 500 MB this process
+ * would keep until a garbage collection that an idle process never runs, and part of it for good
+ * (freed memory the allocator keeps). The process then opens the folder as on any later start.
+ */
+function createCluster(dataDir: string): Promise<void> {
+  if (existsSync(path.join(dataDir, 'PG_VERSION'))) return Promise.resolve();
+  const script =
+    'const [module, dataDir, params] = process.argv.slice(1);' +
+    'require(module).PGlite.create({ dataDir, startParams: JSON.parse(params) })' +
+    '.then((pg) => pg.close()).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });';
+  const args = [
+    '-e',
+    script,
+    require.resolve('@electric-sql/pglite'),
+    dataDir,
+    JSON.stringify(START_PARAMS),
+  ];
+  return new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, _stdout, stderr) => {
+      if (error) {
+        cluster = null; // a later connection tries again
+        reject(
+          new Error(
+            `PGlite could not create its database in ${dataDir}: ${stderr.trim() || error.message}`,
+          ),
+        );
+      } else resolve();
+    });
+  });
+}
+
 /** The `driver` option of a TypeORM postgres DataSource that runs on PGlite persisted in dataDir. */
 export function pgliteDriver(dataDir: string): unknown {
   mkdirSync(dataDir, { recursive: true });
-  new PGliteDriver({ dataDir });
+  if (dataDir !== currentDataDir) cluster = null;
+  currentDataDir = dataDir;
+  new PGliteDriver({ dataDir, startParams: START_PARAMS });
   return { Pool: SerialPGlitePool };
 }
