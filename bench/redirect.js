@@ -263,6 +263,12 @@ async function main() {
     // Peak resident memory of the service process (the kernel's high-water mark), its embedded stores included.
     const peak = /^VmHWM:\s+(\d+) kB/m.exec(require('node:fs').readFileSync(`/proc/${service.pid}/status`, 'utf8'));
     if (peak) console.log(`service peak resident memory: ${(Number(peak[1]) / 1024).toFixed(0)} MB (target < 1024 MB)`);
+    // One line for scripts: the medians above and the peak.
+    console.log(
+      `bench:redirect ratio=${ratio.toFixed(3)} service_rps=${m(results.service, 'rps').toFixed(0)} ` +
+        `p50_ms=${m(results.service, 'p50')} p99_ms=${m(results.service, 'p99')} ` +
+        `peak_mb=${peak ? (Number(peak[1]) / 1024).toFixed(0) : 'n/a'} lost=${lost}`,
+    );
   } finally {
     await pool.end();
     await bare.stop();
