@@ -30,5 +30,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Administration inside the container: node dist/cli/main.js <command> (npm run cli needs the sources).
-# --max-semi-space-size as in `npm start`: see docs/operations.md (Node options).
-CMD ["node", "--max-semi-space-size=32", "dist/main.js"]
+# Node options as in `npm start`: see docs/operations.md (Node options).
+CMD ["node", "--max-semi-space-size=32", "--expose-gc", "dist/main.js"]

@@ -10,8 +10,8 @@ describe('start options', () => {
     }
   ).scripts.start;
 
-  it('give V8 a young generation large enough for the redirect path (fewer scavenges)', () => {
-    expect(start).toBe('node --max-semi-space-size=32 dist/main.js');
+  it('give V8 a young generation large enough for the redirect path (fewer scavenges) and gc for the collections after the start', () => {
+    expect(start).toBe('node --max-semi-space-size=32 --expose-gc dist/main.js');
   });
 
   it('are the same in the Docker image', () => {

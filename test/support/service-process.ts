@@ -43,7 +43,7 @@ export async function startServiceProcess(
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--max-semi-space-size=32', 'dist/main.js'],
+    ['--max-semi-space-size=32', '--expose-gc', 'dist/main.js'],
     {
       cwd: ROOT,
       env: {
