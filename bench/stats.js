@@ -452,6 +452,8 @@ async function main() {
         `${baseline ? `, each ≥ ${TARGET_SPEEDUP}x faster than the previous PostgreSQL design` : ' (no PostgreSQL baseline: BENCH_BASELINE=0)'}` +
         `; ${misses.length === 0 ? 'all met' : `missed: ${misses.join('; ')}`}`,
     );
+    // One line for scripts: each query's p50 in ms, by its kind.
+    console.log(`bench:stats ${results.map((r) => `${r.kind}_p50_ms=${r.api.toFixed(1)}`).join(' ')} missed=${misses.length}`);
   } finally {
     await db.end().catch(() => undefined);
     if (service) await service.stop();
