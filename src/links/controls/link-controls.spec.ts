@@ -3,8 +3,7 @@ import { COUNTRY_CODES } from './country-codes';
 import { ControlMode, readLinkControls } from './link-controls';
 
 /** geo as readLinkControls reads it from a request. */
-const readGeo = (geo: unknown, mode: ControlMode) =>
-  readLinkControls({ geo }, mode).changes.geo;
+const readGeo = (geo: unknown, mode: ControlMode) => readLinkControls({ geo }, mode).changes.geo;
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
