@@ -32,8 +32,10 @@ describe('PGlite: the first start', () => {
 
     expect(existsSync(path.join(config.pgliteDir, 'PG_VERSION'))).toBe(true);
     expect(await dataSource.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
-    // One instance's WebAssembly memory (128 MB at least) and its files, no initdb instance.
-    expect(grown).toBeGreaterThan(128);
+    // One instance's WebAssembly memory (128 MB) and its files, no initdb instance (which made it
+    // about 630 MB). The lower bound only shows the instance is counted here: memory that earlier
+    // test files of this jest worker free meanwhile comes off the difference.
+    expect(grown).toBeGreaterThan(64);
     expect(grown).toBeLessThan(200);
   }, 60_000);
 });
