@@ -32,10 +32,11 @@ for (const suite of report.testResults ?? []) {
   }
 }
 
+// The tests' count alone on its line ('N passed, N failed, N skipped'), which CI reads as is.
 process.stdout.write(
   `tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ` +
-    `${report.numPendingTests + report.numTodoTests} skipped, ${report.numTotalTests} in all; ` +
-    `${report.numFailedTestSuites} of ${report.numTotalTestSuites} files failed` +
+    `${report.numPendingTests + report.numTodoTests} skipped\n` +
+    `files: ${report.numFailedTestSuites} of ${report.numTotalTestSuites} failed` +
     (report.numRuntimeErrorTestSuites > 0
       ? ` (${report.numRuntimeErrorTestSuites} could not run)`
       : '') +
