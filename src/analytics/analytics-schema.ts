@@ -254,7 +254,6 @@ const STAMPED_TOTALS_KEYS = [
 /**
  * The SETTINGS clause of a read of one link's raw clicks (its key range of `clicks`): the aggregate
  * projections cannot answer it (it reads click times and ids, which they do not keep), so the
- * engine is told not to weigh them, a step that takes as long as the read itself (about 5 ms on
- * the benchmark's store).
+ * engine is told not to weigh them, a step that takes as long as the read itself.
  */
 export const RAW_CLICKS_READ = 'SETTINGS optimize_use_projections = 0';

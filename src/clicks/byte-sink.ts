@@ -1,9 +1,8 @@
 /**
  * Bytes written one piece after another into memory that is kept: cleared and written again, block
  * after block, rather than allocated afresh. Fresh memory is paid in page faults on its first
- * write: concatenating a second's 17 batches (8 MB) into a new buffer took 25–27 ms on a slow
- * machine, the same bytes copied into kept memory 0.3 ms; a batch's 471 KB encoded as a new string
- * and buffer 3.6 ms, written line by line into kept memory 0.7 ms.
+ * write, many times the cost of copying into memory already touched (docs/benchmarks.md, "Costs
+ * behind the code").
  */
 export class ByteSink {
   private buffer: Buffer;

@@ -5,9 +5,9 @@ import { ClicksRepository, EncodedBatch } from './clicks.repository';
 
 /**
  * Inserts into the store start at least this far apart while clicks keep coming. Each insert makes a
- * part (and its projections' parts) that the store later merges: at 20,000 redirects a second, a
- * block a second costs the embedded engine about a quarter less CPU per click than a block every
- * 250 ms (bench:redirect, "service CPU per redirect"), CPU that the redirects share.
+ * part (and its projections' parts) that the store later merges: fewer, larger blocks cost the
+ * embedded engine less CPU per click, CPU that the redirects share (docs/benchmarks.md, "Costs
+ * behind the code").
  */
 export const COALESCE_INTERVAL_MS = 1000;
 /**

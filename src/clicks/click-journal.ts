@@ -18,7 +18,7 @@ import {
 const SEGMENT_BYTES = 4 * 1024 * 1024;
 /**
  * The open segment is emptied once all its clicks are released and it has grown past this share of
- * SEGMENT_BYTES: emptying it costs a system call (ftruncate, about 12 µs), which a trickle of clicks
+ * SEGMENT_BYTES: emptying it costs a system call (ftruncate), which a trickle of clicks
  * would otherwise pay on every one; clicks released but still in it are sent again after a crash,
  * which ingestion ignores.
  */

@@ -38,8 +38,7 @@ export function batchToken(ids: readonly string[]): string {
  * batches' tokens in any order. The same batches make the same block token however they were
  * ordered; each batch's token is made when the batch is encoded, so a block of a second's clicks
  * costs one digest of its batches' tokens, not a sort and a digest of its thousands of ids at once
- * (8–13 ms of the event loop for 17,000 ids, a stall every redirect in flight
- * waited for).
+ * (a stall of the event loop that every redirect in flight would wait for).
  */
 export function blockToken(batches: readonly Pick<EncodedBatch, 'rows' | 'token'>[]): string {
   if (batches.length === 1) return batches[0].token;

@@ -61,7 +61,7 @@ function dataDirOf(): string {
 
 /**
  * Creates the database cluster in `dataDir` when it has none, in a child process: PGlite's initdb
- * (a second WebAssembly instance and a copy of the whole cluster) leaves about 500 MB this process
+ * (a second WebAssembly instance and a copy of the whole cluster) leaves memory this process
  * would keep until a garbage collection that an idle process never runs, and part of it for good
  * (freed memory the allocator keeps). The process then opens the folder as on any later start.
  */

@@ -22,8 +22,8 @@ export interface PublicAddress {
 /**
  * Ranges that are no place on the map, IANA's special-purpose registries: nobody on the Internet
  * clicks from them, and a database that names a country for one guesses. IPv4 ranges are tested on
- * the address as a 32-bit number (a BlockList check builds an address object each time: 4 µs, more
- * than the look-up itself); IPv6 ones in a BlockList (one per family: a BlockList matches an IPv4
+ * the address as a 32-bit number (a BlockList check builds an address object each time, costing
+ * more than the look-up itself); IPv6 ones in a BlockList (one per family: a BlockList matches an IPv4
  * address against IPv6 rules through its mapped form, and ::/3 would hold every IPv4 address).
  */
 const RESERVED_V4: readonly (readonly [number, number])[] = (
@@ -89,8 +89,8 @@ function blockList(family: 'ipv4' | 'ipv6', subnets: [string, number][]): BlockL
 
 /**
  * For an IPv6 address in 2000::/3 (its first group 2000–3fff), whether it is global unicast (not
- * in 2001::/23, 2001:db8::/32 or 3fff::/20), read from its first two groups: a BlockList check
- * costs 4 µs. Undefined for the rest of the space, which RESERVED_V6 and MAPPED decide.
+ * in 2001::/23, 2001:db8::/32 or 3fff::/20), read from its first two groups, cheaper than a BlockList check.
+ * Undefined for the rest of the space, which RESERVED_V6 and MAPPED decide.
  */
 function globalUnicast(ip: string): boolean | undefined {
   const colon = ip.indexOf(':');
@@ -171,8 +171,8 @@ export function placeOf(record: unknown): Place | null {
 }
 
 /**
- * Decoded records kept per database file, by their offset in it (emptied when full): random public
- * addresses took 4.3 µs each with 10,000 kept, 2.8 µs with 100,000 (a few MB of heap).
+ * Decoded records kept per database file, by their offset in it (emptied when full): enough for the
+ * cities a day's clicks come from, for a few MB of heap (docs/benchmarks.md, "Costs behind the code").
  */
 const RECORDS_KEPT = 100_000;
 
@@ -216,8 +216,8 @@ class DatabaseFile {
     } catch (error) {
       throw this.error(`cannot read ${this.file} (${(error as Error).message})`);
     }
-    // Many networks share a record (a city): decoded ones are kept by their offset, which took a
-    // look-up of random addresses from 3.8 to 2.2 µs.
+    // Many networks share a record (a city): decoded ones are kept by their offset, so a record is
+    // decoded once.
     const records = new Map<string | number, unknown>();
     const cache = {
       get: (offset: string | number) => records.get(offset),
