@@ -45,6 +45,9 @@ interface Visit {
   domains: HostDomains | null;
   /** The password, once accepted, with the referrer its form kept (the click's). */
   accepted: { referrer: string | null } | null;
+  /** The client's address (clientIp) and User-Agent, read once when first needed. */
+  ip: string | null | undefined;
+  userAgent: string | null | undefined;
 }
 
 /**
@@ -108,6 +111,8 @@ export class RedirectHandler {
         started: performance.now(),
         domains: null,
         accepted: null,
+        ip: undefined,
+        userAgent: undefined,
       };
       if (onDefault) this.serve(visit);
       else this.serveConnected(visit);
@@ -233,7 +238,7 @@ export class RedirectHandler {
         linkId: link.linkId,
         projectId: link.projectId,
         hash,
-        ip: this.clientIp(visit.req),
+        ip: this.clientIp(visit),
         contentType: rawHeader(visit.req.rawHeaders, 'content-type'),
       });
       switch (result.kind) {
@@ -251,10 +256,10 @@ export class RedirectHandler {
   /** What the controls read of the visitor; the address only when a control needs it. */
   private visitor(visit: Visit, controls: RedirectControls): Visitor {
     const { req, accepted } = visit;
-    const userAgent = header(req, 'user-agent');
+    const userAgent = this.userAgent(visit);
     const needsIp = controls.geo !== undefined || controls.password !== undefined;
     return {
-      ip: needsIp ? this.clientIp(req) : null,
+      ip: needsIp ? this.clientIp(visit) : null,
       userAgent,
       password: accepted !== null ? 'accepted' : req.method === 'POST' ? 'posted' : 'none',
       counts: (req.method === 'GET' || accepted !== null) && !isCrawler(userAgent),
@@ -285,16 +290,15 @@ export class RedirectHandler {
    * (ClickRecorder.push). A protected link's click carries the referrer its form kept.
    */
   private record(visit: Visit, link: LinkTarget, location: string): void {
-    const req = visit.req;
-    const userAgent = header(req, 'user-agent');
+    const userAgent = this.userAgent(visit);
     const click: ClickEvent = {
       id: nextClickSequence(),
       linkId: link.linkId,
       projectId: link.projectId,
       clickedAt: Date.now(),
-      referrer: visit.accepted === null ? header(req, 'referer') : visit.accepted.referrer,
+      referrer: visit.accepted === null ? header(visit.req, 'referer') : visit.accepted.referrer,
       userAgent,
-      ip: this.clientIp(req),
+      ip: this.clientIp(visit),
       isBot: isCrawler(userAgent),
     };
     this.clicks.push(click, () => writeRedirect(visit.res, location));
@@ -304,12 +308,21 @@ export class RedirectHandler {
   /**
    * The client's address in full, whatever CLICK_IP says: the worker looks up its place and then
    * stores it as CLICK_IP says (ClicksRepository), so that a place never needs a stored address.
-   * Behind proxies (TRUST_PROXY), the rightmost X-Forwarded-For entry no trusted proxy sent.
+   * Behind proxies (TRUST_PROXY), the rightmost X-Forwarded-For entry no trusted proxy sent. Read
+   * once per visit: a protected or geo link's visit needs it up to three times.
    */
-  private clientIp(req: IncomingMessage): string | null {
+  private clientIp(visit: Visit): string | null {
+    if (visit.ip !== undefined) return visit.ip;
+    const { req } = visit;
     const peer = req.socket.remoteAddress;
-    if (this.trust === null) return storedIp(peer, 'full');
-    return storedIp(clientAddress(peer, forwardedHeader(req.rawHeaders), this.trust), 'full');
+    const address =
+      this.trust === null ? peer : clientAddress(peer, forwardedHeader(req.rawHeaders), this.trust);
+    return (visit.ip = storedIp(address, 'full'));
+  }
+
+  private userAgent(visit: Visit): string | null {
+    if (visit.userAgent === undefined) visit.userAgent = header(visit.req, 'user-agent');
+    return visit.userAgent;
   }
 
   private onward(visit: Visit): void {
