@@ -5,7 +5,12 @@ import { API_FORMATTED, readFormat } from '../common/api-format';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { RawParams, requireKey, requireVersion } from '../common/params';
 import { requestParams } from '../common/params.decorator';
-import { KeyKind, KeyedProject, ProjectLookupsService } from './project-lookups.service';
+import {
+  KeyKind,
+  KeyedProject,
+  ProjectLookupsService,
+  invalidKey,
+} from './project-lookups.service';
 import { ProjectEntity } from './project.entity';
 
 /** How an endpoint takes its project key (ProjectKeyAuth). */
@@ -34,6 +39,11 @@ export interface ProjectRequest extends Request {
   projects?: ProjectEntity[];
   /** Which key named it: `secret` (the API key) or `publishable`. */
   keyKind?: KeyKind;
+  /**
+   * What the rate limit (a guard that runs first) found for each key it looked up, null for none:
+   * ProjectKeyGuard does not look those keys up again.
+   */
+  keyed?: ReadonlyMap<string, KeyedProject | null>;
 }
 
 /** The answer to a publishable key on an endpoint that needs the API key. */
@@ -76,17 +86,19 @@ export class ProjectKeyGuard implements CanActivate {
       // Retweet's and share's destination fallback (the endpoints with `before`) redirects only for
       // a valid key, also when a check before the key failed (DestinationFallbackFilter).
       if (options.before && typeof params.key === 'string') {
-        const found = await this.projects.findActiveByKey(params.key).catch(() => null);
+        const found = req.keyed?.has(params.key)
+          ? req.keyed.get(params.key)
+          : await this.projects.findActiveByKey(params.key).catch(() => null);
         req.project = found?.project;
       }
       throw error;
     }
     if (options.many !== undefined && Array.isArray(params.key)) {
-      req.projects = await this.projectsOf(params.key as unknown[], options.many);
+      req.projects = await this.projectsOf(req, params.key as unknown[], options.many);
       req.keyKind = 'secret';
       return true;
     }
-    const { project, kind } = await this.projects.getActiveByKey(requireKey(params));
+    const { project, kind } = await this.getActiveByKey(req, requireKey(params));
     req.project = project;
     req.projects = [project];
     req.keyKind = kind;
@@ -98,17 +110,28 @@ export class ProjectKeyGuard implements CanActivate {
    * Each distinct key of `key[]`, in order: the first that is not a live project's key is a 403,
    * and so is a publishable key (the endpoints that take several projects read statistics).
    */
-  private async projectsOf(keys: unknown[], max: number): Promise<ProjectEntity[]> {
+  private async projectsOf(
+    req: ProjectRequest,
+    keys: unknown[],
+    max: number,
+  ): Promise<ProjectEntity[]> {
     if (keys.length === 0 || keys.length > max) {
       throw Errors.invalid('key', `takes 1 to ${max} project keys`);
     }
     const found: KeyedProject[] = [];
     for (const key of new Set(keys)) {
       if (typeof key !== 'string') throw Errors.invalid('key', 'must be project API keys');
-      found.push(await this.projects.getActiveByKey(key));
+      found.push(await this.getActiveByKey(req, key));
     }
     if (found.some((keyed) => keyed.kind === 'publishable')) throw publishableRefused();
     return found.map((keyed) => keyed.project);
+  }
+
+  /** The key's live project, as the rate limit found it if it looked the key up, or 403. */
+  private getActiveByKey(req: ProjectRequest, key: string): Promise<KeyedProject> {
+    if (!req.keyed?.has(key)) return this.projects.getActiveByKey(key);
+    const found = req.keyed.get(key);
+    return found ? Promise.resolve(found) : Promise.reject(invalidKey());
   }
 }
 

@@ -30,6 +30,11 @@ export function keyKindOf(key: unknown): KeyKind | null {
   return null;
 }
 
+/** The answer to a key that names no live project (docs/api.md, "Errors": code 1000). */
+export function invalidKey(): AppError {
+  return new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+}
+
 /**
  * Live projects by API key or publishable key (one cache: the two formats never collide), kept
  * in-process so an API request does not pay a round trip to PostgreSQL for its key: dropped on
@@ -84,7 +89,7 @@ export class ProjectLookupsService implements OnModuleInit {
   /** The same, or 403 "Invalid API key specified" (docs/api.md, "Errors": code 1000). */
   async getActiveByKey(key: string): Promise<KeyedProject> {
     const found = await this.findActiveByKey(key);
-    if (!found) throw new AppError(403, ErrorCode.invalidKey, 'Invalid API key specified');
+    if (!found) throw invalidKey();
     return found;
   }
 

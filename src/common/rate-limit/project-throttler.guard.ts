@@ -13,7 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import type { ProjectRequest } from '../../projects/project-key.guard';
 import { PROJECT_KEY_OPTIONS, type ProjectKeyOptions } from '../../projects/project-key.guard';
-import { ProjectLookupsService } from '../../projects/project-lookups.service';
+import { ProjectLookupsService, type KeyedProject } from '../../projects/project-lookups.service';
 import { requestParams } from '../params.decorator';
 
 /** The options of the read budget (READ_RATE_LIMIT), beside the create budget's ThrottlerModule. */
@@ -77,9 +77,13 @@ abstract class ProjectBudgetGuard extends ThrottlerGuard {
     const trackers = new Set<string>();
     const byAddress = `ip:${addressOf(req)}`;
     if (keys.length > MAX_COUNTED_KEYS || keys.length === 0) return trackers.add(byAddress);
+    // ProjectKeyGuard, which runs next, takes what was found here instead of looking up again.
+    const keyed = new Map<string, KeyedProject | null>();
+    (req as ProjectRequest).keyed = keyed;
     for (const key of new Set(keys)) {
       const found =
         typeof key === 'string' && key !== '' ? await this.projects.findActiveByKey(key) : null;
+      if (typeof key === 'string') keyed.set(key, found);
       const counted = found && (found.kind === 'secret' || takesPublishable);
       trackers.add(counted ? `project:${found.project.id}` : byAddress);
       // Known before a 429: retweet's and share's destination fallback redirects a valid key's
