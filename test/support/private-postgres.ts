@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config/app-config';
 import { openDataSource } from '../../src/database/data-source';
+import { freePort } from './redis-server';
 
 const run = promisify(execFile);
 
@@ -40,14 +40,6 @@ function binDir(): string {
     : [];
   if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root}`);
   return path.join(root, versions[0], 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
