@@ -66,9 +66,9 @@ export class PasswordAttempts {
     this.prefix = `${config.redisPrefix}:password`;
   }
 
-  /** The key of a link and a client address. */
-  key(linkId: string, ip: string | null): string {
-    return `${linkId}:${clientKey(ip)}`;
+  /** The key of a link and a client address as clientKey gives it. */
+  key(linkId: string, client: string): string {
+    return `${linkId}:${client}`;
   }
 
   /** The window's attempts so far and the ms until it ends (0 without attempts). */

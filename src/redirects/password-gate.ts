@@ -73,7 +73,8 @@ export class PasswordGate {
         seconds,
       );
     };
-    const key = this.attempts.key(submission.linkId, submission.ip);
+    const client = clientKey(submission.ip);
+    const key = this.attempts.key(submission.linkId, client);
     const password = form.get('password');
     if (!password) {
       const window = await this.attempts.state(key);
@@ -83,7 +84,7 @@ export class PasswordGate {
     const reserved = await this.attempts.reserve(key);
     if (!reserved.granted) return limited(reserved.msLeft);
     const admission = this.checks.submit(
-      clientKey(submission.ip),
+      client,
       submission.projectId,
       () => verifyPassword(password, submission.hash),
       () => !res.destroyed,
