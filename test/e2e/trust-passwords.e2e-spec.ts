@@ -68,9 +68,12 @@ const tally = (answers: Answer[]) => {
   return counts;
 };
 
-async function listening(t: TestApp): Promise<void> {
+/** The app behind one trusted proxy (TRUST_PROXY=1), listening for send's raw requests. */
+async function startApp(options: { redis?: boolean } = {}): Promise<TestApp> {
+  const t = await createTestApp({ ...options, env: { TRUST_PROXY: '1' } });
   const server = t.app.getHttpServer();
   if (!server.listening) await new Promise<void>((resolve) => server.listen(0, resolve));
+  return t;
 }
 
 describe.each([
@@ -80,8 +83,7 @@ describe.each([
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await createTestApp({ redis, env: { TRUST_PROXY: '1' } });
-    await listening(t);
+    t = await startApp({ redis });
     key = (await createProject(t)).api_key;
   });
   afterAll(() => t.close());
@@ -107,8 +109,7 @@ describe('attempts across two instances on one Redis', () => {
   let dataDir: string;
   let key: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
-    await listening(t);
+    t = await startApp();
     key = (await createProject(t)).api_key;
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-passwords-'));
     sibling = await startSiblingApp(t, dataDir, { TRUST_PROXY: '1' });
@@ -147,8 +148,7 @@ describe('password checks under a burst', () => {
   let keyA: string;
   let keyB: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
-    await listening(t);
+    t = await startApp();
     keyA = (await createProject(t)).api_key;
     keyB = (await createProject(t)).api_key;
   });
@@ -218,8 +218,7 @@ describe('the password form', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
-    await listening(t);
+    t = await startApp();
     key = (await createProject(t)).api_key;
   });
   afterAll(() => t.close());
@@ -256,8 +255,7 @@ describe('static with a password', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { TRUST_PROXY: '1' } });
-    await listening(t);
+    t = await startApp();
     key = (await createProject(t)).api_key;
   });
   afterAll(() => t.close());
