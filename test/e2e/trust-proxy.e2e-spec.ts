@@ -14,6 +14,39 @@ const US = '8.8.8.8';
 const GB = '81.2.69.142';
 const GEO = JSON.stringify({ GB: 'https://example.com/gb', US: 'https://example.com/us' });
 
+/** One wrong password per X-Forwarded-For value, posted in turn: the statuses answered. */
+async function passwordStatuses(
+  t: TestApp,
+  path: string,
+  tries: { xff: string; password: string }[],
+): Promise<number[]> {
+  const statuses: number[] = [];
+  for (const { xff, password } of tries) {
+    const res = await t.http
+      .post(`/${path}`)
+      .set('Host', 'svc.test')
+      .set('X-Forwarded-For', xff)
+      .type('form')
+      .send({ password });
+    statuses.push(res.status);
+  }
+  return statuses;
+}
+
+/** conversions/new with read_headers, through X-Forwarded-For `xff` (answered 200). */
+const newConversion = (t: TestApp, key: string, svcId: string, xff: string) =>
+  t.http
+    .get('/conversions/new')
+    .set('X-Forwarded-For', xff)
+    .query({
+      key,
+      svc_url: svcId,
+      conversion_type: 'pageview',
+      conversion_value: '0',
+      read_headers: 'true',
+    })
+    .expect(200);
+
 describe.each([
   ['TRUST_PROXY=1 (one proxy: the connection)', '1', (forged: string) => `${forged}, ${GB}`],
   ['TRUST_PROXY=true (one hop)', 'true', (forged: string) => `${forged}, ${GB}`],
@@ -53,32 +86,20 @@ describe.each([
 
   it('forged leftmost entries get no fresh password tries', async () => {
     const link = await createLink(t, key, { password: 'right' });
-    const statuses: number[] = [];
-    for (let i = 1; i <= 12; i++) {
-      const res = await t.http
-        .post(`/${link.path}`)
-        .set('Host', 'svc.test')
-        .set('X-Forwarded-For', forwarded(`203.0.113.${i}`))
-        .type('form')
-        .send({ password: `wrong ${i}` });
-      statuses.push(res.status);
-    }
+    const statuses = await passwordStatuses(
+      t,
+      link.path,
+      Array.from({ length: 12 }, (_, i) => ({
+        xff: forwarded(`203.0.113.${i + 1}`),
+        password: `wrong ${i + 1}`,
+      })),
+    );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
   });
 
   it('conversions/new with read_headers takes the same address (Express’s req.ip)', async () => {
     const link = await createLink(t, key);
-    const res = await t.http
-      .get('/conversions/new')
-      .set('X-Forwarded-For', forwarded('198.51.100.77'))
-      .query({
-        key,
-        svc_url: link.svc_id,
-        conversion_type: 'pageview',
-        conversion_value: '0',
-        read_headers: 'true',
-      })
-      .expect(200);
+    const res = await newConversion(t, key, link.svc_id, forwarded('198.51.100.77'));
     expect(res.body.response.conversion.ip_address).toBe(GB);
   });
 });
@@ -121,28 +142,13 @@ describe('TRUST_PROXY=false (the default)', () => {
       .expect(302);
     expect(res.headers.location).toBe(`https://example.com/page?svc=${link.svc_id}`);
     const protectedLink = await createLink(t, key, { password: 'right' });
-    const statuses: number[] = [];
-    for (let i = 1; i <= 11; i++) {
-      const answer = await t.http
-        .post(`/${protectedLink.path}`)
-        .set('Host', 'svc.test')
-        .set('X-Forwarded-For', `203.0.113.${i}`)
-        .type('form')
-        .send({ password: 'wrong' });
-      statuses.push(answer.status);
-    }
+    const statuses = await passwordStatuses(
+      t,
+      protectedLink.path,
+      Array.from({ length: 11 }, (_, i) => ({ xff: `203.0.113.${i + 1}`, password: 'wrong' })),
+    );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 429]);
-    const conversion = await t.http
-      .get('/conversions/new')
-      .set('X-Forwarded-For', GB)
-      .query({
-        key,
-        svc_url: link.svc_id,
-        conversion_type: 'pageview',
-        conversion_value: '0',
-        read_headers: 'true',
-      })
-      .expect(200);
+    const conversion = await newConversion(t, key, link.svc_id, GB);
     expect(conversion.body.response.conversion.ip_address).toBe('127.0.0.1');
   });
 });
