@@ -151,6 +151,11 @@ export class LinksService {
       const path = prepared.customPath ? prepared.row.path : null;
       const key = staticFingerprint(prepared.row, prepared.customPath);
       const found = (link: LinkEntity) => this.staticRecord(project, link, false, manager);
+      const made = (link: LinkEntity) => {
+        if (prepared.customPath) created = prepared;
+        inserted = link;
+        return this.staticRecord(project, link, true, manager);
+      };
       if (password !== null && prepared.row.passwordHash) {
         // Serialised per fingerprint: the password's link is found by verifying, not by a key.
         await this.repository.lockStatic(project.id, key, manager);
@@ -165,10 +170,7 @@ export class LinksService {
           if (await verifyPassword(password, candidate.passwordHash!)) return found(candidate);
         }
         prepared.row.staticKey = protectedFingerprint(key, prepared.row.passwordHash);
-        const [link] = await this.insertAll([prepared], manager);
-        if (prepared.customPath) created = prepared;
-        inserted = link;
-        return this.staticRecord(project, link, true, manager);
+        return made((await this.insertAll([prepared], manager))[0]);
       }
       prepared.row.staticKey = key;
       // Any unprotected link of the project with this url and metadata, however it was made.
@@ -192,10 +194,7 @@ export class LinksService {
         }
         if (holder) return found(holder);
       }
-      const [link] = first ? [first] : await this.insertAll([prepared], manager);
-      if (prepared.customPath) created = prepared;
-      inserted = link;
-      return this.staticRecord(project, link, true, manager);
+      return made(first ?? (await this.insertAll([prepared], manager))[0]);
     });
     if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
