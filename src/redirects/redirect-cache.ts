@@ -184,7 +184,7 @@ export class RedirectCache implements OnModuleInit {
     load: () => Promise<T>,
     ttl: (value: T) => { memory: number; redis: number },
   ): Promise<T> {
-    const redisKey = `${this.prefix}:${REDIS_SPACE[kind]}:${key}`;
+    const redisKey = this.redisKey(kind, key);
     const fast = this.redis.fast;
     // An entry read before a change and kept after the change's invalidation arrived would outlive
     // it (a link disabled would redirect until the TTL): what was read across one is not kept.
@@ -214,6 +214,10 @@ export class RedirectCache implements OnModuleInit {
     return value;
   }
 
+  private redisKey(kind: InvalidationKind, key: string): string {
+    return `${this.prefix}:${REDIS_SPACE[kind]}:${key}`;
+  }
+
   private count(layer: Layer): void {
     this.lookups[layer].inc();
   }
@@ -221,7 +225,6 @@ export class RedirectCache implements OnModuleInit {
   /** Drops entries here; the instance that published also drops them from Redis. */
   private invalidateLocal(kind: InvalidationKind, keys: string[]): void {
     this.invalidations[kind] += 1;
-    const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
     if (keys.includes('*')) {
       this.invalidations.link += 1;
       this.invalidations.project += 1;
@@ -231,15 +234,14 @@ export class RedirectCache implements OnModuleInit {
       this.hosts.clear();
       return;
     }
+    const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
     // A domain is cached under its host: `host_segment` domains belong to `host`.
     const cacheKeys =
       kind === 'domain' ? [...new Set(keys.map((k) => k.replace(/_.*$/, '')))] : keys;
     for (const key of cacheKeys) lru.delete(key);
     const fast = this.redis.fast;
     if (fast && fast.status === 'ready') {
-      fast
-        .del(...cacheKeys.map((key) => `${this.prefix}:${REDIS_SPACE[kind]}:${key}`))
-        .catch(() => undefined);
+      fast.del(...cacheKeys.map((key) => this.redisKey(kind, key))).catch(() => undefined);
     }
   }
 }
