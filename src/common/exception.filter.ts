@@ -90,8 +90,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     if (isDatabaseUnreachable(exception)) {
       this.logUnreachable(exception, req);
-      const unavailable = new DatabaseUnavailableError();
-      return { status: unavailable.status, code: unavailable.code, message: unavailable.message };
+      return this.normalise(new DatabaseUnavailableError(), req);
     }
     this.logUnexpected(exception, req);
     return {
