@@ -1,8 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as http from 'node:http';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { TestApp } from './app';
+import { freePort } from './redis-server';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -21,14 +21,6 @@ export interface ServiceProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
   /** What it wrote to stdout and stderr. */
   output(): string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
