@@ -10,7 +10,7 @@ export const REDACTED = '[REDACTED]';
  * The parameters that carry secrets: project keys (`key`, `api_key`, the admin echo's `apikey`,
  * `publishable_key`), administration keys, link passwords.
  */
-export const SECRET_PARAMETERS = [
+const SECRET_PARAMETERS = [
   'key',
   'api_key',
   'apikey',

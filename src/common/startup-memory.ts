@@ -5,7 +5,7 @@
  * next: the first collection closes the start's sample, the second, 6 s later, sees the quiet one
  * and returns the young generation and the start's garbage to the OS. An idle process runs none.
  */
-export const STARTUP_COLLECTIONS_MS = [5_000, 11_000] as const;
+const STARTUP_COLLECTIONS_MS = [5_000, 11_000] as const;
 
 type Collect = (options: { type: 'minor' | 'major'; execution: 'async' }) => Promise<void>;
 
