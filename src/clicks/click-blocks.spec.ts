@@ -75,7 +75,7 @@ function store(latencyMs: number) {
 describe('ClickBlocks: live batches', () => {
   it('inserts a batch at once when no insert is in flight', async () => {
     const { write, blocks } = store(10);
-    const coalescer = new ClickBlocks(write, 250);
+    const coalescer = new ClickBlocks(write, 2_000);
     const started = Date.now();
     await coalescer.add(clicks('a', 'b'));
     expect(blocks).toEqual([
@@ -87,7 +87,8 @@ describe('ClickBlocks: live batches', () => {
         at: expect.any(Number),
       },
     ]);
-    expect(blocks[0].at - started).toBeLessThan(50);
+    // At once, not after the interval.
+    expect(blocks[0].at - started).toBeLessThan(1_000);
   });
 
   it('puts the batches that arrive during an insert into one block, the same batch once, started the interval after the last', async () => {

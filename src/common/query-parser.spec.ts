@@ -22,6 +22,7 @@ describe('parseQueryString', () => {
     expect(parseQueryString(`a=1${'&'.repeat(200_000)}${'&=x'.repeat(50_000)}`)).toEqual({
       a: '1',
     });
-    expect(performance.now() - started).toBeLessThan(200);
+    // Linear work takes milliseconds here; combining the 50,000 nameless pairs pairwise, many seconds.
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -71,7 +71,9 @@ describe('redactText', () => {
     const hostile = `${'key[a]'.repeat(20_000)}${'"password":"\\'.repeat(20_000)}${'/projects/'.repeat(20_000)}`;
     const started = performance.now();
     redactText(hostile);
-    expect(performance.now() - started).toBeLessThan(200);
+    // Linear work takes milliseconds here; the budget leaves room for a busy machine, not for
+    // work that grows with the square of the text.
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
 

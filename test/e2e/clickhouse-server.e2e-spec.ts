@@ -15,6 +15,7 @@ import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { createTestDatabase, dropTestDatabase } from '../support/app';
 import { databaseUrl } from '../support/env';
+import { eventually } from '../support/clicks';
 import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -364,8 +365,10 @@ describe('ClickHouse server transport', () => {
       await viaProxy.ping();
       const started = Date.now();
       // sleep(3): the server would answer after 3 s; the cut must end the call long before.
+      const before = proxy.forwarded;
       const inFlight = failure(() => viaProxy.query('SELECT sleep(3) AS slept'));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Cut once the query has gone through the proxy (the server is working on it).
+      await eventually('the query through the proxy', () => proxy.forwarded > before, 2_000);
       expect(proxy.connections).toBeGreaterThanOrEqual(1);
       const cutAt = Date.now();
       await proxy.cut();
@@ -655,12 +658,13 @@ describe('ClickHouse server transport', () => {
           },
           (error: unknown) => error,
         );
-        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        // Out of reach until it has retried twice (a warning a second), however busy the machine.
+        await eventually('two warnings', () => warnings.length >= 2, 20_000);
+        const restoredAt = Date.now();
         await proxy.restore();
         const outcome = await starting;
-        const ms = Date.now() - started;
-        // Waited through the outage (a warning a second), not failed by it.
-        expect(ms).toBeGreaterThanOrEqual(2_500);
+        // Waited through the outage, not failed by it: a second between the warnings.
+        expect(restoredAt - started).toBeGreaterThanOrEqual(1_000);
         expect(warnings.length).toBeGreaterThanOrEqual(2);
         for (const warning of warnings) {
           expect(warning).toMatch(

@@ -9,6 +9,8 @@ export interface TcpProxy {
   port: number;
   /** Connections open through the proxy right now. */
   readonly connections: number;
+  /** Bytes the proxy has passed from its clients to the target, all connections together. */
+  readonly forwarded: number;
   /** Destroys every connection and stops listening: new connections are refused. */
   cut(): Promise<void>;
   /** Listens again on the same port. */
@@ -23,6 +25,7 @@ export async function startTcpProxy(
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;
+  let forwarded = 0;
 
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -38,6 +41,7 @@ export async function startTcpProxy(
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
+      client.on('data', (chunk: Buffer) => (forwarded += chunk.length));
       client.pipe(upstream);
       upstream.pipe(client);
     });
@@ -64,6 +68,9 @@ export async function startTcpProxy(
     },
     get connections() {
       return sockets.size / 2;
+    },
+    get forwarded() {
+      return forwarded;
     },
     cut,
     restore: async () => {
