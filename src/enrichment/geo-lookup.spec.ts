@@ -75,6 +75,25 @@ describe('GeoLookup, shipped DB-IP City Lite', () => {
     ],
     ['mapped private', ['::ffff:10.0.0.1', '::ffff:192.168.0.1']],
     ['NAT64 and Teredo', ['64:ff9b::808:808', '2001::1']],
+    [
+      'malformed',
+      [
+        '008.8.8.8',
+        '8.08.8.8',
+        '256.8.8.8',
+        '8.8.8',
+        '8.8.8.8.8',
+        '8..8.8',
+        '8.8.8.',
+        '.8.8.8',
+        ' 8.8.8.8',
+        '8.8.8.8 ',
+        '8.8.8.1234',
+        '8.8.8.-1',
+        '',
+        'example.com',
+      ],
+    ],
   ])('has no place for %s addresses', (_, ips) => {
     for (const ip of ips) {
       expect(publicAddress(ip)).toBeNull();
