@@ -1,4 +1,4 @@
-import { chTime, fromChTime } from './analytics-client';
+import { chTime, fromChTime, withSettingsClause } from './analytics-client';
 
 describe('chTime', () => {
   it('writes every millisecond as ISO 8601 does, in the form ClickHouse reads, and back', () => {
@@ -16,5 +16,30 @@ describe('chTime', () => {
 
   it('refuses an invalid date', () => {
     expect(() => chTime(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('withSettingsClause', () => {
+  it('adds a statement’s own settings to the SETTINGS clause that ends it, or in a clause of their own', () => {
+    expect(withSettingsClause('SELECT 1', {})).toBe('SELECT 1');
+    expect(withSettingsClause('SELECT a FROM t\n', { max_threads: 1 })).toBe(
+      'SELECT a FROM t\nSETTINGS max_threads = 1',
+    );
+    expect(
+      withSettingsClause('SELECT a FROM t\n       SETTINGS exact_rows_before_limit = 1, x = 0', {
+        max_threads: 1,
+      }),
+    ).toBe('SELECT a FROM t\n       SETTINGS exact_rows_before_limit = 1, x = 0, max_threads = 1');
+    // A clause inside a subquery does not end the statement.
+    expect(
+      withSettingsClause('SELECT * FROM (SELECT a FROM t SETTINGS x = 0) WHERE a > 1', {
+        max_threads: 2,
+      }),
+    ).toBe('SELECT * FROM (SELECT a FROM t SETTINGS x = 0) WHERE a > 1\nSETTINGS max_threads = 2');
+  });
+
+  it('refuses anything but a word and a number', () => {
+    expect(() => withSettingsClause('SELECT 1', { 'max_threads = 1; DROP': 1 })).toThrow();
+    expect(() => withSettingsClause('SELECT 1', { max_threads: Number.NaN })).toThrow();
   });
 });

@@ -27,6 +27,12 @@ export interface Page<T> {
   before: number;
 }
 
+/**
+ * Settings of one statement (e.g. `{ max_threads: 1 }`): they apply to that statement alone, on the
+ * embedded engine as on a server.
+ */
+export type StatementSettings = Readonly<Record<string, number>>;
+
 /** What the store reports of each call (the /metrics histograms and counter). */
 export interface AnalyticsObserver {
   queried(seconds: number, ok: boolean): void;
@@ -68,10 +74,10 @@ export class AnalyticsClient {
   }
 
   /** Runs a SELECT and returns its rows (64-bit integers may come as strings: read them with Number). */
-  async query<T>(sql: string, params: Params = {}): Promise<T[]> {
+  async query<T>(sql: string, params: Params = {}, settings: StatementSettings = {}): Promise<T[]> {
     return this.timed(async () => {
       const result = await this.client.query({
-        query: sql,
+        ...this.queryOf(sql, settings),
         query_params: params,
         format: 'JSONEachRow',
       });
@@ -85,10 +91,14 @@ export class AnalyticsClient {
    * sets exact_rows_before_limit). Read as JSONEachRowWithProgress, a line per row, totals and
    * count: chDB's JSON output misplaces the totals when the page is empty.
    */
-  async queryPage<T>(sql: string, params: Params = {}): Promise<Page<T>> {
+  async queryPage<T>(
+    sql: string,
+    params: Params = {},
+    settings: StatementSettings = {},
+  ): Promise<Page<T>> {
     return this.timed(async () => {
       const result = await this.client.query({
-        query: sql,
+        ...this.queryOf(sql, settings),
         query_params: params,
         format: 'JSONEachRowWithProgress',
       });
@@ -183,6 +193,21 @@ export class AnalyticsClient {
     await this.client.close();
   }
 
+  /**
+   * A statement with its own settings. A server takes them with the request; the embedded
+   * connection would turn them into a `SET` that outlives the statement, so there they go into the
+   * statement's SETTINGS clause.
+   */
+  private queryOf(
+    sql: string,
+    settings: StatementSettings,
+  ): { query: string; clickhouse_settings?: StatementSettings } {
+    if (Object.keys(settings).length === 0) return { query: sql };
+    return this.rawInsert
+      ? { query: withSettingsClause(sql, settings) }
+      : { query: sql, clickhouse_settings: settings };
+  }
+
   private async timed<T>(run: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let ok = false;
@@ -197,6 +222,26 @@ export class AnalyticsClient {
     }
   }
 }
+
+/**
+ * `sql` with `settings` in its SETTINGS clause: added to the clause that ends it, or a clause of
+ * their own. Names are words and values numbers, so nothing but a setting enters the statement.
+ */
+export function withSettingsClause(sql: string, settings: StatementSettings): string {
+  const pairs = Object.entries(settings).map(([name, value]) => {
+    if (!/^\w+$/.test(name) || !Number.isFinite(value))
+      throw new Error(`bad setting ${name} = ${value}`);
+    return `${name} = ${value}`;
+  });
+  if (pairs.length === 0) return sql;
+  const statement = sql.trimEnd();
+  return ENDING_SETTINGS.test(statement)
+    ? `${statement}, ${pairs.join(', ')}`
+    : `${statement}\nSETTINGS ${pairs.join(', ')}`;
+}
+
+/** A SETTINGS clause at the end of a statement (`SETTINGS a = 1, b = 'x'`). */
+const ENDING_SETTINGS = /\sSETTINGS\s+\w+\s*=\s*[\w.']+(?:\s*,\s*\w+\s*=\s*[\w.']+)*$/;
 
 function seconds(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;

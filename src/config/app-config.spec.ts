@@ -51,6 +51,7 @@ describe('loadConfig', () => {
       clickhouseUrl: null,
       clickhouseDatabase: 'svc',
       chdbDir: path.resolve('./data/chdb'),
+      statsYieldLoad: 50,
     });
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
@@ -85,6 +86,7 @@ describe('loadConfig', () => {
       CLICKHOUSE_URL: CH,
       CLICKHOUSE_DATABASE: 'svc_prod',
       CHDB_DIR: '/srv/chdb',
+      STATS_YIELD_LOAD: '80',
     });
     expect({ ...config }).toEqual({
       port: 8080,
@@ -112,6 +114,7 @@ describe('loadConfig', () => {
       clickhouseUrl: CH,
       clickhouseDatabase: 'svc_prod',
       chdbDir: '/srv/chdb',
+      statsYieldLoad: 80,
     });
     expect(config.runsWorkers).toBe(false);
     expect(config.servesApi).toBe(true);
@@ -210,6 +213,8 @@ describe('loadConfig', () => {
     ['REDIRECT_CACHE_MB', { REDIRECT_CACHE_MB: '65537' }],
     ['READ_RATE_LIMIT', { READ_RATE_LIMIT: '0' }],
     ['READ_RATE_LIMIT', { READ_RATE_LIMIT: 'many' }],
+    ['STATS_YIELD_LOAD', { STATS_YIELD_LOAD: '101' }],
+    ['STATS_YIELD_LOAD', { STATS_YIELD_LOAD: '0.5' }],
     [
       'BOOTSTRAP_SUBSCRIPTION_KEY',
       { BOOTSTRAP_SUBSCRIPTION_KEY: 'short', BOOTSTRAP_APPLICATION_KEY: 'a'.repeat(16) },

@@ -92,6 +92,11 @@ export class AppConfig {
   readonly clickhouseDatabase: string;
   /** Folder of the embedded chDB engine (CHDB_DIR, default DATA_DIR/chdb); one per process. */
   readonly chdbDir: string;
+  /**
+   * The event loop's busy share, in percent, above which statistics on the embedded engine yield
+   * to redirects (STATS_YIELD_LOAD; 100: never).
+   */
+  readonly statsYieldLoad: number;
 
   constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
     Object.assign(this, values);
@@ -246,6 +251,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     clickhouseUrl,
     clickhouseDatabase,
     chdbDir: path.resolve(read(env, 'CHDB_DIR') ?? path.join(dataDir, 'chdb')),
+    statsYieldLoad: readInt(env, 'STATS_YIELD_LOAD', 50, 0, 100),
     redisUrl,
     redisPrefix,
     defaultDomain,

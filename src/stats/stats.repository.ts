@@ -1,5 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { AnalyticsClient, fromChTime } from '../analytics/analytics-client';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { AnalyticsClient, StatementSettings, fromChTime } from '../analytics/analytics-client';
+import { AppConfig } from '../config/app-config';
 import {
   Figures,
   GroupRow,
@@ -63,14 +65,100 @@ export interface IntervalConversionRow {
 type Row = Record<string, unknown>;
 type Count = string | number;
 
+/** What a statement of statistics may take while it yields: one thread of the engine. */
+export const YIELDING_SETTINGS: StatementSettings = { max_threads: 1 };
+
+/**
+ * How long a statement that yielded leaves the engine to the redirects before the next one may
+ * start, as a multiple of its own time: while the event loop is busy, statistics take at most a
+ * third of one core. Pacing works in any process; a lower thread priority would need CAP_SYS_NICE.
+ */
+export const YIELD_PAUSE = 2;
+
+/**
+ * Statistics yield to redirects. The embedded engine runs statements in this process, on as many
+ * threads as there are cores, and so takes the cores the redirects' event loop needs: while the
+ * event loop is busy (`busy()`), statements are admitted one at a time, each runs with
+ * YIELDING_SETTINGS, and the next is admitted `pause` times the statement's own time after it
+ * ended; otherwise a statement runs at once, with all the threads it can use.
+ */
+export class StatementYield {
+  private admitted = false;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly busy: () => boolean,
+    private readonly pause: number,
+  ) {}
+
+  async run<T>(statement: (settings: StatementSettings) => Promise<T>): Promise<T> {
+    if (!this.busy()) return statement({});
+    if (this.admitted) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.admitted = true;
+    const started = process.hrtime.bigint();
+    try {
+      return await statement(YIELDING_SETTINGS);
+    } finally {
+      const rest = (Number(process.hrtime.bigint() - started) / 1e6) * this.pause;
+      if (rest > 0) setTimeout(() => this.admitNext(), rest);
+      else this.admitNext();
+    }
+  }
+
+  private admitNext(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.admitted = false;
+  }
+}
+
+/** The event loop's utilization (0–1) over the last sampled half second. */
+export class EventLoopLoad {
+  private last = performance.eventLoopUtilization();
+  private utilization = 0;
+  private readonly timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    this.utilization = performance.eventLoopUtilization(now, this.last).utilization;
+    this.last = now;
+  }, 500).unref();
+
+  get current(): number {
+    return this.utilization;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 /**
  * Statistics over the analytics store (ClickHouse; docs/architecture.md, "How a statistic flows"):
  * runs the statements of src/stats/queries and maps their rows. Every statement is built there, by
  * pure functions; this class knows only which to run for a request.
  */
 @Injectable()
-export class StatsRepository {
-  constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
+export class StatsRepository implements OnModuleDestroy {
+  /** The embedded engine's event-loop load (STATS_YIELD_LOAD), null when statements never yield. */
+  private readonly load: EventLoopLoad | null;
+  private readonly yielding: StatementYield;
+
+  constructor(
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    // A ClickHouse server runs statements in its own process.
+    const load =
+      config.clickhouseUrl === null && config.statsYieldLoad < 100 ? new EventLoopLoad() : null;
+    this.load = load;
+    this.yielding = new StatementYield(
+      () => load !== null && load.current * 100 > config.statsYieldLoad,
+      YIELD_PAUSE,
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.load?.stop();
+  }
 
   private get db(): string {
     return this.analytics.database;
@@ -157,7 +245,9 @@ export class StatsRepository {
       if (fused) return fused;
     }
     const pageQuery = groupPageQuery(this.db, request);
-    const page = await this.analytics.queryPage<Row>(pageQuery.sql, pageQuery.params);
+    const page = await this.yielding.run((settings) =>
+      this.analytics.queryPage<Row>(pageQuery.sql, pageQuery.params, settings),
+    );
     const totals = countsOnceByGroup(query)
       ? readFigures(page.totals)
       : readFigures((await this.rows<Row>(aggregateTotalsQuery(this.db, request)))[0]);
@@ -223,6 +313,8 @@ export class StatsRepository {
   }
 
   private rows<T>(statement: Statement): Promise<T[]> {
-    return this.analytics.query<T>(statement.sql, statement.params);
+    return this.yielding.run((settings) =>
+      this.analytics.query<T>(statement.sql, statement.params, settings),
+    );
   }
 }

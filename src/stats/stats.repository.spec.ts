@@ -1,0 +1,60 @@
+import { StatementSettings } from '../analytics/analytics-client';
+import { StatementYield, YIELDING_SETTINGS, YIELD_PAUSE } from './stats.repository';
+
+describe('StatementYield', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** Statements that each take `ms` of the fake clock; records when each started and with what. */
+  function statements(ms: number) {
+    const runs: { at: number; settings: StatementSettings }[] = [];
+    const start = Date.now();
+    const statement = (settings: StatementSettings): Promise<number> => {
+      runs.push({ at: Date.now() - start, settings });
+      return new Promise((resolve) => setTimeout(() => resolve(runs.length), ms));
+    };
+    return { runs, statement };
+  }
+
+  it('runs statements at once and with the engine’s own settings while the event loop is idle', async () => {
+    const { runs, statement } = statements(100);
+    const yielding = new StatementYield(() => false, YIELD_PAUSE);
+    const answers = Promise.all([yielding.run(statement), yielding.run(statement)]);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(await answers).toEqual([2, 2]);
+    expect(runs).toEqual([
+      { at: 0, settings: {} },
+      { at: 0, settings: {} },
+    ]);
+  });
+
+  it('while the event loop is busy, admits one statement at a time on one thread, each after a pause of twice the previous one’s time', async () => {
+    const { runs, statement } = statements(100);
+    const yielding = new StatementYield(() => true, YIELD_PAUSE);
+    const answers = Promise.all([1, 2, 3].map(() => yielding.run(statement)));
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(await answers).toEqual([1, 2, 3]);
+    expect(YIELDING_SETTINGS).toEqual({ max_threads: 1 });
+    expect(runs).toEqual([
+      { at: 0, settings: YIELDING_SETTINGS },
+      { at: 300, settings: YIELDING_SETTINGS },
+      { at: 600, settings: YIELDING_SETTINGS },
+    ]);
+  });
+
+  it('answers a statement without waiting for the pause, and admits the next after a failed one', async () => {
+    const { runs, statement } = statements(50);
+    const yielding = new StatementYield(() => true, YIELD_PAUSE);
+    const failing = yielding.run(
+      () => new Promise<number>((_, reject) => setTimeout(() => reject(new Error('refused')), 50)),
+    );
+    const failed = expect(failing).rejects.toThrow('refused');
+    await jest.advanceTimersByTimeAsync(50);
+    await failed;
+    const next = yielding.run(statement);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(runs).toEqual([{ at: 150, settings: YIELDING_SETTINGS }]);
+    await jest.advanceTimersByTimeAsync(50);
+    expect(await next).toBe(1);
+  });
+});
