@@ -112,7 +112,7 @@ export class StatementYield {
   }
 }
 
-/** The event loop's utilization (0–1) over the last sampled half second. */
+/** The event loop's utilization (0–1) over the last sampled second. */
 export class EventLoopLoad {
   private last = performance.eventLoopUtilization();
   private utilization = 0;
@@ -120,7 +120,7 @@ export class EventLoopLoad {
     const now = performance.eventLoopUtilization();
     this.utilization = performance.eventLoopUtilization(now, this.last).utilization;
     this.last = now;
-  }, 500).unref();
+  }, 1000).unref();
 
   get current(): number {
     return this.utilization;
