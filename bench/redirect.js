@@ -6,8 +6,6 @@
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const { randomBytes } = require('node:crypto');
-const autocannon = require('autocannon');
-const Redis = require('ioredis');
 const { Client } = require('pg');
 const lib = require('./lib');
 
@@ -51,96 +49,8 @@ function startBare() {
   });
 }
 
-/**
- * One autocannon run of `seconds`. At the end no request is left in flight: autocannon's own stop
- * destroys its sockets with requests outstanding, which the server may still have answered (and
- * counted) without autocannon seeing the response. So each connection is told to stop after the
- * response it is waiting for, and the round ends when all have drained; req/s is the completed
- * responses over that whole time.
- */
-function load(port, path, headers, seconds) {
-  return new Promise((resolve, reject) => {
-    const clients = [];
-    const started = process.hrtime.bigint();
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${port}${path}`,
-        method: 'GET',
-        headers,
-        connections: CONNECTIONS,
-        pipelining: 1,
-        duration: seconds + 60,
-        setupClient: (client) => clients.push(client),
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-        const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
-        resolve({
-          rps: completed / elapsed,
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          redirects: result.statusCodeStats['302']?.count ?? 0,
-          completed,
-          other: completed - (result.statusCodeStats['302']?.count ?? 0),
-          errors: result.errors,
-          timeouts: result.timeouts,
-        });
-      },
-    );
-    setTimeout(() => {
-      for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
-    }, seconds * 1000);
-    instance.on('error', reject);
-  });
-}
-
-/** The link's clicks as the service counts them (stats/{svc_id}.json, bots included), from its analytics store. */
-async function clickTotals(port, key, svcId) {
-  const res = await lib.request({ port, method: 'GET', path: `/stats/${encodeURIComponent(svcId)}.json?v=3&key=${key}&with_bots=true` });
-  if (res.status !== 200) throw new Error(`stats/${svcId}.json ${res.status} ${res.body.slice(0, 300)}`);
-  return { clicks: Number(JSON.parse(res.body).clicks), bots: 0 };
-}
-
-/** Polls the store until it holds `expected` clicks or stops growing for `quietMs`. */
-async function settledClicks(port, key, svcId, expected, quietMs = 10_000) {
-  let last = await clickTotals(port, key, svcId);
-  let changed = Date.now();
-  for (;;) {
-    if (last.clicks + last.bots >= expected) {
-      // Reached: one more look after the buffer interval and a batch, in case of extra clicks.
-      await new Promise((r) => setTimeout(r, 1000));
-      return clickTotals(port, key, svcId);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-    const now = await clickTotals(port, key, svcId);
-    if (now.clicks + now.bots !== last.clicks + last.bots) changed = Date.now();
-    else if (Date.now() - changed > quietMs) return now;
-    last = now;
-  }
-}
-
-/** Seconds until the store counts `expected` clicks of the link (polled every 100 ms; at most 120 s). */
-async function caughtUp(port, key, svcId, expected) {
-  const started = Date.now();
-  for (;;) {
-    const now = await clickTotals(port, key, svcId);
-    if (now.clicks + now.bots >= expected || Date.now() - started > 120_000) return (Date.now() - started) / 1000;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The run's Redis keys: completed click jobs keep their data (up to 1,000 batches of 1,000 clicks). */
-async function dropRedisKeys(prefix) {
-  const redis = new Redis(lib.REDIS_URL);
-  try {
-    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
-}
+/** One drained autocannon run of `seconds` (lib.load) with BENCH_CONNECTIONS connections. */
+const load = (port, path, headers, seconds) => lib.load(port, path, headers, seconds, CONNECTIONS);
 
 async function main() {
   const loadBefore = os.loadavg()[0];
@@ -214,7 +124,7 @@ async function main() {
       results.service.push(s);
       // The service's click pipeline finishes its round's clicks before the bare server's round:
       // a backlog left for later would be work the service's rate did not pay for.
-      catchUp.push(await caughtUp(service.port, key, link.svc_id, redirects));
+      catchUp.push(await lib.caughtUp(service.port, key, link.svc_id, redirects));
       const after = cpuSeconds(service.pid);
       cpu.push({ all: (after.all - before.all) / s.redirects, main: (after.main - before.main) / s.redirects });
       results.bare.push(await load(bare.port, path, headers, DURATION));
@@ -250,7 +160,7 @@ async function main() {
     console.log(`clicks of each service round all counted ${catchUp.map((t) => `${t.toFixed(1)} s`).join(', ')} after its end`);
 
     const started = Date.now();
-    const counted = await settledClicks(service.port, key, link.svc_id, redirects);
+    const counted = await lib.settledClicks(service.port, key, link.svc_id, redirects);
     const lost = redirects - (counted.clicks + counted.bots);
     console.log(`302 responses completed (check + warm-up + service rounds): ${redirects}`);
     console.log(
@@ -276,7 +186,7 @@ async function main() {
     await worker?.stop();
     await lib.dropDatabase(name);
     await require('node:fs/promises').rm(dataDir, { recursive: true, force: true });
-    await dropRedisKeys(redisPrefix);
+    await lib.dropRedisKeys(redisPrefix);
   }
 }
 
