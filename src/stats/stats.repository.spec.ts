@@ -57,4 +57,20 @@ describe('StatementYield', () => {
     await jest.advanceTimersByTimeAsync(50);
     expect(await next).toBe(1);
   });
+
+  it('refuses a statement with a 503 while the most it lets wait are waiting, and takes them again once one is admitted', async () => {
+    const { runs, statement } = statements(100);
+    const yielding = new StatementYield(() => true, YIELD_PAUSE, 2);
+    const admitted = [1, 2, 3].map(() => yielding.run(statement));
+    await expect(yielding.run(statement)).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining('2 statistics queries are waiting'),
+    });
+    // The first ran and paused: the second is admitted, so one more may wait.
+    await jest.advanceTimersByTimeAsync(300);
+    const later = yielding.run(statement);
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(await Promise.all([...admitted, later])).toEqual([1, 2, 3, 4]);
+    expect(runs.map((r) => r.at)).toEqual([0, 300, 600, 900]);
+  });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { AnalyticsClient, StatementSettings, fromChTime } from '../analytics/analytics-client';
 import { AppConfig } from '../config/app-config';
+import { AppError, ErrorCode } from '../common/app-error';
 import {
   Figures,
   GroupRow,
@@ -65,6 +66,13 @@ export interface IntervalConversionRow {
 type Row = Record<string, unknown>;
 type Count = string | number;
 
+/**
+ * Statements of statistics that may wait for their turn while they yield: a dashboard's requests
+ * for a few users. More wait seconds each; they are refused with a 503 (Retry-After) instead of
+ * holding their requests.
+ */
+export const MAX_WAITING_STATEMENTS = 16;
+
 /** What a statement of statistics may take while it yields: one thread of the engine. */
 export const YIELDING_SETTINGS: StatementSettings = { max_threads: 1 };
 
@@ -89,11 +97,22 @@ export class StatementYield {
   constructor(
     private readonly busy: () => boolean,
     private readonly pause: number,
+    /** Statements that may wait for their turn; one more is refused (503) rather than queued. */
+    private readonly maxWaiting = MAX_WAITING_STATEMENTS,
   ) {}
 
   async run<T>(statement: (settings: StatementSettings) => Promise<T>): Promise<T> {
     if (!this.busy()) return statement({});
-    if (this.admitted) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.admitted) {
+      if (this.waiting.length >= this.maxWaiting) {
+        throw new AppError(
+          503,
+          ErrorCode.unavailable,
+          `Statistics are temporarily unavailable: ${this.waiting.length} statistics queries are waiting while redirects keep the server busy; retry shortly`,
+        );
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
     this.admitted = true;
     const started = process.hrtime.bigint();
     try {
