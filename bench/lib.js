@@ -236,6 +236,44 @@ async function createProject(port, subscriptionKey, applicationKey, settings = {
  * the service's data folder beside it, the seed skipped; and the service's environment on it (the
  * embedded analytics store in that folder, Redis, bootstrap keys).
  */
+/** The redirect the redirect benches load: a link on DOMAIN to LOCATION, visited by a browser. */
+const REDIRECT = {
+  DOMAIN: 'bench.svc',
+  LOCATION: 'https://example.com/landing?utm_source=bench',
+  // A browser, so every click goes through the crawler check and counts as a human click.
+  USER_AGENT: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+};
+
+/**
+ * Creates the link the redirect benches load (url.json with the project's key) and checks that the
+ * service answers its path with a 302 to LOCATION; that first redirect counts as a click. Returns
+ * the link record, its path and the request headers.
+ */
+async function redirectLink(port, key) {
+  const res = await request({
+    port,
+    method: 'POST',
+    path: '/url.json',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ v: '3', key, tool: 'bench-tool', channel: 'twitter', url: REDIRECT.LOCATION }).toString(),
+  });
+  if (res.status !== 200) throw new Error(`url.json ${res.status} ${res.body}`);
+  const link = JSON.parse(res.body);
+  if (link.domain !== REDIRECT.DOMAIN) throw new Error(`link on ${link.domain}, expected ${REDIRECT.DOMAIN}`);
+  const path = `/${link.path}`;
+  const headers = { Host: REDIRECT.DOMAIN, 'User-Agent': REDIRECT.USER_AGENT };
+  await expectRedirect(port, path, headers, 'service');
+  return { link, path, headers };
+}
+
+/** Fails unless `port` answers GET `path` with a 302 to REDIRECT.LOCATION. */
+async function expectRedirect(port, path, headers, label) {
+  const check = await request({ port, method: 'GET', path, headers });
+  if (check.status !== 302 || check.headers.location !== REDIRECT.LOCATION) {
+    throw new Error(`${label}: ${check.status} ${check.headers.location}, expected 302 to ${REDIRECT.LOCATION}`);
+  }
+}
+
 async function seededStore() {
   const reuse = process.env.BENCH_REUSE_DATABASE;
   const name = reuse ?? (await createDatabase());
@@ -266,4 +304,4 @@ async function seededStore() {
   };
 }
 
-module.exports = { DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };
+module.exports = { REDIRECT, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };

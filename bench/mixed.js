@@ -17,10 +17,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RANGE_RATE = Number(process.env.BENCH_RANGE_RATE ?? 5);
 const RANGE_DAYS = Number(process.env.BENCH_RANGE_DAYS ?? 30);
-const DOMAIN = 'bench.svc';
-const LOCATION = 'https://example.com/landing?utm_source=bench';
-// A browser, so every click goes through the crawler check and counts as a human click.
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const { DOMAIN } = lib.REDIRECT;
 // Targets: redirects keep this share of their req/s alone, and this p99, while range runs.
 const TARGET_RATIO = 0.75;
 const TARGET_P99_MS = 10;
@@ -81,22 +78,8 @@ async function main() {
   const { key, endHour } = JSON.parse(await readFile(sizesFile, 'utf8'));
   const service = await lib.startService({ ...serviceEnv, ROLE: 'all' });
   try {
-    const res = await lib.request({
-      port: service.port,
-      method: 'POST',
-      path: '/url.json',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ v: '3', key, tool: 'bench-tool', channel: 'twitter', url: LOCATION }).toString(),
-    });
-    if (res.status !== 200) throw new Error(`url.json ${res.status} ${res.body}`);
-    const link = JSON.parse(res.body);
-    if (link.domain !== DOMAIN) throw new Error(`link on ${link.domain}, expected ${DOMAIN}`);
-    const linkPath = `/${link.path}`;
-    const headers = { Host: DOMAIN, 'User-Agent': USER_AGENT };
-    const check = await lib.request({ port: service.port, method: 'GET', path: linkPath, headers });
-    if (check.status !== 302 || check.headers.location !== LOCATION) {
-      throw new Error(`${check.status} ${check.headers.location}, expected 302 to ${LOCATION}`);
-    }
+    // The redirect, checked once (a click too).
+    const { link, path: linkPath, headers } = await lib.redirectLink(service.port, key);
     let redirects = 1;
 
     // Range as bench:stats asks for it: the seeded store's last RANGE_DAYS days (the bench's own

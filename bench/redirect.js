@@ -6,18 +6,13 @@
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const { randomBytes } = require('node:crypto');
-const { Client } = require('pg');
 const lib = require('./lib');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DOMAIN = 'bench.svc';
-const LOCATION = 'https://example.com/landing?utm_source=bench';
-// A browser, so every click goes through the crawler check and counts as a human click.
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+const { DOMAIN, LOCATION } = lib.REDIRECT;
 
 // The baseline: what Node itself does for a 302 with the same headers, nothing else.
 const BARE_SERVER = `
@@ -80,36 +75,12 @@ async function main() {
   const service = await lib.startService({ ...env, ROLE: split ? 'api' : 'all' });
   const worker = split ? await lib.startService({ ...env, ROLE: 'worker' }) : null;
   const bare = await startBare();
-  const pool = new Client({ connectionString: lib.databaseUrl(name) });
-  await pool.connect();
   try {
-    const form = (fields) => new URLSearchParams(fields).toString();
     const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
-    const res = await lib.request({
-      port: service.port,
-      method: 'POST',
-      path: '/url.json',
-      headers: FORM,
-      body: form({ v: '3', key, tool: 'bench-tool', channel: 'twitter', url: LOCATION }),
-    });
-    if (res.status !== 200) throw new Error(`url.json ${res.status} ${res.body}`);
-    const link = JSON.parse(res.body);
-    if (link.domain !== DOMAIN) throw new Error(`link on ${link.domain}, expected ${DOMAIN}`);
-    const path = `/${link.path}`;
-    const headers = { Host: DOMAIN, 'User-Agent': USER_AGENT };
-
-    // Both answer the same thing; this first redirect counts as a click too.
-    let redirects = 0;
-    for (const [port, label] of [
-      [service.port, 'service'],
-      [bare.port, 'bare'],
-    ]) {
-      const check = await lib.request({ port, method: 'GET', path, headers });
-      if (check.status !== 302 || check.headers.location !== LOCATION) {
-        throw new Error(`${label}: ${check.status} ${check.headers.location}, expected 302 to ${LOCATION}`);
-      }
-    }
-    redirects += 1;
+    // Both answer the same thing; the service's first redirect counts as a click too.
+    const { link, path, headers } = await lib.redirectLink(service.port, key);
+    await lib.expectRedirect(bare.port, path, headers, 'bare');
+    let redirects = 1;
 
     const warm = await load(service.port, path, headers, WARMUP);
     redirects += warm.redirects;
@@ -191,7 +162,6 @@ async function main() {
         `peak_mb=${peak ? (Number(peak[1]) / 1024).toFixed(0) : 'n/a'} lost=${lost}`,
     );
   } finally {
-    await pool.end();
     await bare.stop();
     await service.stop();
     await worker?.stop();
