@@ -1,5 +1,5 @@
 import { StatementSettings } from '../analytics/analytics-client';
-import { StatementYield, YIELDING_SETTINGS, YIELD_PAUSE } from './stats.repository';
+import { StatementYield, YIELDING_SETTINGS, YIELD_PAUSE } from './statement-yield';
 
 describe('StatementYield', () => {
   beforeEach(() => jest.useFakeTimers());
