@@ -1,4 +1,4 @@
-import { Controller, Get, Post, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Post, UseFilters, UseGuards, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiFormatted, FormattedResult } from '../../common/api-format';
 import { Errors } from '../../common/app-error';
@@ -26,6 +26,18 @@ import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks'
  * link control (docs/api.md, "Keys"); every other link endpoint needs the API key.
  */
 const FROM_PAGES = { refuse: CONTROLS.map((control) => control.parameter) };
+
+/**
+ * What both GET forms of retweet share: their answers (a redirect to the destination on failure
+ * too) and their key (the API key, or the publishable key without link controls).
+ */
+const RetweetGetAnswers = () =>
+  applyDecorators(
+    ApiResponse(LINK_ERRORS),
+    ApiOkResponse({ type: RetweetResponseDto }),
+    UseFilters(new DestinationFallbackFilter(retweetFallback)),
+    ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES }),
+  );
 
 /**
  * The operation ids the published document has always given these operations (openapi.json):
@@ -71,10 +83,7 @@ export class RetweetController {
     status: 302,
     description: 'With destination: redirect to it, SVC_TEXT replaced by the new text',
   })
-  @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: RetweetResponseDto })
-  @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
+  @RetweetGetAnswers()
   retweetGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
     return this.retweet(project, params);
   }
@@ -86,10 +95,7 @@ export class RetweetController {
   })
   @ApiFormatted()
   @ApiRetweetParameters(true)
-  @ApiResponse(LINK_ERRORS)
-  @ApiOkResponse({ type: RetweetResponseDto })
-  @UseFilters(new DestinationFallbackFilter(retweetFallback))
-  @ProjectKeyAuth({ version: true, before: retweetChecks, publishable: FROM_PAGES })
+  @RetweetGetAnswers()
   retweetGetFormatted(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
     return this.retweet(project, params);
   }
