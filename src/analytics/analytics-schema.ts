@@ -164,6 +164,22 @@ export function analyticsSchema(db: string): string[] {
        SELECT ${DIMENSIONS_HOURLY_KEYS}, countIf(is_bot = 0), countIf(is_bot = 1)
        GROUP BY ${DIMENSIONS_HOURLY_KEYS}
      )`,
+    // Share chains (docs/architecture.md, "Share chains"): each link's root, depth and ancestors
+    // (parent first), one row per version like `links`, apart from it so that moving a subtree
+    // rewrites chains only, not the link versions stamps are checked against. Queries read the
+    // latest version (FINAL). The bloom filter lets a cascade's read (has(ancestors, id)) skip
+    // the granules of other cascades.
+    `CREATE TABLE IF NOT EXISTS ${db}.link_chains (
+       project_id UUID,
+       link_id UInt64,
+       version UInt64,
+       root_id UInt64,
+       depth UInt8,
+       ancestors Array(UInt64),
+       INDEX ancestors_bloom ancestors TYPE bloom_filter GRANULARITY 1,
+       INDEX root_bloom root_id TYPE bloom_filter GRANULARITY 1
+     ) ENGINE = ReplacingMergeTree(version)
+     ORDER BY (project_id, link_id)`,
   ];
 }
 

@@ -28,6 +28,33 @@ export interface MirroredLink {
   userId: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Its chain (parent first), root and depth; null (or absent) while it has none (LinkChains). */
+  ancestors?: string[] | null;
+  rootId?: string | null;
+  depth?: number | null;
+}
+
+/** A link's chain as `link_chains` holds it. */
+export interface ChainRow {
+  project_id: string;
+  link_id: string;
+  version: number;
+  root_id: string;
+  depth: number;
+  ancestors: string[];
+}
+
+/** A link's row of `link_chains` at `version`, or null while the link has no chain. */
+export function chainRow(link: MirroredLink, version: number): ChainRow | null {
+  if (!link.ancestors || link.rootId === null || link.rootId === undefined) return null;
+  return {
+    project_id: link.projectId,
+    link_id: link.id,
+    version,
+    root_id: link.rootId,
+    depth: link.depth ?? link.ancestors.length,
+    ancestors: link.ancestors,
+  };
 }
 
 /** A link's row of `links`. */
@@ -65,7 +92,7 @@ export function mirrorRow(link: MirroredLink, version?: number): MirrorRow {
 }
 
 /**
- * Keeps the analytics store's mirror of link attributes: every link written through the API is
+ * Keeps the analytics store's mirror of link attributes and chains: every link written through the API is
  * mirrored before that call returns (read your writes), and statistics join the latest version.
  */
 @Injectable()
@@ -88,5 +115,12 @@ export class LinkMirror {
     if (updates.length > 0)
       await countStampStateWrite(this.analytics, this.analytics.insert('link_updates', updates));
     await this.analytics.insert('links', rows);
+    await this.mirrorChains(links.map((link, i) => chainRow(link, rows[i].version)));
+  }
+
+  /** Writes links' chains (a new version each; null entries, links without one, are skipped). */
+  async mirrorChains(chains: (ChainRow | null)[]): Promise<void> {
+    const rows = chains.filter((row): row is ChainRow => row !== null);
+    if (rows.length > 0) await this.analytics.insert('link_chains', rows);
   }
 }

@@ -4,7 +4,11 @@ import { AppError, ErrorCode } from './app-error';
 import { ApiFormat, sendFormatted } from './api-format';
 import { requestEcho, usesAdminShape } from './request-echo';
 import { routeParamsOf } from './clean-input';
-import { DatabaseUnavailableError, isDatabaseUnreachable } from '../database/database-errors';
+import {
+  DatabaseUnavailableError,
+  chainRefusal,
+  isDatabaseUnreachable,
+} from '../database/database-errors';
 
 const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
 
@@ -88,6 +92,8 @@ export class AppExceptionFilter implements ExceptionFilter {
         message: (exception as Error).message,
       };
     }
+    const refusal = chainRefusal(exception);
+    if (refusal) return this.normalise(refusal, req);
     if (isDatabaseUnreachable(exception)) {
       this.logUnreachable(exception, req);
       return this.normalise(new DatabaseUnavailableError(), req);

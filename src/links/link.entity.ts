@@ -122,6 +122,21 @@ export class LinkEntity {
   @Column('text', { nullable: true })
   passwordHash?: string | null;
 
+  // Share chains (docs/api.md, "Share chains"): set by the database from the parent's chain
+  // (migration LinkChains), never written by the service; null until backfilled for older links.
+
+  /** The link's ancestors by id, its parent first and its root last; empty for a root. */
+  @Column('bigint', { array: true, nullable: true })
+  ancestors?: string[] | null;
+
+  /** Its root's id (its own without a parent). */
+  @Column('bigint', { nullable: true })
+  rootId?: string | null;
+
+  /** Generations below its root (0 for a root). */
+  @Column('smallint', { nullable: true })
+  depth?: number | null;
+
   @Column('timestamptz', { default: () => 'now()' })
   createdAt: Date;
 

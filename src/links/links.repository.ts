@@ -74,8 +74,17 @@ function toLink(raw: Raw): LinkEntity {
   link.createdAt = new Date(raw.created_at as string | Date);
   link.updatedAt = new Date(raw.updated_at as string | Date);
   if (link.servicePostidSharedAt) link.servicePostidSharedAt = new Date(link.servicePostidSharedAt);
+  readChainColumns(raw, link);
   readControlColumns(raw, link);
   return link;
+}
+
+/** A row's chain (migration LinkChains): ids as strings, null until it has one. */
+export function readChainColumns(raw: Raw, link: LinkEntity): void {
+  const ancestors = raw.ancestors as unknown[] | null | undefined;
+  link.ancestors = ancestors ? ancestors.map(String) : null;
+  link.rootId = raw.root_id === null || raw.root_id === undefined ? null : String(raw.root_id);
+  link.depth = raw.depth === null || raw.depth === undefined ? null : Number(raw.depth);
 }
 
 @Injectable()

@@ -10,6 +10,7 @@ import { AnalyticsStore1763970000000 } from './1763970000000-analytics-store';
 import { LinkControls1763990000000 } from './1763990000000-link-controls';
 import { LinksList1764000000000 } from './1764000000000-links-list';
 import { PublishableKeys1764010000000 } from './1764010000000-publishable-keys';
+import { LinkChains1764020000000 } from './1764020000000-link-chains';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   LinkControls1763990000000,
   LinksList1764000000000,
   PublishableKeys1764010000000,
+  LinkChains1764020000000,
 ];
