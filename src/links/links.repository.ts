@@ -83,7 +83,8 @@ function toLink(raw: Raw): LinkEntity {
 export function readChainColumns(raw: Raw, link: LinkEntity): void {
   const ancestors = raw.ancestors as unknown[] | null | undefined;
   link.ancestors = ancestors ? ancestors.map(String) : null;
-  link.rootId = raw.root_id === null || raw.root_id === undefined ? null : String(raw.root_id);
+  const root = raw.root_id as string | number | null | undefined;
+  link.rootId = root === null || root === undefined ? null : String(root);
   link.depth = raw.depth === null || raw.depth === undefined ? null : Number(raw.depth);
 }
 
