@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import type { ChainAggregateResponse, ChainResponse, ChainSortType } from './chains';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -81,4 +82,61 @@ export async function call<T>(
     throw new ApiError(result.response.status, errorMessage(result.response.status, result.error));
   }
   return result.data;
+}
+
+/** Form parameters of a request the generated client does not describe (undefined ones left out). */
+type FormParams = Record<string, string | number | undefined>;
+
+/**
+ * POSTs form parameters to an endpoint of an extension that openapi.json does not describe yet (the
+ * generated client cannot name it): the same form body and errors as `call`.
+ */
+async function postForm<T>(path: string, params: FormParams): Promise<T> {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) body.set(name, String(value));
+  }
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, window.location.origin), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached: check your connection');
+  }
+  const data: unknown = await response.json().catch(() => undefined);
+  if (!response.ok || data === undefined) {
+    throw new ApiError(response.status, errorMessage(response.status, data));
+  }
+  return data as T;
+}
+
+/**
+ * One page of a link's cascade (docs/api.md, "Share chains (extension)"): its own and downstream
+ * figures, its generations and its direct children, all time unless a window is given.
+ */
+export function fetchChain(
+  key: string,
+  svcId: string,
+  page: { page: number; per_page: number },
+  period: { start_date?: string; end_date?: string } = {},
+): Promise<ChainResponse> {
+  return postForm(`/stats/${encodeURIComponent(svcId)}/chain.json`, {
+    v: '3',
+    key,
+    ...period,
+    ...page,
+  });
+}
+
+/**
+ * stats/range.json with `with_chain=true`: each group's figures and the activity of every
+ * descendant of its links. The query is range's (key, period, filters, group_by, pages).
+ */
+export function fetchRangeWithChain(
+  query: FormParams & { sort_type: ChainSortType | Schemas['SortType'] },
+): Promise<ChainAggregateResponse> {
+  return postForm('/stats/range.json', { ...query, with_chain: 'true' });
 }

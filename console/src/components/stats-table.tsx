@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import type { Attribution } from '../api/chains';
 import { api, call, type AggregateResponse, type GroupObject, type Schemas } from '../api/client';
 import { deviceClassValues, type paths } from '../api/schema';
 import { DIMENSION_LABELS, displayValue, isDimension } from '../dimensions';
@@ -18,6 +19,8 @@ export interface StatsScope {
   start_date: string;
   end_date: string;
   filters: Filters;
+  /** Whose clicks and conversions they are (docs/api.md, "Share chains (extension)"); last by default. */
+  attribution?: Attribution;
 }
 
 /** The filters with one set, or removed (null, '', or a device that is none of the classes). */
@@ -30,15 +33,28 @@ export function withFilter(filters: Filters, field: GroupField, value: string | 
   return next;
 }
 
-/** The query every range request of a scope starts with: the key, the period and the filters. */
-export function scopeQuery(scope: StatsScope) {
+/**
+ * The query every range request of a scope starts with: the key, the period, the filters and, for
+ * first-share attribution only, `attribution=first` (without it the answer is as it always was).
+ */
+export function scopeQuery(scope: StatsScope, groupBy?: GroupField) {
   return {
     v: '3' as const,
     key: scope.key,
     start_date: scope.start_date,
     end_date: scope.end_date,
     ...scope.filters,
+    ...(attributionOf(scope, groupBy) === 'first' ? { attribution: 'first' as const } : {}),
   };
+}
+
+/**
+ * The attribution a query of the scope uses: the chosen one, but always the link clicked when the
+ * query groups or filters by a click dimension (first-share attribution credits a cascade's root,
+ * and click dimensions belong to the click, not to a link: the API takes link attributes only).
+ */
+export function attributionOf(scope: StatsScope, groupBy?: GroupField): Attribution {
+  return scope.attribution === 'first' && !clicksOnly(scope, groupBy) ? 'first' : 'last';
 }
 
 /** Whether a query counts clicks only: grouped or filtered by a click dimension (no shares then). */
@@ -101,7 +117,7 @@ async function fetchPage(
     api.POST('/stats/range.json', {
       params: {
         query: {
-          ...scopeQuery(scope),
+          ...scopeQuery(scope, groupBy),
           group_by: groupBy,
           sort_type: sort,
           sort_order: order,
@@ -338,6 +354,11 @@ export function StatsTable({
         </div>
       ) : (
         body
+      )}
+      {scope.attribution === 'first' && attributionOf(scope, groupBy) === 'last' && (
+        <p class="muted">
+          By the link clicked: first-share attribution credits links’ attributes, not visitors’.
+        </p>
       )}
       {footer}
     </section>

@@ -1,6 +1,8 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Attribution } from '../api/chains';
 import { api, call, type Schemas } from '../api/client';
 import { deviceClassValues, intervalValues } from '../api/schema';
+import { AmplifiersTable } from '../components/amplifiers-table';
 import { TimeChart } from '../components/chart';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
 import {
@@ -38,6 +40,12 @@ interface Settings {
   timeZone: string;
   interval: Interval;
   filters: Filters;
+  attribution: Attribution;
+}
+
+/** The attribution of a dashboard address (`?attribution=first`; last otherwise). */
+export function attributionFrom(search: string): Attribution {
+  return new URLSearchParams(search).get('attribution') === 'first' ? 'first' : 'last';
 }
 
 /** A project's activity in a period: totals, the chart over time, the top groups and the visitors' breakdowns. */
@@ -51,14 +59,21 @@ export function Dashboard() {
       timeZone,
       interval: 'day',
       filters: {},
+      attribution: attributionFrom(window.location.search),
     };
   });
+  // The attribution is kept in the address (no key there), so a reload or a shared link keeps it.
+  useEffect(() => {
+    const search = settings.attribution === 'first' ? '?attribution=first' : '';
+    window.history.replaceState(window.history.state, '', href(`/dashboard${search}`));
+  }, [settings.attribution]);
   const scope: StatsScope = useMemo(
     () => ({
       key,
       start_date: startOfDay(settings.from, settings.timeZone),
       end_date: startOfDay(nextDay(settings.to), settings.timeZone),
       filters: settings.filters,
+      attribution: settings.attribution,
     }),
     [key, settings],
   );
@@ -70,6 +85,11 @@ export function Dashboard() {
     <section>
       <h1>Dashboard</h1>
       <PeriodForm settings={settings} onChange={setSettings} />
+      <AttributionSwitch
+        value={settings.attribution}
+        visitorFilters={clicksOnly(scope)}
+        onChange={(attribution) => setSettings((s) => ({ ...s, attribution }))}
+      />
       <FilterChips filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
       <Totals scope={scope} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
@@ -83,6 +103,7 @@ export function Dashboard() {
             onFilter={(v) => setFilter(field, v)}
           />
         ))}
+        <AmplifiersTable scope={scope} onFilter={(v) => setFilter('sharer_id', v)} />
         <StatsTable
           title="Top links"
           groupBy="svc_id"
@@ -125,6 +146,7 @@ function PeriodForm({
           filters = withFilter(filters, name, name === 'country' ? value.toUpperCase() : value);
         }
         onChange({
+          ...settings,
           from,
           to,
           timeZone: field(form, 'tz'),
@@ -184,6 +206,51 @@ function PeriodForm({
       <ErrorNotice error={error} />
       <button type="submit">Apply</button>
     </form>
+  );
+}
+
+const ATTRIBUTION_CHOICES: [Attribution, string, string][] = [
+  ['last', 'Last click', 'each click and conversion counts for the link clicked'],
+  ['first', 'First share', 'each counts for the first share of its cascade (its root)'],
+];
+
+/**
+ * Whose clicks and conversions the dashboard's figures are (docs/api.md, "Share chains
+ * (extension)"): every table, the totals and the chart follow it at once.
+ */
+function AttributionSwitch({
+  value,
+  visitorFilters,
+  onChange,
+}: {
+  value: Attribution;
+  visitorFilters: boolean;
+  onChange: (attribution: Attribution) => void;
+}) {
+  return (
+    <fieldset class="card attribution-switch">
+      <legend>Attribution</legend>
+      {ATTRIBUTION_CHOICES.map(([choice, label, hint]) => (
+        <label class="checkbox" key={choice}>
+          <input
+            type="radio"
+            name="attribution"
+            value={choice}
+            checked={value === choice}
+            onChange={() => onChange(choice)}
+          />
+          <span>
+            <strong>{label}</strong>: {hint}
+          </span>
+        </label>
+      ))}
+      {value === 'first' && visitorFilters && (
+        <p class="hint">
+          With visitor filters every figure counts by the link clicked: first-share attribution
+          credits links’ attributes, not visitors’.
+        </p>
+      )}
+    </fieldset>
   );
 }
 

@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, call } from '../api/client';
+import { api, call, fetchChain } from '../api/client';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
+import { CHILDREN_PER_PAGE, CascadeSummary, CascadeTree, rootNode } from '../components/cascade';
 import { QrCode } from '../components/qr';
 import { withFilter, type Filters, type StatsScope } from '../components/stats-table';
 import { TimeChart } from '../components/chart';
-import { CopyButton, Empty, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
+import { CopyButton, ErrorNotice, Field, Loading, useAsync } from '../components/ui';
 import { browserTimeZone, nextDay, startOfDay, today } from '../period';
 import { href } from '../router';
 import { ControlsCard } from './link-controls';
@@ -13,7 +14,7 @@ import { projectKey } from './project';
 
 const GOALS = [1, 2, 3, 4, 5] as const;
 
-/** One link: its record, controls, clicks per day, latest click, conversions, share tree and visitors. */
+/** One link: its record, controls, clicks per day, latest click, conversions, cascade of reshares and visitors. */
 export function LinkPage({ svcId }: { svcId: string }) {
   const key = projectKey();
   const timeZone = browserTimeZone();
@@ -61,24 +62,9 @@ export function LinkPage({ svcId }: { svcId: string }) {
       ),
     [svcId, period, filters],
   );
-  const children = useAsync(
-    async () =>
-      (
-        await call(
-          api.POST('/stats/totals.json', {
-            params: {
-              query: {
-                v: '3',
-                key,
-                parent: svcId,
-                group_by: 'svc_id',
-                per_page: 100,
-                sort_type: 'clicks',
-              },
-            },
-          }),
-        )
-      ).groups,
+  /** The link's cascade, all time: its figures, generations and first page of direct reshares. */
+  const chain = useAsync(
+    () => fetchChain(key, svcId, { page: 1, per_page: CHILDREN_PER_PAGE }),
     [svcId],
   );
   if (details.error) {
@@ -238,8 +224,8 @@ export function LinkPage({ svcId }: { svcId: string }) {
             </table>
           )}
         </div>
-        <div class="card">
-          <h2>Share tree</h2>
+        <section class="card" aria-labelledby="cascade-title">
+          <h2 id="cascade-title">Cascade</h2>
           <p>
             Parent:{' '}
             {link?.parent ? (
@@ -248,26 +234,27 @@ export function LinkPage({ svcId }: { svcId: string }) {
               'none (a first share)'
             )}
           </p>
-          <h3>Shares driven by this link</h3>
-          <ErrorNotice error={children.error} />
-          {!children.data ? (
-            <Loading />
-          ) : children.data.length === 0 ? (
-            <Empty>No link has this one as its parent yet.</Empty>
-          ) : (
-            <ul class="plain">
-              {children.data.map((g) => (
-                <li key={String(g.svc_id)}>
-                  <a href={href(`/links/${encodeURIComponent(String(g.svc_id))}`)}>
-                    {String(g.svc_id)}
-                  </a>{' '}
-                  — {g.clicks} clicks
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
+          <ErrorNotice error={chain.error} />
+          {chain.data ? <CascadeSummary chain={chain.data} /> : !chain.error && <Loading />}
+        </section>
       </div>
+      <section class="card" aria-labelledby="cascade-tree-title" data-cascade={svcId}>
+        <h2 id="cascade-tree-title">Reshares, a level at a time</h2>
+        <p class="muted">
+          Each link’s own clicks, the clicks and shares of every reshare below it, and the share of
+          all its clicks those reshares earned (downstream ÷ own + downstream), all time.
+        </p>
+        {chain.data ? (
+          <CascadeTree
+            key={svcId}
+            apiKey={key}
+            chain={chain.data}
+            root={rootNode(chain.data, link)}
+          />
+        ) : (
+          !chain.error && <Loading label="Loading the cascade…" />
+        )}
+      </section>
       <div class="tables">
         <Breakdowns
           scope={scope}
