@@ -35,6 +35,11 @@ export class LinkLookupsService {
     return this.repository.findIdBySvcId(projectId, svcId);
   }
 
+  /** The svc_id of the project's link with this id, or null. */
+  async svcIdOf(projectId: string, linkId: string): Promise<string | null> {
+    return this.repository.findSvcIdById(projectId, linkId);
+  }
+
   /** The keys of the projects' tools labelled `label` (a tool filter matches a key or a label). */
   toolKeysByLabel(projectIds: string[], label: string): Promise<string[]> {
     return this.repository.findToolKeysByLabel(projectIds, label);

@@ -326,6 +326,15 @@ export class LinksRepository {
   }
 
   /** The project's link id by svc_id (uq_links_svc_id), or null. */
+  /** The svc_id of a project's link by id (uses pk_links). */
+  async findSvcIdById(projectId: string, id: string): Promise<string | null> {
+    const rows: { svc_id: string }[] = await this.m().query(
+      `SELECT svc_id FROM links WHERE id = $1 AND project_id = $2`,
+      [id, projectId],
+    );
+    return rows[0]?.svc_id ?? null;
+  }
+
   async findIdBySvcId(projectId: string, svcId: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ id: string }[]>(
       `SELECT id::text AS id FROM links WHERE svc_id = $1 AND project_id = $2`,

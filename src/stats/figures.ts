@@ -9,6 +9,8 @@ export interface Figures {
   shares: number;
   pageviews: number;
   goals: Record<number, { count: number; value: number }>;
+  /** with_chain: the figures of the descendants (docs/api.md, "Share chains"). */
+  chain?: Figures;
 }
 
 export interface GroupRow extends Figures {
@@ -60,6 +62,7 @@ export function readFigures(
       figures.goals[goal.n] = { count: read(goal.count), value: read(goal.value) };
     }
   }
+  if (row && names.chain in row) figures.chain = readFigures(row, `${prefix}chain_`);
   return figures;
 }
 
@@ -103,6 +106,8 @@ interface FigureNames {
   shares: string;
   pageviews: string;
   goals: { n: number; count: string; value: string }[];
+  /** The chain clicks' column (present with with_chain). */
+  chain: string;
 }
 
 /** The column names of the figures under a prefix, made once per prefix (readFigures: per row). */
@@ -116,6 +121,7 @@ function figureNames(prefix: string): FigureNames {
       shares: `${prefix}shares`,
       pageviews: `${prefix}pageviews`,
       goals: GOALS.map((n) => ({ n, count: `${prefix}g${n}c`, value: `${prefix}g${n}v` })),
+      chain: `${prefix}chain_clicks`,
     };
     figureNamesByPrefix.set(prefix, names);
   }

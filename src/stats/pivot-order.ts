@@ -1,5 +1,5 @@
 import { GOALS } from '../common/goals';
-import { GroupValue, PivotRow, SortablePivot, keyOf, readFigures } from './figures';
+import { Figures, GroupValue, PivotRow, SortablePivot, keyOf, readFigures } from './figures';
 import { StatsQuery } from './stats-query';
 
 /**
@@ -68,6 +68,12 @@ function sortValue(sortType: string, row: SortablePivot): number | string | null
       return row.shares === 0 ? 0 : row.clicks / row.shares;
     case 'alpha':
       return row.value;
+    case 'chain_clicks':
+      return row.chain?.clicks ?? 0;
+    case 'chain_shares':
+      return row.chain?.shares ?? 0;
+    case 'amplification':
+      return amplification(row);
     case 'shared_at':
       return row.lastShared;
     case 'goal_total_count':
@@ -80,6 +86,15 @@ function sortValue(sortType: string, row: SortablePivot): number | string | null
       return row.goals[Number(match[1])]?.[match[2] as 'count' | 'value'] ?? 0;
     }
   }
+}
+
+/**
+ * A row's amplification (docs/api.md, "Share chains"): its chain's clicks per own click, rounded to
+ * 4 decimals as answered; null without own clicks.
+ */
+export function amplification(row: Figures): number | null {
+  if (row.clicks === 0) return null;
+  return Math.round(((row.chain?.clicks ?? 0) / row.clicks) * 10_000) / 10_000;
 }
 
 /** Ascending order as ClickHouse sorts (numbers by value, strings by code point), nulls last. */

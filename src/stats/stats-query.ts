@@ -1,5 +1,5 @@
 import { Errors } from '../common/app-error';
-import { RawParams, readPaging, readSortOrder, single } from '../common/params';
+import { RawParams, bool, readPaging, readSortOrder, single } from '../common/params';
 import { DEVICE_CLASSES } from '../enrichment/user-agent';
 import { linkFilterValue, readFilters } from '../links/list/link-filters';
 import {
@@ -39,6 +39,51 @@ export interface StatsQuery {
   withMetadata: boolean;
   withZeros: boolean;
   withBots: boolean;
+  /** with_chain=true (**extension**; docs/api.md, "Share chains"): the chain figures of each row. */
+  withChain: boolean;
+  /** attribution (**extension**): `last`, the clicked link (default), or `first`, its root. */
+  attribution: Attribution;
+  /** Which of with_chain and attribution the request gave: only those are echoed. */
+  chainParams: ChainParam[];
+}
+
+export type Attribution = 'last' | 'first';
+export type ChainParam = 'with_chain' | 'attribution';
+
+/** Sort types over the chain figures (need with_chain=true). */
+export const CHAIN_SORT_TYPES = ['chain_clicks', 'chain_shares', 'amplification'];
+
+/**
+ * `with_chain` and `attribution` (docs/api.md, "Share chains"), with which of them were given. They
+ * count links' descendants and roots, so they group by link attributes only: by a click dimension
+ * (group, pivot or filter) they answer 400, as they do together (chain figures are the
+ * descendants' own clicks, the clicked links': attribution=last).
+ */
+export function readChainParams(
+  params: RawParams,
+  byDimensions: boolean,
+): { withChain: boolean; attribution: Attribution; chainParams: ChainParam[] } {
+  const withChain = bool(params, 'with_chain', false);
+  const attribution = readAttribution(params);
+  const chainParams: ChainParam[] = [];
+  if (params.with_chain !== undefined) chainParams.push('with_chain');
+  if (params.attribution !== undefined) chainParams.push('attribution');
+  for (const name of chainParams) {
+    const used = name === 'with_chain' ? withChain : attribution === 'first';
+    if (used && byDimensions)
+      throw Errors.invalid(name, 'takes link attributes only, not click dimensions');
+  }
+  if (withChain && attribution === 'first')
+    throw Errors.invalid('attribution', 'must be last with with_chain=true');
+  return { withChain, attribution, chainParams };
+}
+
+/** `attribution`: last (default) or first. */
+export function readAttribution(params: RawParams): Attribution {
+  const value = single(params, 'attribution', 10) ?? 'last';
+  if (value !== 'last' && value !== 'first')
+    throw Errors.invalid('attribution', 'must be last or first');
+  return value;
 }
 
 /**
@@ -145,8 +190,9 @@ export function readStatsQuery(
   }
   const goals = kind === 'totals' ? 10 : 5;
   const conversionTypes = conversionSortTypes(goals);
-  const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes];
+  const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes, ...CHAIN_SORT_TYPES];
   const byDimensions = usesDimensions({ groupBy, pivot, filters });
+  const chain = readChainParams(params, byDimensions);
   const readSortType = (name: string): string => {
     const value = single(params, name, 32) ?? 'clicks';
     if (!sortTypes.includes(value))
@@ -156,6 +202,8 @@ export function readStatsQuery(
     if (conversionTypes.includes(value) && !switches.withConversions) {
       throw Errors.invalid(name, `${value} needs with_conversions=true`);
     }
+    if (CHAIN_SORT_TYPES.includes(value) && !chain.withChain)
+      throw Errors.invalid(name, `${value} needs with_chain=true`);
     return value;
   };
   const { page, perPage, offset } = readPaging(params);
@@ -174,5 +222,6 @@ export function readStatsQuery(
     perPage,
     offset,
     ...switches,
+    ...chain,
   };
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   AggregateResponseDto,
+  ChainResponseDto,
   LinkBatchDetailsResponseDto,
   LinkDetailsResponseDto,
   LinkIntervalsResponseDto,
@@ -9,7 +10,8 @@ import {
 } from './dto/stats-responses.dto';
 import { FormattedResult } from '../common/api-format';
 import { Errors } from '../common/app-error';
-import { RawParams } from '../common/params';
+import { RawParams, readPaging } from '../common/params';
+import { ChainService } from './chain.service';
 import { Params } from '../common/params.decorator';
 import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import {
@@ -24,11 +26,13 @@ import {
   INTERVALS_EARLIEST,
   MAX_TOTALS_KEYS,
   StatsKind,
+  readAttribution,
   readStatsQuery,
   readDimensionFilters,
 } from './stats-query';
 import {
   ApiAggregateParameters,
+  ApiChainParameters,
   ApiDetailsParameters,
   ApiIntervalParameters,
   ApiRangeIntervalParameters,
@@ -46,7 +50,10 @@ import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service
 @Controller('stats')
 @UseGuards(ReadThrottlerGuard)
 export class StatsController {
-  constructor(private readonly stats: StatsService) {}
+  constructor(
+    private readonly stats: StatsService,
+    private readonly chains: ChainService,
+  ) {}
 
   // Literal paths first: `range/intervals.json` must not be read as the intervals of a link "range".
   @Get('range/intervals.json')
@@ -115,6 +122,36 @@ export class StatsController {
     @Params() params: RawParams,
   ) {
     return this.intervals(project, svcId, params);
+  }
+
+  @Get(':svc_id/chain.json')
+  @ApiOperation({
+    summary: "A link's cascade: its own, downstream and children's figures (extension)",
+  })
+  @ApiChainParameters()
+  @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: ChainResponseDto })
+  @ProjectKeyAuth({ version: true })
+  chainGet(
+    @CurrentProject() project: ProjectEntity,
+    @Param('svc_id') svcId: string,
+    @Params() params: RawParams,
+  ) {
+    return this.chain(project, svcId, params);
+  }
+
+  @Post(':svc_id/chain.json')
+  @ApiOperation({ summary: "A link's cascade (POST form; extension)" })
+  @ApiChainParameters()
+  @ApiResponse(STATS_ERRORS)
+  @ApiOkResponse({ type: ChainResponseDto })
+  @ProjectKeyAuth({ version: true })
+  chainPost(
+    @CurrentProject() project: ProjectEntity,
+    @Param('svc_id') svcId: string,
+    @Params() params: RawParams,
+  ) {
+    return this.chain(project, svcId, params);
   }
 
   @Get('range.json')
@@ -234,12 +271,32 @@ export class StatsController {
     const query = readStatsQuery(params, 'range', false);
     if (query.groupBy || query.pivot)
       throw Errors.invalid(query.groupBy ? 'group_by' : 'pivot', 'is not used by range intervals');
+    if (query.withChain) throw Errors.invalid('with_chain', 'is not used by range intervals');
     return new FormattedResult(
       await this.stats.rangeIntervals(project, {
         ...query,
         start: start!,
         end: end!,
         interval: readInterval(params),
+      }),
+    );
+  }
+
+  private async chain(
+    project: ProjectEntity,
+    svcId: string,
+    params: RawParams,
+  ): Promise<FormattedResult> {
+    const { start, end } = readPeriod(params, { required: false, earliest: EARLIEST.range });
+    const { withConversions, withBots } = readSwitches(params);
+    return new FormattedResult(
+      await this.chains.chain(project, {
+        svcId,
+        start,
+        end,
+        withConversions,
+        withBots,
+        ...readPaging(params),
       }),
     );
   }
@@ -257,6 +314,8 @@ export class StatsController {
       interval: readInterval(params),
       ...readSwitches(params),
       filters: readDimensionFilters(params),
+      attribution: readAttribution(params),
+      chainParams: params.attribution === undefined ? [] : ['attribution'],
     });
     return new FormattedResult(response);
   }

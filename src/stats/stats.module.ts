@@ -1,3 +1,4 @@
+import { ChainService } from './chain.service';
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
@@ -10,7 +11,7 @@ import { StatsService } from './stats.service';
 @Module({
   imports: [ProjectsModule, LinksModule, RateLimitModule],
   controllers: [StatsController],
-  providers: [StatsRepository, StampStates, StatsService],
+  providers: [StatsRepository, StampStates, StatsService, ChainService],
   exports: [StatsService],
 })
 export class StatsModule {}

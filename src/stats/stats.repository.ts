@@ -12,6 +12,11 @@ import {
   readFigures,
   readValue,
 } from './figures';
+import {
+  CascadeRequest,
+  cascadeChildrenQuery,
+  cascadeGenerationsQuery,
+} from './queries/chain.query';
 import { LinkClicksRequest, linkClicksQuery } from './queries/link-clicks.query';
 import {
   LinkIntervalsRequest,
@@ -62,7 +67,7 @@ export interface IntervalConversionRow {
   value: number;
 }
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 type Count = string | number;
 
 /**
@@ -190,6 +195,23 @@ export class StatsRepository implements OnModuleDestroy {
       ? await this.pagePivots(request, groups)
       : groups.map((): SortablePivot[] => []);
     return { totals, totalResults: page.before, groups, pivots };
+  }
+
+  /** A link's cascade per generation, and the distinct sharers below it (chain.json). */
+  async cascadeGenerations(request: CascadeRequest): Promise<{ rows: Row[]; sharers: number }> {
+    const statement = cascadeGenerationsQuery(this.db, request);
+    const page = await this.yielding.run((settings) =>
+      this.analytics.queryPage<Row>(statement.sql, statement.params, settings),
+    );
+    return { rows: page.rows, sharers: Number(page.totals?.all_sharers ?? 0) };
+  }
+
+  /** A page of a link's direct children with their own and downstream figures (chain.json). */
+  async cascadeChildren(
+    request: CascadeRequest,
+    page: { perPage: number; offset: number },
+  ): Promise<Row[]> {
+    return this.rows<Row>(cascadeChildrenQuery(this.db, request, page));
   }
 
   /** Every pivot value of the whole result (with_zeros). */

@@ -7,13 +7,13 @@ import { ProjectEntity } from '../projects/project.entity';
 import { ConversionsObject, conversionsObject, emptyCounts } from './conversions-object';
 import { Figures, GroupRow, GroupValue, PivotRow } from './figures';
 import { countByBucket, mergeBuckets, withZeros } from './interval-rows';
-import { orderPivots } from './pivot-order';
+import { amplification, orderPivots } from './pivot-order';
 import { RowsRequest } from './queries/range-totals.query';
 import { RowsContext } from './queries/row-parts';
 import { StampStates } from './stamp-states';
 import { Interval, countIntervals } from './intervals';
 import { usesDimensions } from './stats-fields';
-import { StatsQuery } from './stats-query';
+import { Attribution, ChainParam, StatsQuery } from './stats-query';
 import { Aggregate, StatsRepository } from './stats.repository';
 
 export const MAX_INTERVALS = 500;
@@ -36,6 +36,9 @@ export interface IntervalsQuery {
   withBots: boolean;
   /** Click-dimension filters (**extension**): the link's clicks and conversions that match. */
   filters: StatsQuery['filters'];
+  /** attribution (**extension**) and whether the request gave it (then it is echoed). */
+  attribution: Attribution;
+  chainParams: ChainParam[];
 }
 
 export interface IntervalsResponse {
@@ -49,6 +52,7 @@ export interface IntervalsResponse {
   clicks: number;
   last_clicked_at: string | null;
   intervals: Record<string, unknown>[];
+  attribution?: Attribution;
   metadata?: LinkRecord;
   conversions?: ConversionsObject;
 }
@@ -84,6 +88,7 @@ export class StatsService {
       end: query.end,
       interval: query.interval,
       filters: query.filters,
+      attribution: query.attribution,
     };
     const { rows: activity, last } = await this.repository.linkIntervals({
       ...period,
@@ -100,6 +105,7 @@ export class StatsService {
       with_zeros: query.withZeros,
       with_metadata: query.withMetadata,
       with_conversions: query.withConversions,
+      ...chainEcho({ ...query, withChain: false }),
       clicks: rows.reduce((sum, row) => sum + row.clicks, 0),
       last_clicked_at: last ? isoTimestamp(last) : null,
       intervals: [],
@@ -201,6 +207,7 @@ export class StatsService {
       interval: query.interval,
       filters: query.filters,
       toolKeys: await this.toolKeys([project.id], query),
+      attribution: query.attribution,
     };
     const activity = await this.repository.rangeIntervals({ ...request, withBots: query.withBots });
     // With conversions, an interval with conversions and no click or share is activity too.
@@ -237,6 +244,7 @@ export class StatsService {
       interval: query.interval,
       with_zeros: query.withZeros,
       with_conversions: query.withConversions,
+      ...chainEcho(query),
       filters: await this.filtersEcho([project], query),
       totals,
     };
@@ -271,6 +279,7 @@ export class StatsService {
       if (query.withConversions) {
         object.conversions = conversionsObject({ pageviews: f.pageviews, goals: f.goals }, labels);
       }
+      if (query.withChain) object.chain = chainObject(f, query.withConversions, labels);
       return object;
     };
     const groupObjects = await Promise.all(
@@ -293,6 +302,7 @@ export class StatsService {
       with_metadata: query.withMetadata,
       with_conversions: query.withConversions,
       with_zeros: query.withZeros,
+      ...chainEcho(query),
       filters: await this.filtersEcho(projects, query),
       group_by: query.groupBy,
       sort_type: query.groupBy ? query.sortType : null,
@@ -377,4 +387,37 @@ export class StatsService {
     if (field === 'campaign') return this.lookups.campaignMetadata(ids, value);
     return null;
   }
+}
+
+/**
+ * A row's chain object (docs/api.md, "Share chains"): its descendants' shares, clicks and, with
+ * conversions, conversions; amplification, their clicks per own click.
+ */
+function chainObject(
+  f: Figures,
+  withConversions: boolean,
+  labels: Partial<Record<string, string>>,
+): Record<string, unknown> {
+  const chain = f.chain ?? { clicks: 0, shares: 0, pageviews: 0, goals: {} };
+  const object: Record<string, unknown> = {
+    shares: chain.shares,
+    clicks: chain.clicks,
+    amplification: amplification(f),
+  };
+  if (withConversions)
+    object.conversions = conversionsObject(
+      { pageviews: chain.pageviews, goals: chain.goals },
+      labels,
+    );
+  return object;
+}
+
+/** with_chain and attribution as the request gave them; nothing when it gave neither. */
+export function chainEcho(
+  query: Pick<StatsQuery, 'withChain' | 'attribution' | 'chainParams'>,
+): Record<string, unknown> {
+  const echo: Record<string, unknown> = {};
+  if (query.chainParams.includes('with_chain')) echo.with_chain = query.withChain;
+  if (query.chainParams.includes('attribution')) echo.attribution = query.attribution;
+  return echo;
 }

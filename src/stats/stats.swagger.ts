@@ -87,6 +87,13 @@ export function ApiIntervalParameters(): MethodDecorator {
       required: false,
       description: 'Count clicks by known crawlers too (default false)',
     }),
+    ApiQuery({
+      enum: ['last', 'first'],
+      name: 'attribution',
+      required: false,
+      description:
+        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
+    }),
     ...DIMENSION_FIELDS.map((name) => filterQuery(name)),
   ];
   return applyDecorators(...decorators);
@@ -140,7 +147,7 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       name: 'sort_type',
       required: false,
       description:
-        'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions)',
+        'clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions); extension: chain_clicks, chain_shares, amplification (need with_chain)',
     }),
     ApiQuery({ name: 'sort_order', required: false, enum: ['asc', 'desc'] }),
     ApiQuery({ enum: SORT_TYPES, enumName: 'SortType', name: 'pivot_sort_type', required: false }),
@@ -171,6 +178,20 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
       name: 'with_bots',
       required: false,
       description: 'Count clicks by known crawlers too (default false)',
+    }),
+    ApiQuery({
+      enum: ['true', 'false'],
+      name: 'with_chain',
+      required: false,
+      description:
+        "Extension (share chains): add each row's chain figures, the activity of its links' descendants",
+    }),
+    ApiQuery({
+      enum: ['last', 'first'],
+      name: 'attribution',
+      required: false,
+      description:
+        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
     }),
     ...filterNames(kind).map((name) =>
       filterQuery(name, `Filter (one value)${name === 'tool' ? ': key or label' : ''}`),
@@ -228,7 +249,52 @@ export function ApiRangeIntervalParameters(): MethodDecorator {
     }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false }),
     ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
+    ApiQuery({
+      enum: ['last', 'first'],
+      name: 'attribution',
+      required: false,
+      description:
+        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
+    }),
     ...filterNames('range').map((name) => filterQuery(name)),
+  ];
+  return applyDecorators(...decorators);
+}
+
+/** stats/{svc_id}/chain.json (**extension**; docs/api.md, "Share chains"). */
+export function ApiChainParameters(): MethodDecorator {
+  const decorators = [
+    ApiFormatted({ txt: false, formatInPath: false }),
+    ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x' }),
+    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiQuery({
+      type: String,
+      name: 'start_date',
+      required: false,
+      description: 'Activity window from (rounded down to the hour; default: all time)',
+    }),
+    ApiQuery({
+      type: String,
+      name: 'end_date',
+      required: false,
+      description: 'Activity window until (rounded up to the hour)',
+    }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false }),
+    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
+    ApiQuery({
+      type: 'integer',
+      name: 'per_page',
+      required: false,
+      description: 'Children per page: default 10, at most 1000',
+    }),
+    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
+    ApiQuery({
+      type: 'integer',
+      name: 'offset',
+      required: false,
+      description: 'Overrides page',
+    }),
   ];
   return applyDecorators(...decorators);
 }

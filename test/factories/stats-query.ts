@@ -20,6 +20,9 @@ export function statsQuery(over: Partial<StatsQuery> = {}): StatsQuery {
     withMetadata: false,
     withZeros: false,
     withBots: false,
+    withChain: false,
+    attribution: 'last',
+    chainParams: [],
     ...over,
   };
 }

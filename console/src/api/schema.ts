@@ -430,6 +430,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats/{svc_id}/chain.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A link's cascade: its own, downstream and children's figures (extension) */
+        get: operations["StatsController_chainGet"];
+        put?: never;
+        /** A link's cascade (POST form; extension) */
+        post: operations["StatsController_chainPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats/range.json": {
         parameters: {
             query?: never;
@@ -1352,6 +1370,11 @@ export interface components {
             interval: components["schemas"]["Interval"];
             with_zeros: boolean;
             with_conversions: boolean;
+            /**
+             * @description Extension (share chains): the attribution asked for, when given
+             * @enum {string}
+             */
+            attribution?: "last" | "first";
             filters: {
                 [key: string]: unknown;
             } | unknown[];
@@ -1395,15 +1418,109 @@ export interface components {
             /** @example 2026-11-20T09:31:02Z */
             last_clicked_at: string | null;
             intervals: components["schemas"]["LinkIntervalDto"][];
+            /**
+             * @description Extension (share chains): the attribution asked for, when given
+             * @enum {string}
+             */
+            attribution?: "last" | "first";
             /** @description with_metadata=true */
             metadata?: components["schemas"]["LinkRecordDto"];
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
         };
+        ChainOwnDto: {
+            /** @example 5 */
+            clicks: number;
+            /** @description With with_conversions=true */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
+        };
+        ChainDownstreamDto: {
+            /**
+             * @description Descendant links shared in the window
+             * @example 4
+             */
+            shares: number;
+            /**
+             * @description Distinct sharers of those shares: sharer_id, else user_id, else the link
+             * @example 3
+             */
+            sharers: number;
+            /**
+             * @description The descendants' clicks in the window
+             * @example 16
+             */
+            clicks: number;
+            /**
+             * @description The deepest generation with a share or activity
+             * @example 3
+             */
+            generations: number;
+            /** @description With with_conversions=true */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
+        };
+        ChainGenerationDto: {
+            /**
+             * @description 1: the children, 2: their children, …
+             * @example 1
+             */
+            generation: number;
+            /** @example 2 */
+            shares: number;
+            /** @example 7 */
+            clicks: number;
+            conversions?: components["schemas"]["ConversionsObjectDto"];
+        };
+        ChainChildDto: {
+            /** @example svc.example_bC4eF0y */
+            svc_id: string;
+            /** @example facebook */
+            channel: string | null;
+            sharer_id: string | null;
+            user_id: string | null;
+            own: components["schemas"]["ChainOwnDto"];
+            downstream: components["schemas"]["ChainDownstreamDto"];
+        };
+        ChainResponseDto: {
+            /** @example svc.example_aB3dE9x */
+            svc_id: string;
+            /** @description The root's svc_id (the link's own without a parent) */
+            root: string;
+            /**
+             * @description Generations below its root (0 for a root)
+             * @example 0
+             */
+            depth: number;
+            start_date: string | null;
+            end_date: string | null;
+            with_conversions: boolean;
+            own: components["schemas"]["ChainOwnDto"];
+            downstream: components["schemas"]["ChainDownstreamDto"];
+            generations: components["schemas"]["ChainGenerationDto"][];
+            /** @description null when paged by offset */
+            page: number | null;
+            per_page: number;
+            offset: number;
+            /** @description Direct children in all */
+            total_results: number;
+            children: components["schemas"]["ChainChildDto"][];
+        };
         /** @enum {string} */
         RangeGroupField: "application" | "svc_id" | "campaign" | "channel" | "domain" | "original_url" | "parent" | "service" | "service_postid" | "service_userid" | "sharer_id" | "tag" | "tool" | "user_id" | "username" | "shared_at_hour_of_day" | "shared_at_day_of_week" | "shared_at_hour_of_week" | "country" | "region" | "city" | "device" | "browser" | "os" | "referrer_host";
         /** @enum {string} */
-        SortType: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value";
+        SortType: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | "chain_clicks" | "chain_shares" | "amplification";
+        ChainFiguresDto: {
+            /** @description Descendants shared (in the period on range) */
+            shares: number;
+            /** @description The descendants' clicks */
+            clicks: number;
+            /**
+             * @description chain clicks per own click, four decimals; null without own clicks
+             * @example 1.7778
+             */
+            amplification: number | null;
+            /** @description with_conversions=true */
+            conversions?: components["schemas"]["ConversionsObjectDto"];
+        };
         FiguresDto: {
             clicks: number;
             /** @description null when the request groups, pivots or filters by a click dimension */
@@ -1415,6 +1532,8 @@ export interface components {
             clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
+            /** @description with_chain=true (extension) */
+            chain?: components["schemas"]["ChainFiguresDto"];
         };
         PivotDto: {
             clicks: number;
@@ -1427,6 +1546,8 @@ export interface components {
             clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
+            /** @description with_chain=true (extension) */
+            chain?: components["schemas"]["ChainFiguresDto"];
         } & {
             [key: string]: unknown;
         };
@@ -1441,6 +1562,8 @@ export interface components {
             clicks_per_share: number | null;
             /** @description with_conversions=true */
             conversions?: components["schemas"]["ConversionsObjectDto"];
+            /** @description with_chain=true (extension) */
+            chain?: components["schemas"]["ChainFiguresDto"];
             /** @description With pivot */
             pivots?: components["schemas"]["PivotDto"][];
             /** @description with_metadata=true: svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name, description */
@@ -1456,6 +1579,13 @@ export interface components {
             with_metadata: boolean;
             with_conversions: boolean;
             with_zeros: boolean;
+            /** @description Extension (share chains): with_chain, when given */
+            with_chain?: boolean;
+            /**
+             * @description Extension (share chains): the attribution asked for, when given
+             * @enum {string}
+             */
+            attribution?: "last" | "first";
             /** @description The filters applied, each with <field>_metadata; an empty array when none */
             filters: {
                 [key: string]: unknown;
@@ -1463,12 +1593,12 @@ export interface components {
             /** @example channel */
             group_by: string | null;
             /** @enum {string|null} */
-            sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | null;
+            sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | "chain_clicks" | "chain_shares" | "amplification" | null;
             /** @enum {string|null} */
             sort_order: "asc" | "desc" | null;
             pivot: string | null;
             /** @enum {string|null} */
-            pivot_sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | null;
+            pivot_sort_type: "clicks" | "shares" | "clicks_per_share" | "alpha" | "shared_at" | "pageviews" | "goal_1_count" | "goal_1_value" | "goal_2_count" | "goal_2_value" | "goal_3_count" | "goal_3_value" | "goal_4_count" | "goal_4_value" | "goal_5_count" | "goal_5_value" | "goal_6_count" | "goal_6_value" | "goal_7_count" | "goal_7_value" | "goal_8_count" | "goal_8_value" | "goal_9_count" | "goal_9_value" | "goal_10_count" | "goal_10_value" | "goal_total_count" | "goal_total_value" | "chain_clicks" | "chain_shares" | "amplification" | null;
             /** @enum {string|null} */
             pivot_sort_order: "asc" | "desc" | null;
             /** @description The page asked for (1 by default); null when offset was given, which overrides it */
@@ -4261,6 +4391,8 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 with_zeros?: "true" | "false";
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -4367,6 +4499,8 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 with_zeros?: "true" | "false";
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -4594,6 +4728,8 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
                 country?: string;
                 /** @description Click dimension filter (extension) */
@@ -4673,6 +4809,8 @@ export interface operations {
                 with_conversions?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
                 country?: string;
                 /** @description Click dimension filter (extension) */
@@ -4730,6 +4868,132 @@ export interface operations {
             };
         };
     };
+    StatsController_chainGet: {
+        parameters: {
+            query: {
+                /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
+                callback?: unknown;
+                v: "3";
+                /** @description Project API key */
+                key?: string;
+                /** @description Activity window from (rounded down to the hour; default: all time) */
+                start_date?: string;
+                /** @description Activity window until (rounded up to the hour) */
+                end_date?: string;
+                with_conversions?: "true" | "false";
+                with_bots?: "true" | "false";
+                /** @description Children per page: default 10, at most 1000 */
+                per_page?: number;
+                /** @description From 1 (default) */
+                page?: number;
+                /** @description Overrides page */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                svc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainResponseDto"];
+                };
+            };
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    StatsController_chainPost: {
+        parameters: {
+            query: {
+                /** @description JSON-P: wraps the JSON body as `callback(<json>);` (json format only). */
+                callback?: unknown;
+                v: "3";
+                /** @description Project API key */
+                key?: string;
+                /** @description Activity window from (rounded down to the hour; default: all time) */
+                start_date?: string;
+                /** @description Activity window until (rounded up to the hour) */
+                end_date?: string;
+                with_conversions?: "true" | "false";
+                with_bots?: "true" | "false";
+                /** @description Children per page: default 10, at most 1000 */
+                per_page?: number;
+                /** @description From 1 (default) */
+                page?: number;
+                /** @description Overrides page */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                svc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainResponseDto"];
+                };
+            };
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 unknown link; 429 over READ_RATE_LIMIT (with Retry-After) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Missing required parameter: start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
     StatsController_rangeGet: {
         parameters: {
             query: {
@@ -4746,7 +5010,7 @@ export interface operations {
                 group_by?: components["schemas"]["RangeGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["RangeGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions); extension: chain_clicks, chain_shares, amplification (need with_chain) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4763,6 +5027,10 @@ export interface operations {
                 with_zeros?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): add each row's chain figures, the activity of its links' descendants */
+                with_chain?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -4870,7 +5138,7 @@ export interface operations {
                 group_by?: components["schemas"]["RangeGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["RangeGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions); extension: chain_clicks, chain_shares, amplification (need with_chain) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -4887,6 +5155,10 @@ export interface operations {
                 with_zeros?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): add each row's chain figures, the activity of its links' descendants */
+                with_chain?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -4994,7 +5266,7 @@ export interface operations {
                 group_by?: components["schemas"]["TotalsGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["TotalsGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions); extension: chain_clicks, chain_shares, amplification (need with_chain) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -5011,6 +5283,10 @@ export interface operations {
                 with_zeros?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): add each row's chain figures, the activity of its links' descendants */
+                with_chain?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -5126,7 +5402,7 @@ export interface operations {
                 group_by?: components["schemas"]["TotalsGroupField"];
                 /** @description Needs group_by; differs from it and from the filters */
                 pivot?: components["schemas"]["TotalsGroupField"];
-                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions) */
+                /** @description clicks (default), shares, clicks_per_share, alpha, shared_at, pageviews, goal_n_count, goal_n_value, goal_total_count, goal_total_value (conversion sorts need with_conversions; shares and clicks_per_share are refused by click dimensions); extension: chain_clicks, chain_shares, amplification (need with_chain) */
                 sort_type?: components["schemas"]["SortType"];
                 sort_order?: "asc" | "desc";
                 pivot_sort_type?: components["schemas"]["SortType"];
@@ -5143,6 +5419,10 @@ export interface operations {
                 with_zeros?: "true" | "false";
                 /** @description Count clicks by known crawlers too (default false) */
                 with_bots?: "true" | "false";
+                /** @description Extension (share chains): add each row's chain figures, the activity of its links' descendants */
+                with_chain?: "true" | "false";
+                /** @description Extension (share chains): last (default) credits the clicked link, first the root of its cascade */
+                attribution?: "last" | "first";
                 /** @description Filter (one value) */
                 application?: string;
                 /** @description Filter (one value) */
@@ -5738,11 +6018,13 @@ export const pathsStatsRangeIntervalsJsonGetParametersQueryIntervalValues: Reado
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsRangeIntervalsJsonGetParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeIntervalsJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsRangeIntervalsJsonPostParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["post"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsSvc_idsBatchJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/svc_ids/batch.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idsBatchJsonGetParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/svc_ids/batch.json"]["get"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idsBatchJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/svc_ids/batch.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
@@ -5755,12 +6037,20 @@ export const pathsStatsSvc_idIntervalsJsonGetParametersQueryWith_zerosValues: Re
 export const pathsStatsSvc_idIntervalsJsonGetParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["get"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idIntervalsJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsSvc_idIntervalsJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsSvc_idIntervalsJsonGetParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["get"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
 export const pathsStatsSvc_idIntervalsJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsSvc_idIntervalsJsonPostParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/intervals.json"]["post"]["parameters"]["query"]["attribution"]> = ["last", "first"];
+export const pathsStatsSvc_idChainJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsStatsSvc_idChainJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
+export const pathsStatsSvc_idChainJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsSvc_idChainJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsStatsSvc_idChainJsonPostParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["post"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
+export const pathsStatsSvc_idChainJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}/chain.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const pathsStatsRangeJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeJsonGetParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
 export const pathsStatsRangeJsonGetParametersQueryPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["pivot_sort_order"]> = ["asc", "desc"];
@@ -5768,6 +6058,8 @@ export const pathsStatsRangeJsonGetParametersQueryWith_conversionsValues: Readon
 export const pathsStatsRangeJsonGetParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsRangeJsonGetParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsRangeJsonGetParametersQueryWith_chainValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["with_chain"]> = ["true", "false"];
+export const pathsStatsRangeJsonGetParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["get"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsRangeJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeJsonPostParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
 export const pathsStatsRangeJsonPostParametersQueryPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["pivot_sort_order"]> = ["asc", "desc"];
@@ -5775,6 +6067,8 @@ export const pathsStatsRangeJsonPostParametersQueryWith_conversionsValues: Reado
 export const pathsStatsRangeJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsRangeJsonPostParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsRangeJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsRangeJsonPostParametersQueryWith_chainValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["with_chain"]> = ["true", "false"];
+export const pathsStatsRangeJsonPostParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range.json"]["post"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsTotalsJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsTotalsJsonGetParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
 export const pathsStatsTotalsJsonGetParametersQueryPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["pivot_sort_order"]> = ["asc", "desc"];
@@ -5782,6 +6076,8 @@ export const pathsStatsTotalsJsonGetParametersQueryWith_conversionsValues: Reado
 export const pathsStatsTotalsJsonGetParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsTotalsJsonGetParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsTotalsJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsTotalsJsonGetParametersQueryWith_chainValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["with_chain"]> = ["true", "false"];
+export const pathsStatsTotalsJsonGetParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["get"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsTotalsJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsTotalsJsonPostParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
 export const pathsStatsTotalsJsonPostParametersQueryPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["pivot_sort_order"]> = ["asc", "desc"];
@@ -5789,6 +6085,8 @@ export const pathsStatsTotalsJsonPostParametersQueryWith_conversionsValues: Read
 export const pathsStatsTotalsJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsTotalsJsonPostParametersQueryWith_zerosValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["with_zeros"]> = ["true", "false"];
 export const pathsStatsTotalsJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsStatsTotalsJsonPostParametersQueryWith_chainValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["with_chain"]> = ["true", "false"];
+export const pathsStatsTotalsJsonPostParametersQueryAttributionValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/totals.json"]["post"]["parameters"]["query"]["attribution"]> = ["last", "first"];
 export const pathsStatsSvc_idJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idJsonGetParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["get"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idJsonGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
@@ -5799,11 +6097,14 @@ export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
 export const deviceClassValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceClass"]> = ["desktop", "mobile", "tablet", "other"];
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
+export const rangeIntervalsResponseDtoAttributionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeIntervalsResponseDto"]["attribution"]> = ["last", "first"];
+export const linkIntervalsResponseDtoAttributionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LinkIntervalsResponseDto"]["attribution"]> = ["last", "first"];
 export const rangeGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeGroupField"]> = ["application", "svc_id", "campaign", "channel", "domain", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "country", "region", "city", "device", "browser", "os", "referrer_host"];
-export const sortTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortType"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
-export const aggregateResponseDtoSort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
+export const sortTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SortType"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value", "chain_clicks", "chain_shares", "amplification"];
+export const aggregateResponseDtoAttributionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["attribution"]> = ["last", "first"];
+export const aggregateResponseDtoSort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value", "chain_clicks", "chain_shares", "amplification"];
 export const aggregateResponseDtoSort_orderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["sort_order"]> = ["asc", "desc"];
-export const aggregateResponseDtoPivot_sort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value"];
+export const aggregateResponseDtoPivot_sort_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_type"]> = ["clicks", "shares", "clicks_per_share", "alpha", "shared_at", "pageviews", "goal_1_count", "goal_1_value", "goal_2_count", "goal_2_value", "goal_3_count", "goal_3_value", "goal_4_count", "goal_4_value", "goal_5_count", "goal_5_value", "goal_6_count", "goal_6_value", "goal_7_count", "goal_7_value", "goal_8_count", "goal_8_value", "goal_9_count", "goal_9_value", "goal_10_count", "goal_10_value", "goal_total_count", "goal_total_value", "chain_clicks", "chain_shares", "amplification"];
 export const aggregateResponseDtoPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_order"]> = ["asc", "desc"];
 export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "country", "region", "city", "device", "browser", "os", "referrer_host", "project"];
 export const conversionRecordDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionRecordDto"]["type"]> = ["pageview", "goal_1", "goal_2", "goal_3", "goal_4", "goal_5"];

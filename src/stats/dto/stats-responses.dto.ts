@@ -12,7 +12,20 @@ export const SORT_TYPES = [
   ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].flatMap((n) => [`goal_${n}_count`, `goal_${n}_value`]),
   'goal_total_count',
   'goal_total_value',
+  'chain_clicks',
+  'chain_shares',
+  'amplification',
 ] as const;
+
+/** attribution (extension; docs/api.md, "Share chains"). */
+export const ATTRIBUTIONS = ['last', 'first'] as const;
+
+/** The attribution echo: only when the request gave the parameter. */
+const ATTRIBUTION_ECHO = {
+  type: String,
+  enum: ATTRIBUTIONS,
+  description: 'Extension (share chains): the attribution asked for, when given',
+} as const;
 
 export class GoalFiguresDto {
   @ApiProperty({ type: 'integer' })
@@ -90,6 +103,8 @@ export class LinkIntervalsResponseDto {
   last_clicked_at: string | null;
   @ApiProperty({ type: [LinkIntervalDto] })
   intervals: LinkIntervalDto[];
+  @ApiPropertyOptional(ATTRIBUTION_ECHO)
+  attribution?: (typeof ATTRIBUTIONS)[number];
   @ApiPropertyOptional({ type: LinkRecordDto, description: 'with_metadata=true' })
   metadata?: LinkRecordDto;
   @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
@@ -123,6 +138,23 @@ export class LinkBatchDetailsResponseDto {
 }
 
 /** Clicks, shares and clicks per share of the totals, a group or a pivot. */
+/** with_chain=true: the activity of the descendants of a row's links (extension; "Share chains"). */
+export class ChainFiguresDto {
+  @ApiProperty({ type: 'integer', description: 'Descendants shared (in the period on range)' })
+  shares: number;
+  @ApiProperty({ type: 'integer', description: "The descendants' clicks" })
+  clicks: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'chain clicks per own click, four decimals; null without own clicks',
+    example: 1.7778,
+  })
+  amplification: number | null;
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
+  conversions?: ConversionsObjectDto;
+}
+
 export class FiguresDto {
   @ApiProperty({ type: 'integer' })
   clicks: number;
@@ -141,6 +173,8 @@ export class FiguresDto {
   clicks_per_share: number | null;
   @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'with_conversions=true' })
   conversions?: ConversionsObjectDto;
+  @ApiPropertyOptional({ type: ChainFiguresDto, description: 'with_chain=true (extension)' })
+  chain?: ChainFiguresDto;
 }
 
 /** A pivot of a group: the pivoted field's value under its name, and the figures. */
@@ -178,6 +212,10 @@ export class AggregateResponseDto {
   with_conversions: boolean;
   @ApiProperty()
   with_zeros: boolean;
+  @ApiPropertyOptional({ description: 'Extension (share chains): with_chain, when given' })
+  with_chain?: boolean;
+  @ApiPropertyOptional(ATTRIBUTION_ECHO)
+  attribution?: (typeof ATTRIBUTIONS)[number];
   @ApiProperty({
     oneOf: [
       { type: 'object', additionalProperties: true },
@@ -258,6 +296,8 @@ export class RangeIntervalsResponseDto {
   with_zeros: boolean;
   @ApiProperty()
   with_conversions: boolean;
+  @ApiPropertyOptional(ATTRIBUTION_ECHO)
+  attribution?: (typeof ATTRIBUTIONS)[number];
   @ApiProperty({
     oneOf: [
       { type: 'object', additionalProperties: true },
@@ -267,4 +307,89 @@ export class RangeIntervalsResponseDto {
   filters: Record<string, unknown> | [];
   @ApiProperty({ type: RangeIntervalsTotalsDto })
   totals: RangeIntervalsTotalsDto;
+}
+
+/** A link's own figures in a cascade (chain.json; extension). */
+export class ChainOwnDto {
+  @ApiProperty({ example: 5 })
+  clicks: number;
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'With with_conversions=true' })
+  conversions?: ConversionsObjectDto;
+}
+
+/** The figures of a link's descendants, all generations (chain.json; extension). */
+export class ChainDownstreamDto {
+  @ApiProperty({ description: 'Descendant links shared in the window', example: 4 })
+  shares: number;
+  @ApiProperty({
+    description: 'Distinct sharers of those shares: sharer_id, else user_id, else the link',
+    example: 3,
+  })
+  sharers: number;
+  @ApiProperty({ description: "The descendants' clicks in the window", example: 16 })
+  clicks: number;
+  @ApiProperty({ description: 'The deepest generation with a share or activity', example: 3 })
+  generations: number;
+  @ApiPropertyOptional({ type: ConversionsObjectDto, description: 'With with_conversions=true' })
+  conversions?: ConversionsObjectDto;
+}
+
+/** One generation below a link (chain.json; extension). */
+export class ChainGenerationDto {
+  @ApiProperty({ description: '1: the children, 2: their children, …', example: 1 })
+  generation: number;
+  @ApiProperty({ example: 2 })
+  shares: number;
+  @ApiProperty({ example: 7 })
+  clicks: number;
+  @ApiPropertyOptional({ type: ConversionsObjectDto })
+  conversions?: ConversionsObjectDto;
+}
+
+/** A direct child of a link, with its own and downstream figures (chain.json; extension). */
+export class ChainChildDto {
+  @ApiProperty({ example: 'svc.example_bC4eF0y' })
+  svc_id: string;
+  @ApiProperty({ type: String, nullable: true, example: 'facebook' })
+  channel: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  sharer_id: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  user_id: string | null;
+  @ApiProperty({ type: ChainOwnDto })
+  own: ChainOwnDto;
+  @ApiProperty({ type: ChainDownstreamDto })
+  downstream: ChainDownstreamDto;
+}
+
+/** stats/{svc_id}/chain.json (extension; docs/api.md, "Share chains"). */
+export class ChainResponseDto {
+  @ApiProperty({ example: 'svc.example_aB3dE9x' })
+  svc_id: string;
+  @ApiProperty({ description: "The root's svc_id (the link's own without a parent)" })
+  root: string;
+  @ApiProperty({ description: 'Generations below its root (0 for a root)', example: 0 })
+  depth: number;
+  @ApiProperty({ type: String, nullable: true })
+  start_date: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  end_date: string | null;
+  @ApiProperty()
+  with_conversions: boolean;
+  @ApiProperty({ type: ChainOwnDto })
+  own: ChainOwnDto;
+  @ApiProperty({ type: ChainDownstreamDto })
+  downstream: ChainDownstreamDto;
+  @ApiProperty({ type: [ChainGenerationDto] })
+  generations: ChainGenerationDto[];
+  @ApiProperty({ type: Number, nullable: true, description: 'null when paged by offset' })
+  page: number | null;
+  @ApiProperty()
+  per_page: number;
+  @ApiProperty()
+  offset: number;
+  @ApiProperty({ description: 'Direct children in all' })
+  total_results: number;
+  @ApiProperty({ type: [ChainChildDto] })
+  children: ChainChildDto[];
 }

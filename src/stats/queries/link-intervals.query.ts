@@ -3,6 +3,7 @@ import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
 import { Interval } from '../intervals';
 import { Params } from '../../analytics/analytics-client';
 import { FilterField, eventConditions } from '../stats-fields';
+import { Attribution } from '../stats-query';
 import { Binder, Statement, andAll, bucketOf } from './statement';
 
 /** One link's period of stats/{svc_id}/intervals.json (docs/api.md, "Statistics"). */
@@ -14,6 +15,20 @@ export interface LinkIntervalsRequest {
   interval: Interval;
   /** Click-dimension filters (whitelisted names, values bound): the link's clicks that match. */
   filters?: Partial<Record<FilterField, string>>;
+  /** first: the clicks and conversions credited to the link as a root (extension). */
+  attribution?: Attribution;
+}
+
+/**
+ * The links whose events count for the link: itself or, with attribution=first, the links it is
+ * the root of (`link_chains`, its bloom filter of root_id; the link itself when it has no chain).
+ */
+function eventsOf(db: string, request: LinkIntervalsRequest): string {
+  if (request.attribution !== 'first') return 'link_id = {link:UInt64}';
+  const chains = `${db}.link_chains FINAL WHERE project_id = {project:UUID}`;
+  return `(link_id IN (SELECT link_id FROM ${chains} AND root_id = {link:UInt64})
+           OR (link_id = {link:UInt64}
+               AND link_id NOT IN (SELECT link_id FROM ${chains} AND link_id = {link:UInt64})))`;
 }
 
 /**
@@ -35,7 +50,7 @@ export function linkIntervalsQuery(
                 AND clicked_at < {end:DateTime64(3, 'UTC')}) AS clicks,
               max(clicked_at) AS last
        FROM ${db}.clicks
-       WHERE project_id = {project:UUID} AND link_id = {link:UInt64} AND ${humans}${where}
+       WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${where}
        GROUP BY bucket ORDER BY bucket
        ${RAW_CLICKS_READ}`,
     params,
@@ -53,7 +68,7 @@ export function linkIntervalConversionsQuery(db: string, request: LinkIntervalsR
     sql: `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
               count() AS count, sum(value) AS value
        FROM ${db}.conversions
-       WHERE project_id = {project:UUID} AND link_id = {link:UInt64}
+       WHERE project_id = {project:UUID} AND ${eventsOf(db, request)}
          AND converted_at >= {start:DateTime64(3, 'UTC')}
          AND converted_at < {end:DateTime64(3, 'UTC')}${where}
        GROUP BY bucket, type`,

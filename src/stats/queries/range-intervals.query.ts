@@ -2,7 +2,7 @@ import { chTime } from '../../analytics/analytics-client';
 import { linkFilterConditions } from '../../links/list/link-filter-conditions';
 import { eventConditions } from '../stats-fields';
 import { Interval } from '../intervals';
-import { StatsQuery } from '../stats-query';
+import { Attribution, StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
 
 /** A project's period of stats/range/intervals.json (docs/api.md, "Statistics"). */
@@ -15,6 +15,30 @@ export interface RangeIntervalsRequest {
   filters: StatsQuery['filters'];
   /** The keys of the tools whose label is the tool filter (LinkLookupsService.toolKeysByLabel). */
   toolKeys: string[];
+  /** first: clicks and conversions count where their link's root passes the filters (extension). */
+  attribution?: Attribution;
+}
+
+/**
+ * ` AND link_id IN (…)` of the events the link filters keep: the links that pass them or, with
+ * attribution=first, the links whose root passes them (`link_chains`; a link without a chain is
+ * its own root). Nothing without link filters: every event counts either way.
+ */
+function filteredEvents(
+  db: string,
+  projects: string,
+  conditions: string[],
+  attribution: Attribution | undefined,
+): string {
+  if (conditions.length === 0) return '';
+  const passing = `SELECT link_id FROM ${db}.links FINAL
+           WHERE project_id IN ${projects}${andAll(conditions)}`;
+  if (attribution !== 'first') return `AND link_id IN (${passing})`;
+  return `AND link_id IN (
+           SELECT m.link_id FROM (SELECT link_id FROM ${db}.links FINAL WHERE project_id IN ${projects}) AS m
+           LEFT JOIN (SELECT link_id, root_id FROM ${db}.link_chains FINAL
+                      WHERE project_id IN ${projects}) AS r ON r.link_id = m.link_id
+           WHERE if(r.root_id = 0, m.link_id, r.root_id) IN (${passing}))`;
 }
 
 /**
@@ -36,11 +60,7 @@ export function rangeIntervalsQuery(
   const where = andAll(conditions);
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const clicks = countOf(request.withBots);
-  const filtered =
-    conditions.length > 0
-      ? `AND link_id IN (SELECT link_id FROM ${db}.links FINAL
-           WHERE project_id IN ${projects}${where})`
-      : '';
+  const filtered = filteredEvents(db, projects, conditions, request.attribution);
   const sql = `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
          SELECT ${bucketOf(request.interval, 'toStartOfHour(clicked_at)')} AS bucket,
                 ${clicks} AS clicks, 0 AS shares
@@ -69,11 +89,7 @@ export function rangeIntervalConversionsQuery(
   const binder = new Binder();
   const projects = binder.bind(request.projectIds, 'Array(UUID)');
   const conditions = linkFilterConditions(request.filters, binder.bind, request.toolKeys);
-  const filtered =
-    conditions.length > 0
-      ? `AND link_id IN (SELECT link_id FROM ${db}.links FINAL
-           WHERE project_id IN ${projects}${andAll(conditions)})`
-      : '';
+  const filtered = filteredEvents(db, projects, conditions, request.attribution);
   const from = binder.bind(chTime(request.start), TIME);
   const to = binder.bind(chTime(request.end), TIME);
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));

@@ -24,9 +24,12 @@ export interface RowsRequest {
   context: RowsContext;
 }
 
-/** Whether the groups count a link once each: not when grouped by a multi-value tag (tag_2 …). */
+/**
+ * Whether the groups count a link once each: not when grouped by a multi-value tag (tag_2 …), nor
+ * with chains (a descendant counts in the chain of each group that holds one of its ancestors).
+ */
 export function countsOnceByGroup(query: StatsQuery): boolean {
-  return query.groupBy === null || !isMultiTagField(query.groupBy);
+  return query.groupBy === null || (!isMultiTagField(query.groupBy) && !query.withChain);
 }
 
 /** Whether groups and their pivots come from one statement (groupsWithPivotsQuery). */
@@ -34,6 +37,7 @@ export function fusesPivots(query: StatsQuery): boolean {
   return (
     query.groupBy !== null &&
     query.pivot !== null &&
+    !query.withChain &&
     !isMultiTagField(query.groupBy) &&
     !isMultiTagField(query.pivot)
   );
@@ -48,7 +52,7 @@ export function aggregateTotalsQuery(db: string, request: RowsRequest): Statemen
   });
   return rowsStatement(
     request.context,
-    `SELECT ${figureSums(request.query.withConversions)} FROM (${rows})`,
+    `SELECT ${figureSums(request.query.withConversions, request.query.withChain)} FROM (${rows})`,
     binder,
   );
 }
@@ -69,7 +73,7 @@ export function groupPageQuery(db: string, request: RowsRequest): Statement {
   const limit = binder.bind(query.perPage, 'UInt64');
   const offset = binder.bind(query.offset, 'UInt64');
   const order = `${sortExpression(query.sortType, 'g')} ${direction(query.sortOrder)}`;
-  const sql = `SELECT g, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared
+  const sql = `SELECT g, ${figureSums(query.withConversions, query.withChain)}, max(shared_at) AS last_shared
        FROM (${rows})
        GROUP BY g${countsOnceByGroup(query) ? ' WITH TOTALS' : ''}
        ORDER BY ${order} NULLS LAST, g ASC NULLS LAST
@@ -107,7 +111,7 @@ export function groupsWithPivotsQuery(db: string, request: RowsRequest): Stateme
        FROM (
          SELECT g, ${groupSums}, max(last_shared) AS G_last_shared,
                 groupArray(tuple(p, ${tuple.join(', ')})) AS pivots
-         FROM (SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared
+         FROM (SELECT g, p, ${figureSums(query.withConversions, query.withChain)}, max(shared_at) AS last_shared
                FROM (${rows}) GROUP BY g, p)
          GROUP BY g)
        ORDER BY ${order} NULLS LAST, g ASC NULLS LAST
@@ -132,7 +136,7 @@ export function pagePivotsQuery(db: string, request: RowsRequest, groups: GroupV
     pivot: query.pivot,
   });
   const keys = binder.bind(groups.map(keyOf), 'Array(String)');
-  const sql = `SELECT g, p, ${figureSums(query.withConversions)}, max(shared_at) AS last_shared
+  const sql = `SELECT g, p, ${figureSums(query.withConversions, query.withChain)}, max(shared_at) AS last_shared
        FROM (${rows})
        WHERE ifNull(toString(g), '${NULL_KEY}') IN ${keys}
        GROUP BY g, p`;
@@ -185,6 +189,11 @@ export function sortExpression(sortType: string, column: 'g' | 'p', prefix = '')
       return `if(${prefix}shares = 0, 0, ${prefix}clicks / ${prefix}shares)`;
     case 'alpha':
       return column;
+    case 'chain_clicks':
+    case 'chain_shares':
+      return `${prefix}${sortType}`;
+    case 'amplification':
+      return `if(${prefix}clicks = 0, NULL, ${prefix}chain_clicks / ${prefix}clicks)`;
     case 'shared_at':
       return `${prefix}last_shared`;
     case 'goal_total_count':

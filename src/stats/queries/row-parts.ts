@@ -48,6 +48,18 @@ export function figureColumns(withConversions: boolean): string[] {
   return ['clicks', 'shares', ...(withConversions ? CONVERSION_FIGURES : [])];
 }
 
+/**
+ * The chain figure columns of a row set with with_chain (chain-rows.query.ts): chain_clicks,
+ * chain_shares, then the conversions' under `chain_`.
+ */
+export function chainFigureColumns(withConversions: boolean): string[] {
+  return [
+    'chain_clicks',
+    'chain_shares',
+    ...(withConversions ? CONVERSION_FIGURES.map((c) => `chain_${c}`) : []),
+  ];
+}
+
 /** `, sum(c) AS c` for each conversion figure column (empty without conversions). */
 export function conversionSums(withConversions: boolean): string {
   return withConversions
@@ -55,9 +67,17 @@ export function conversionSums(withConversions: boolean): string {
     : '';
 }
 
-/** The sums of the figure columns over rows (`shared` counted as shares). */
-export function figureSums(withConversions: boolean): string {
-  return `sum(clicks) AS clicks, sum(shared) AS shares${conversionSums(withConversions)}`;
+/**
+ * The sums of the figure columns over rows (`shared` counted as shares), and with `withChain` of
+ * the chain figures (chain-rows.query.ts).
+ */
+export function figureSums(withConversions: boolean, withChain = false): string {
+  const chain = withChain
+    ? `, ${chainFigureColumns(withConversions)
+        .map((c) => `sum(${c}) AS ${c}`)
+        .join(', ')}`
+    : '';
+  return `sum(clicks) AS clicks, sum(shared) AS shares${conversionSums(withConversions)}${chain}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { usesDimensions } from '../stats-fields';
 import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
+import { chainedRowsSql, firstTouchRowsSql } from './chain-rows.query';
 import { Binder, COUNTED } from './statement';
 
 /**
@@ -31,6 +32,13 @@ export function rowsSql(
   grouping: Grouping,
 ): string {
   const parts = rowParts(db, query, scope, context, binder, grouping);
+  // Share chains (chain-rows.query.ts): by link attributes only, every link joined.
+  if (query.attribution === 'first') return firstTouchRowsSql(parts);
+  if (query.withChain)
+    return chainedRowsSql(
+      parts,
+      query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts),
+    );
   if (usesDimensions(query)) return dimensionRowsSql(parts, grouping);
   if (context.stamped) return stampedRowsSql(parts, context.stamped);
   return query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts);
@@ -45,23 +53,9 @@ export function rowsSql(
  * conversions by the sorting key of `conversions` (project_id, link_id, converted_at), attributes
  * from `links FINAL` (project_id, link_id).
  */
-function rangeRowsSql(parts: RowParts): string {
-  const { db, query, projects, inPeriod, links, clicks } = parts;
-  const { conversionCounts, noConversions, conversionsOf } = parts;
-  const conversions = query.withConversions
-    ? `UNION ALL
-           SELECT link_id, 0 AS clicks${conversionCounts}
-           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${inPeriod('converted_at')}
-           GROUP BY link_id`
-    : '';
-  const activity = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
-        FROM (
-          SELECT link_id, ${clicks} AS clicks${noConversions}
-          FROM ${db}.clicks
-          WHERE project_id IN ${projects} AND ${inPeriod('toStartOfHour(clicked_at)')}
-          GROUP BY link_id ${COUNTED}
-          ${conversions})
-        GROUP BY link_id`;
+export function rangeRowsSql(parts: RowParts): string {
+  const { inPeriod, links, noConversions, conversionsOf } = parts;
+  const activity = activitySql(parts, true);
   return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')},
                l.shared_at AS shared_at
         FROM (${activity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.link_id
@@ -76,7 +70,7 @@ function rangeRowsSql(parts: RowParts): string {
  * (stamped_hourly or stamped_totals, both keyed by project_id and link_id) answers, and its
  * conversions by the sorting key of `conversions` (project_id, link_id, converted_at).
  */
-function totalsRowsSql(parts: RowParts): string {
+export function totalsRowsSql(parts: RowParts): string {
   const { db, query, projects, links, clicks, conversionCounts, conversionsOf } = parts;
   const conversionTotals = query.withConversions
     ? `LEFT JOIN (SELECT link_id${conversionCounts} FROM ${db}.conversions
@@ -90,4 +84,29 @@ function totalsRowsSql(parts: RowParts): string {
                  WHERE project_id IN ${projects} GROUP BY link_id) AS t
         ON t.link_id = l.link_id
       ${conversionTotals}`;
+}
+
+/**
+ * Each link's activity (link_id, clicks, and conversions a column per type): in the period
+ * (`inPeriod`) or of all time. Clicks per link from projection stamped_hourly of `clicks`
+ * (project_id, toStartOfHour(clicked_at), link_id, …), conversions by the sorting key of
+ * `conversions` (project_id, link_id, converted_at).
+ */
+export function activitySql(parts: RowParts, inPeriod: boolean): string {
+  const { db, query, projects, clicks, conversionCounts, noConversions } = parts;
+  const period = (column: string): string => (inPeriod ? parts.inPeriod(column) : '1');
+  const conversions = query.withConversions
+    ? `UNION ALL
+           SELECT link_id, 0 AS clicks${conversionCounts}
+           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${period('converted_at')}
+           GROUP BY link_id`
+    : '';
+  return `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
+        FROM (
+          SELECT link_id, ${clicks} AS clicks${noConversions}
+          FROM ${db}.clicks
+          WHERE project_id IN ${projects} AND ${period('toStartOfHour(clicked_at)')}
+          GROUP BY link_id ${COUNTED}
+          ${conversions})
+        GROUP BY link_id`;
 }
