@@ -17,6 +17,8 @@ import { clickRollup, conversionRollup } from '../factories/stats';
  * | D    | C (text) | 3     | linkedin | u3      | 7 (+1 bot)    | goal_1 1 worth 50  |
  * | E    | A        | 1     | twitter  | u1      | 4             | -                  |
  */
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 describe('share chains', () => {
   let t: TestApp;
   let key: string;
@@ -82,7 +84,7 @@ describe('share chains', () => {
   const get = async (path: string, params: Record<string, string> = {}) => {
     const res = await t.http.get(path).query({ v: '3', key, ...params });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${res.text}`);
-    return res.body as Record<string, any>;
+    return res.body as Body;
   };
   const chainOf = (link: keyof typeof ids, params: Record<string, string> = {}) =>
     get(`/stats/${ids[link]}/chain.json`, params);
@@ -179,7 +181,7 @@ describe('share chains', () => {
       children: [],
     });
     const second = await chainOf('A', { per_page: '1', page: '2' });
-    expect(second.children.map((c: { svc_id: string }) => c.svc_id)).toEqual([ids.E]);
+    expect((second.children as Body[]).map((c): unknown => c.svc_id)).toEqual([ids.E]);
     expect(second.total_results).toBe(2);
     const withConversions = await chainOf('A', { with_conversions: 'true' });
     expect(withConversions.own.conversions.pageviews).toBe(1);
@@ -264,7 +266,7 @@ describe('share chains', () => {
       with_chain: 'true',
       sort_type: 'amplification',
     });
-    expect(byAmplification.groups.map((g: { channel: string }) => g.channel)).toEqual([
+    expect((byAmplification.groups as Body[]).map((g): unknown => g.channel)).toEqual([
       'email',
       'facebook',
       'twitter',
@@ -280,13 +282,13 @@ describe('share chains', () => {
       with_conversions: 'true',
       sort_type: 'chain_clicks',
     });
-    const figures = body.groups.map((g: Record<string, any>) => [
+    const figures = (body.groups as Body[]).map((g): unknown => [
       g.user_id,
       g.clicks,
       g.chain.shares,
       g.chain.clicks,
       g.chain.conversions.goal_total.value,
-      g.pivots.map((p: Record<string, any>) => [p.channel, p.chain.clicks]),
+      (g.pivots as Body[]).map((p): unknown => [p.channel, p.chain.clicks]),
     ]);
     expect(figures).toEqual([
       // u1 (A, E): B, C, D, E. u2 (B, C): C and D, D once though below both.
@@ -316,7 +318,7 @@ describe('share chains', () => {
     expect(body.attribution).toBe('first');
     expect(body.totals).toMatchObject({ clicks: 21, shares: 5 });
     expect(
-      body.groups.map((g: Record<string, any>) => [
+      (body.groups as Body[]).map((g): unknown => [
         g.channel,
         g.clicks,
         g.shares,
@@ -340,7 +342,7 @@ describe('share chains', () => {
     const chained = await get('/stats/totals.json', { group_by: 'channel', with_chain: 'true' });
     expect(chained.totals.chain).toEqual({ shares: 4, clicks: 16, amplification: 0.7619 });
     expect(
-      chained.groups.map((g: Record<string, any>) => [g.channel, g.clicks, g.chain.clicks]),
+      (chained.groups as Body[]).map((g): unknown => [g.channel, g.clicks, g.chain.clicks]),
     ).toEqual([
       ['twitter', 9, 16],
       ['linkedin', 7, 0],
@@ -348,7 +350,7 @@ describe('share chains', () => {
       ['email', 2, 7],
     ]);
     const first = await get('/stats/totals.json', { group_by: 'channel', attribution: 'first' });
-    expect(first.groups.map((g: Record<string, any>) => [g.channel, g.clicks])).toEqual([
+    expect((first.groups as Body[]).map((g): unknown => [g.channel, g.clicks])).toEqual([
       ['twitter', 21],
       ['email', 0],
       ['facebook', 0],
