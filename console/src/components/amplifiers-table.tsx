@@ -164,7 +164,7 @@ export function AmplifiersTable({
   );
   return (
     <section
-      class="card stats-table"
+      class="card stats-table wide"
       aria-labelledby="table-amplifiers-title"
       data-table="amplifiers"
     >

@@ -15,9 +15,9 @@ export const CHILDREN_PER_PAGE = 10;
 /** Indentation stops growing here: deeper levels are told by their depth, not their margin. */
 const MAX_INDENT = 8;
 
-/** A level's indentation in the tree. */
-function indent(level: number) {
-  return { marginLeft: `${Math.min(level, MAX_INDENT) * 1.25}rem` };
+/** A level's indentation in the tree (a CSS length). */
+function indent(level: number): string {
+  return `${Math.min(level, MAX_INDENT) * 1.25}rem`;
 }
 
 /**
@@ -135,12 +135,7 @@ const COLUMNS: [
     (n) => n.downstream.shares.toLocaleString(),
   ],
   ['sharers', 'Sharers', 'Sharers', (n) => n.downstream.sharers.toLocaleString()],
-  [
-    'generations',
-    'Generations',
-    'Gener\u00ADations',
-    (n) => n.downstream.generations.toLocaleString(),
-  ],
+  ['generations', 'Generations', 'Generations', (n) => n.downstream.generations.toLocaleString()],
 ];
 
 /**
@@ -184,18 +179,24 @@ interface Level {
   page: number;
 }
 
-/** A node's row and, once opened, its children's rows and a way to the next page of them. */
+/**
+ * A node's row and, once opened, its children's rows and a way to the next page of them. Closing a
+ * node hides its subtree without dropping it: opened again, it shows as it was, asking nothing.
+ */
 function NodeRows({
   apiKey,
   node,
   level,
   first,
+  shown = true,
 }: {
   apiKey: string;
   node: ChainChild;
   level: number;
   /** The node's own answer when the page has it already (the page's link): opened from the start. */
   first?: ChainResponse;
+  /** False while an ancestor is closed. */
+  shown?: boolean;
 }) {
   const [open, setOpen] = useState(first !== undefined);
   const [loaded, setLoaded] = useState<Level | null>(
@@ -226,9 +227,15 @@ function NodeRows({
   };
   return (
     <>
-      <tr data-svc-id={node.svc_id} data-level={level} aria-busy={pending}>
+      <tr
+        data-svc-id={node.svc_id}
+        data-level={level}
+        aria-busy={pending}
+        hidden={!shown}
+        style={{ '--indent': indent(level) }}
+      >
         <th scope="row" class="break">
-          <div class="cascade-node" style={indent(level)}>
+          <div class="cascade-node">
             {hasChildren ? (
               <button type="button" class="toggle" aria-expanded={open} onClick={toggle}>
                 <span aria-hidden="true">{open ? '▾' : '▸'}</span>
@@ -247,7 +254,7 @@ function NodeRows({
               )}
               <small class="muted node-facts">
                 {[
-                  `generation ${node.depth}`,
+                  `depth ${node.depth}`,
                   node.channel,
                   node.sharer_id ? `sharer ${node.sharer_id}` : null,
                   !node.sharer_id && node.user_id ? `user ${node.user_id}` : null,
@@ -264,24 +271,29 @@ function NodeRows({
           </td>
         ))}
       </tr>
-      {open && (error !== null || (pending && loaded === null)) && (
+      {shown && open && (error !== null || (pending && loaded === null)) && (
         <tr data-children-of={node.svc_id}>
           <td colSpan={COLUMNS.length + 1}>
-            <div style={indent(level + 1)}>
+            <div style={{ marginLeft: indent(level + 1) }}>
               <ErrorNotice error={error} />
               {pending && <Loading label={`Loading the reshares of ${node.svc_id}…`} />}
             </div>
           </td>
         </tr>
       )}
-      {open &&
-        loaded?.children.map((child) => (
-          <NodeRows key={child.svc_id} apiKey={apiKey} node={child} level={level + 1} />
-        ))}
-      {open && loaded !== null && loaded.children.length < loaded.total && (
+      {loaded?.children.map((child) => (
+        <NodeRows
+          key={child.svc_id}
+          apiKey={apiKey}
+          node={child}
+          level={level + 1}
+          shown={shown && open}
+        />
+      ))}
+      {shown && open && loaded !== null && loaded.children.length < loaded.total && (
         <tr data-more-of={node.svc_id}>
           <td colSpan={COLUMNS.length + 1}>
-            <div style={indent(level + 1)}>
+            <div style={{ marginLeft: indent(level + 1) }}>
               <button
                 type="button"
                 class="secondary"

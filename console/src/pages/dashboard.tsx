@@ -94,6 +94,7 @@ export function Dashboard() {
       <Totals scope={scope} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
+        <AmplifiersTable scope={scope} onFilter={(v) => setFilter('sharer_id', v)} />
         {FILTERS.map(([field, name]) => (
           <StatsTable
             key={field}
@@ -103,7 +104,6 @@ export function Dashboard() {
             onFilter={(v) => setFilter(field, v)}
           />
         ))}
-        <AmplifiersTable scope={scope} onFilter={(v) => setFilter('sharer_id', v)} />
         <StatsTable
           title="Top links"
           groupBy="svc_id"
