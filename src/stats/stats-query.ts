@@ -190,12 +190,13 @@ export function readStatsQuery(
   }
   const goals = kind === 'totals' ? 10 : 5;
   const conversionTypes = conversionSortTypes(goals);
-  const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes, ...CHAIN_SORT_TYPES];
+  // The chain sorts are an extension: the refusal lists the sort types of the interface, as it did.
+  const sortTypes = [...SORT_TYPES_BASE, ...conversionTypes];
   const byDimensions = usesDimensions({ groupBy, pivot, filters });
   const chain = readChainParams(params, byDimensions);
   const readSortType = (name: string): string => {
     const value = single(params, name, 32) ?? 'clicks';
-    if (!sortTypes.includes(value))
+    if (!sortTypes.includes(value) && !CHAIN_SORT_TYPES.includes(value))
       throw Errors.invalid(name, `must be one of ${sortTypes.join(', ')}`);
     if (byDimensions && SHARE_SORTS.includes(value))
       throw Errors.invalid(name, `${value} is null by click dimensions: sort by clicks or alpha`);
