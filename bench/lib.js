@@ -208,6 +208,36 @@ async function dropRedisKeys(prefix) {
   }
 }
 
+/**
+ * Runs a seed script of the analytics store (bench/stats-seed.js, bench/chains-seed.js) as a
+ * short-lived child process with its JSON config, passing its output through; resolves with the
+ * sizes it reports on its `SIZES {json}` line.
+ */
+function runSeed(script, config) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(__dirname, script), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let sizes = null;
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.startsWith('SIZES ')) sizes = JSON.parse(line.slice(6));
+        else console.log(line);
+      }
+    });
+    child.once('exit', (code) => (code === 0 && sizes ? resolve(sizes) : reject(new Error(`${script} exited with ${code}`))));
+  });
+}
+
+/** The `p` quantile (0 to 1) of `values`, by rank (p 0.5: the median of an odd count). */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -304,4 +334,4 @@ async function seededStore() {
   };
 }
 
-module.exports = { REDIRECT, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };
+module.exports = { REDIRECT, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };

@@ -9,7 +9,8 @@
 // With BENCH_BASELINE the previous PostgreSQL design's rollup tables are filled from the same click
 // and conversion events (INSERT INTO FUNCTION postgresql()).
 //
-// Usage (from bench/stats.js): node bench/stats-seed.js '<json config>'
+// Usage (from bench/stats.js and bench/list.js): node bench/stats-seed.js '<json config>'. Its steps
+// are exported for bench/chains-seed.js, which seeds the same clicks and conversions on its links.
 const { openAnalyticsClient } = require('../dist/analytics/analytics-client');
 const { analyticsSchema, LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } = require('../dist/analytics/analytics-schema');
 
@@ -118,175 +119,221 @@ function clickDimensionsSql(seed, click, bot) {
 }
 const DIMENSIONS = ['country', 'region', 'city', 'device', 'browser', 'os', 'referrer_host', 'enriched'];
 
-async function main() {
-  const cfg = JSON.parse(process.argv[2]);
-  const { db, pg, projectId, first, links, clicks, events, endHour, baseline, optimize } = cfg;
-  const pgArgs = (table) => `'${pg.host}', '${pg.database}', '${table}', '${pg.user}', '${pg.password}'`;
-  const ch = await openAnalyticsClient({ url: null, embeddedDir: cfg.chdbDir, database: db });
-  const step = async (label, sql, params = {}) => {
-    const t = Date.now();
-    await ch.command(sql, params);
-    console.log(`  ${label} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+/**
+ * The seed's context: the store opened on the service's CHDB_DIR (the config's `chdbDir` and `db`),
+ * a `step` that runs one statement and prints its time, a `count` of one number, and the arguments
+ * of ClickHouse's postgresql() table function for a table of the bench database.
+ */
+async function openSeed(cfg) {
+  const ch = await openAnalyticsClient({ url: null, embeddedDir: cfg.chdbDir, database: cfg.db });
+  const { pg } = cfg;
+  return {
+    ...cfg,
+    ch,
+    pgArgs: (table) => `'${pg.host}', '${pg.database}', '${table}', '${pg.user}', '${pg.password}'`,
+    step: async (label, sql, params = {}) => {
+      const t = Date.now();
+      await ch.command(sql, params);
+      console.log(`  ${label} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    },
+    count: async (sql) => Number((await ch.query(`SELECT toString((${sql})) AS n`))[0].n),
   };
-  const count = async (sql) => Number((await ch.query(`SELECT toString((${sql})) AS n`))[0].n);
-  try {
-    for (const statement of analyticsSchema(db)) await ch.command(statement);
-    const settings = `SETTINGS max_threads = 2, max_insert_threads = 2`;
+}
 
-    // The links, as PostgreSQL holds them (LinkMirror.mirrorRow's columns and version).
-    await step(
-      `links mirror (${links} links from PostgreSQL)`,
-      `INSERT INTO ${db}.links
-       SELECT project_id, id, toUInt64(toUnixTimestamp64Milli(toDateTime64(updated_at, 3, 'UTC'))) * 1000,
-              svc_id, domain, original_url, channel, service, tool, application, campaign, tag,
-              ifNull(tag_2, []), ifNull(tag_3, []), ifNull(tag_4, []), ifNull(tag_5, []),
-              parent, toString(sharer_id), username, service_userid, service_postid, user_id,
-              toDateTime64(created_at, 3, 'UTC'), toDateTime64(ifNull(service_postid_shared_at, created_at), 3, 'UTC')
-       FROM postgresql(${pgArgs('links')})
-       WHERE project_id = toUUID({project:String})`,
-      { project: projectId },
-    );
-    const mirrored = await count(`SELECT count() FROM ${db}.links WHERE project_id = toUUID('${projectId}')`);
-    if (mirrored !== links) throw new Error(`mirrored ${mirrored} links, expected ${links}`);
+const SETTINGS = `SETTINGS max_threads = 2, max_insert_threads = 2`;
 
-    // Click events as the PostgreSQL seed of earlier versions drew them: `events` bursts, 20% on
-    // 1000 hot links (4x heavier), the rest on links biased to recent ones; a burst's hour follows
-    // its link's creation (70% within about a day, 30% anywhere in its life); burst weights scaled
-    // so the human clicks are exactly `clicks`. Each burst is then spelled out as raw clicks, at
-    // random milliseconds of its hour (never before the link's creation); 1 burst in 10 carries
-    // 1 + clicks/5 bot clicks on top.
-    const burstSql = `
-      SELECT e.k AS k, toUInt64(${first} + e.link_idx) AS link_id, e.anywhere AS anywhere, e.u AS u, e.bot AS bot,
-             toUInt64(intDiv(e.cw * ${clicks}, e.total) - intDiv((e.cw - e.w) * ${clicks}, e.total)) AS c
+/** The store's tables, as the service creates them. */
+async function createSchema({ ch, db }) {
+  for (const statement of analyticsSchema(db)) await ch.command(statement);
+}
+
+/** The links, as PostgreSQL holds them (LinkMirror.mirrorRow's columns and version); checks their count. */
+async function mirrorLinks({ db, projectId, links, pgArgs, step, count }) {
+  await step(
+    `links mirror (${links} links from PostgreSQL)`,
+    `INSERT INTO ${db}.links
+     SELECT project_id, id, toUInt64(toUnixTimestamp64Milli(toDateTime64(updated_at, 3, 'UTC'))) * 1000,
+            svc_id, domain, original_url, channel, service, tool, application, campaign, tag,
+            ifNull(tag_2, []), ifNull(tag_3, []), ifNull(tag_4, []), ifNull(tag_5, []),
+            parent, toString(sharer_id), username, service_userid, service_postid, user_id,
+            toDateTime64(created_at, 3, 'UTC'), toDateTime64(ifNull(service_postid_shared_at, created_at), 3, 'UTC')
+     FROM postgresql(${pgArgs('links')})
+     WHERE project_id = toUUID({project:String})`,
+    { project: projectId },
+  );
+  const mirrored = await count(`SELECT count() FROM ${db}.links WHERE project_id = toUUID('${projectId}')`);
+  if (mirrored !== links) throw new Error(`mirrored ${mirrored} links, expected ${links}`);
+}
+
+/**
+ * Click events as the PostgreSQL seed of earlier versions drew them: `events` bursts, 20% on 1000
+ * hot links (4x heavier), the rest on links biased to recent ones (the links are the ids `first` to
+ * `first + links - 1`, in creation order); a burst's hour follows its link's creation (70% within
+ * about a day, 30% anywhere in its life up to `endHour`); burst weights scaled so the human clicks
+ * are exactly `clicks`. Each burst is then spelled out as raw clicks, at random milliseconds of its
+ * hour (never before the link's creation); 1 burst in 10 carries 1 + clicks/5 bot clicks on top.
+ * Every click carries its link's stamp and click dimensions. Checks the human clicks' count.
+ */
+async function seedClicks({ db, projectId, first, links, clicks, events, endHour, step, count }) {
+  const burstSql = `
+    SELECT e.k AS k, toUInt64(${first} + e.link_idx) AS link_id, e.anywhere AS anywhere, e.u AS u, e.bot AS bot,
+           toUInt64(intDiv(e.cw * ${clicks}, e.total) - intDiv((e.cw - e.w) * ${clicks}, e.total)) AS c
+    FROM (
+      SELECT k, link_idx, w, anywhere, u, bot,
+             sum(w) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cw,
+             sum(w) OVER () AS total
       FROM (
-        SELECT k, link_idx, w, anywhere, u, bot,
-               sum(w) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cw,
-               sum(w) OVER () AS total
-        FROM (
-          SELECT number AS k,
-                 ${U('number', 1)} < 0.2 AS hot,
-                 if(hot, (toUInt64(floor(1000 * pow(${U('number', 2)}, 2))) * 7919 + 12345) % ${links},
-                         least(${links} - 1, toUInt64(floor(${links} * (1 - pow(${U('number', 2)}, 2)))))) AS link_idx,
-                 toUInt64(if(hot, 4, 1) * (1 + floor(-ln(1 - ${U('number', 3)}) * 3))) AS w,
-                 ${U('number', 4)} < 0.3 AS anywhere,
-                 ${U('number', 5)} AS u,
-                 ${U('number', 6)} < 0.1 AS bot
-          FROM numbers(${events})
-        )
-      ) AS e`;
-    // A click's visitor (its address, agent and place) is shared by up to 4 neighbouring clicks of
-    // its burst; its referrer is its own.
-    const dims = clickDimensionsSql('b.k, intDiv(j, 4)', 'b.k, j', 'j >= b.c');
-    await step(
-      `clicks (${clicks} human clicks in ${events} bursts, and bots; with click dimensions)`,
-      `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, referrer, user_agent, ip, is_bot, ${STAMP_COLUMNS}, ${DIMENSIONS.join(', ')})
-       SELECT toUUID({project:String}), b.link_id,
-              greatest(l.created_at, toDateTime64(
-                toStartOfHour(l.created_at) + toIntervalHour(
-                  if(b.anywhere, toUInt64(floor(b.u * 1e9)), toUInt64(floor(-ln(1 - b.u) * 24)))
-                  % greatest(1, intDiv(toUnixTimestamp({end:DateTime('UTC')}) - toUnixTimestamp(toStartOfHour(l.created_at)), 3600))),
-                3, 'UTC') + toIntervalMillisecond(cityHash64(b.k, j, 7) % 3600000)) AS clicked_at,
-              generateUUIDv4(cityHash64(b.k, j)) AS click_id,
-              ${dims.referrer} AS referrer,
-              ${dims.user_agent} AS user_agent,
-              IPv4NumToString(toUInt32(cityHash64(b.k, intDiv(j, 4), 11) % 4294967296)) AS ip,
-              toUInt8(j >= b.c) AS is_bot,
-              ${STAMP_OF('l')},
-              ${DIMENSIONS.map((d) => `${dims[d]} AS ${d}`).join(',\n              ')}
-       FROM (${burstSql}) AS b
-       INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = b.link_id
-       ARRAY JOIN range(toUInt64(b.c + if(b.bot AND b.c > 0, 1 + intDiv(b.c, 5), 0))) AS j
-       ${settings}`,
-      { project: projectId, end: endHour },
-    );
-    const human = await count(`SELECT countIf(is_bot = 0) FROM ${db}.clicks`);
-    if (human !== clicks) throw new Error(`seeded ${human} human clicks, expected ${clicks}`);
+        SELECT number AS k,
+               ${U('number', 1)} < 0.2 AS hot,
+               if(hot, (toUInt64(floor(1000 * pow(${U('number', 2)}, 2))) * 7919 + 12345) % ${links},
+                       least(${links} - 1, toUInt64(floor(${links} * (1 - pow(${U('number', 2)}, 2)))))) AS link_idx,
+               toUInt64(if(hot, 4, 1) * (1 + floor(-ln(1 - ${U('number', 3)}) * 3))) AS w,
+               ${U('number', 4)} < 0.3 AS anywhere,
+               ${U('number', 5)} AS u,
+               ${U('number', 6)} < 0.1 AS bot
+        FROM numbers(${events})
+      )
+    ) AS e`;
+  // A click's visitor (its address, agent and place) is shared by up to 4 neighbouring clicks of
+  // its burst; its referrer is its own.
+  const dims = clickDimensionsSql('b.k, intDiv(j, 4)', 'b.k, j', 'j >= b.c');
+  await step(
+    `clicks (${clicks} human clicks in ${events} bursts, and bots; with click dimensions)`,
+    `INSERT INTO ${db}.clicks (project_id, link_id, clicked_at, click_id, referrer, user_agent, ip, is_bot, ${STAMP_COLUMNS}, ${DIMENSIONS.join(', ')})
+     SELECT toUUID({project:String}), b.link_id,
+            greatest(l.created_at, toDateTime64(
+              toStartOfHour(l.created_at) + toIntervalHour(
+                if(b.anywhere, toUInt64(floor(b.u * 1e9)), toUInt64(floor(-ln(1 - b.u) * 24)))
+                % greatest(1, intDiv(toUnixTimestamp({end:DateTime('UTC')}) - toUnixTimestamp(toStartOfHour(l.created_at)), 3600))),
+              3, 'UTC') + toIntervalMillisecond(cityHash64(b.k, j, 7) % 3600000)) AS clicked_at,
+            generateUUIDv4(cityHash64(b.k, j)) AS click_id,
+            ${dims.referrer} AS referrer,
+            ${dims.user_agent} AS user_agent,
+            IPv4NumToString(toUInt32(cityHash64(b.k, intDiv(j, 4), 11) % 4294967296)) AS ip,
+            toUInt8(j >= b.c) AS is_bot,
+            ${STAMP_OF('l')},
+            ${DIMENSIONS.map((d) => `${dims[d]} AS ${d}`).join(',\n            ')}
+     FROM (${burstSql}) AS b
+     INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = b.link_id
+     ARRAY JOIN range(toUInt64(b.c + if(b.bot AND b.c > 0, 1 + intDiv(b.c, 5), 0))) AS j
+     ${SETTINGS}`,
+    { project: projectId, end: endHour },
+  );
+  const human = await count(`SELECT countIf(is_bot = 0) FROM ${db}.clicks`);
+  if (human !== clicks) throw new Error(`seeded ${human} human clicks, expected ${clicks}`);
+}
 
-    // Conversions, per hour with clicks of a link as the earlier seed: pageviews (half its clicks)
-    // on 10% of them, one goal_1 (value 500 to 4999) on 3%, one goal_2 on 1%; each spelled out as
-    // events at random milliseconds of that hour, carrying the dimensions (and id) of one human
-    // click of that link and hour, as a conversion carries its click's.
-    await step(
-      'conversions',
-      `INSERT INTO ${db}.conversions (project_id, link_id, converted_at, conversion_id, type, value, ${STAMP_COLUMNS}, click_id, ${DIMENSIONS.join(', ')})
-       SELECT c.project_id, c.link_id, toDateTime64(hour, 3, 'UTC') + toIntervalMillisecond(cityHash64(c.link_id, hour, v.1, j, 12) % 3600000),
-              generateUUIDv4(cityHash64(c.link_id, hour, v.1, j)), v.1, v.3, ${STAMP_OF('l')},
-              c.click.1, ${DIMENSIONS.map((d, i) => `c.click.${i + 2}`).join(', ')}
-       FROM (
-         SELECT project_id, link_id, toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS n, ${U('link_id', 'toUnixTimestamp(hour)', 13)} AS r,
-                argMinIf((click_id, ${DIMENSIONS.join(', ')}), clicked_at, is_bot = 0) AS click
-         FROM ${db}.clicks GROUP BY project_id, link_id, hour HAVING n > 0
-       ) AS c
-       INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = c.link_id
-       ARRAY JOIN [('pageview', greatest(1, intDiv(n, 2)), 0, r < 0.10),
-                   ('goal_1', 1, 500 + toUInt64(floor(r * 100000)) % 4500, r < 0.03),
-                   ('goal_2', 1, 0, r < 0.01)] AS v
-       ARRAY JOIN range(toUInt64(v.2)) AS j
-       WHERE v.4
-       ${settings}`,
-      { project: projectId },
-    );
+/**
+ * Conversions, per hour with clicks of a link as the earlier seed: pageviews (half its clicks) on
+ * 10% of them, one goal_1 (value 500 to 4999) on 3%, one goal_2 on 1%; each spelled out as events at
+ * random milliseconds of that hour, carrying the dimensions (and id) of one human click of that link
+ * and hour, as a conversion carries its click's.
+ */
+async function seedConversions({ db, projectId, step }) {
+  await step(
+    'conversions',
+    `INSERT INTO ${db}.conversions (project_id, link_id, converted_at, conversion_id, type, value, ${STAMP_COLUMNS}, click_id, ${DIMENSIONS.join(', ')})
+     SELECT c.project_id, c.link_id, toDateTime64(hour, 3, 'UTC') + toIntervalMillisecond(cityHash64(c.link_id, hour, v.1, j, 12) % 3600000),
+            generateUUIDv4(cityHash64(c.link_id, hour, v.1, j)), v.1, v.3, ${STAMP_OF('l')},
+            c.click.1, ${DIMENSIONS.map((d, i) => `c.click.${i + 2}`).join(', ')}
+     FROM (
+       SELECT project_id, link_id, toStartOfHour(clicked_at) AS hour, countIf(is_bot = 0) AS n, ${U('link_id', 'toUnixTimestamp(hour)', 13)} AS r,
+              argMinIf((click_id, ${DIMENSIONS.join(', ')}), clicked_at, is_bot = 0) AS click
+       FROM ${db}.clicks GROUP BY project_id, link_id, hour HAVING n > 0
+     ) AS c
+     INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = c.link_id
+     ARRAY JOIN [('pageview', greatest(1, intDiv(n, 2)), 0, r < 0.10),
+                 ('goal_1', 1, 500 + toUInt64(floor(r * 100000)) % 4500, r < 0.03),
+                 ('goal_2', 1, 0, r < 0.01)] AS v
+     ARRAY JOIN range(toUInt64(v.2)) AS j
+     WHERE v.4
+     ${SETTINGS}`,
+    { project: projectId },
+  );
+}
 
-    if (optimize) {
-      // A settled store: parts merged as background merges leave them after a while.
-      for (const table of ['clicks', 'conversions', 'links']) {
-        await step(`OPTIMIZE ${table} FINAL`, `OPTIMIZE TABLE ${db}.${table} FINAL`);
-      }
-    }
+/** A settled store: parts merged as background merges leave them after a while. */
+async function optimizeTables({ db, step }, tables) {
+  for (const table of tables) await step(`OPTIMIZE ${table} FINAL`, `OPTIMIZE TABLE ${db}.${table} FINAL`);
+}
 
-    const sizes = {
-      clickRows: await count(`SELECT count() FROM ${db}.clicks`),
-      hourlyRows: await count(`SELECT count() FROM (SELECT 1 FROM ${db}.clicks GROUP BY project_id, toStartOfHour(clicked_at), link_id)`),
-      conversionRows: await count(`SELECT count() FROM ${db}.conversions`),
-      parts: await count(`SELECT count() FROM system.parts WHERE database = '${db}' AND active`),
-    };
-    const [busy] = await ch.query(
-      `SELECT toString(link_id) AS id, toString(countIf(is_bot = 0)) AS n FROM ${db}.clicks
-       GROUP BY link_id ORDER BY countIf(is_bot = 0) DESC, link_id LIMIT 1`,
-    );
-    sizes.busyLinkId = busy.id;
-    sizes.busyClicks = Number(busy.n);
-    sizes.busyClickRows = await count(`SELECT count() FROM ${db}.clicks WHERE link_id = ${busy.id}`);
-    // The click dimensions' spread (human clicks): distinct values, and the shares of the largest.
-    const [spread] = await ch.query(
-      `SELECT toString(uniqExact(country)) AS countries, toString(uniqExact(region)) AS regions, toString(uniqExact(city)) AS cities,
-              toString(uniqExact(browser)) AS browsers, toString(uniqExact(os)) AS oses, toString(uniqExact(referrer_host)) AS referrer_hosts,
-              toString(round(100 * countIf(country = 'US') / count(), 1)) AS us, toString(round(100 * countIf(referrer_host IS NULL) / count(), 1)) AS direct,
-              concat(${['desktop', 'mobile', 'tablet', 'other'].map((d) => `'${d} ', toString(round(100 * countIf(device = '${d}') / count(), 1)), '%'`).join(", ', ', ")}) AS devices
-       FROM ${db}.clicks WHERE is_bot = 0`,
-    );
-    sizes.dimensions = spread;
-    console.log(
-      `  dimensions: ${spread.countries} countries (US ${spread.us}%), ${spread.regions} regions, ${spread.cities} cities; devices ${spread.devices}; ` +
-        `${spread.browsers} browsers, ${spread.oses} OS; ${spread.referrer_hosts} referrer hosts, ${spread.direct}% direct`,
-    );
+/**
+ * The store's sizes (rows, (link, hour) rows, conversions, active parts), its busiest link, and the
+ * spread of the click dimensions (printed).
+ */
+async function storeSizes({ ch, db, count }) {
+  const sizes = {
+    clickRows: await count(`SELECT count() FROM ${db}.clicks`),
+    hourlyRows: await count(`SELECT count() FROM (SELECT 1 FROM ${db}.clicks GROUP BY project_id, toStartOfHour(clicked_at), link_id)`),
+    conversionRows: await count(`SELECT count() FROM ${db}.conversions`),
+    parts: await count(`SELECT count() FROM system.parts WHERE database = '${db}' AND active`),
+  };
+  const [busy] = await ch.query(
+    `SELECT toString(link_id) AS id, toString(countIf(is_bot = 0)) AS n FROM ${db}.clicks
+     GROUP BY link_id ORDER BY countIf(is_bot = 0) DESC, link_id LIMIT 1`,
+  );
+  sizes.busyLinkId = busy.id;
+  sizes.busyClicks = Number(busy.n);
+  sizes.busyClickRows = await count(`SELECT count() FROM ${db}.clicks WHERE link_id = ${busy.id}`);
+  // The click dimensions' spread (human clicks): distinct values, and the shares of the largest.
+  const [spread] = await ch.query(
+    `SELECT toString(uniqExact(country)) AS countries, toString(uniqExact(region)) AS regions, toString(uniqExact(city)) AS cities,
+            toString(uniqExact(browser)) AS browsers, toString(uniqExact(os)) AS oses, toString(uniqExact(referrer_host)) AS referrer_hosts,
+            toString(round(100 * countIf(country = 'US') / count(), 1)) AS us, toString(round(100 * countIf(referrer_host IS NULL) / count(), 1)) AS direct,
+            concat(${['desktop', 'mobile', 'tablet', 'other'].map((d) => `'${d} ', toString(round(100 * countIf(device = '${d}') / count(), 1)), '%'`).join(", ', ', ")}) AS devices
+     FROM ${db}.clicks WHERE is_bot = 0`,
+  );
+  sizes.dimensions = spread;
+  console.log(
+    `  dimensions: ${spread.countries} countries (US ${spread.us}%), ${spread.regions} regions, ${spread.cities} cities; devices ${spread.devices}; ` +
+      `${spread.browsers} browsers, ${spread.oses} OS; ${spread.referrer_hosts} referrer hosts, ${spread.direct}% direct`,
+  );
+  return sizes;
+}
 
-    if (baseline) {
-      // The previous design's rollups, from the same events: per (link, hour) human and bot clicks
-      // and the latest human click; per (link, hour, type) conversion counts and values.
-      await step(
-        'baseline link_clicks_hourly (PostgreSQL)',
-        `INSERT INTO FUNCTION postgresql(${pgArgs('link_clicks_hourly')}) (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
-         SELECT link_id, toStartOfHour(clicked_at) AS hour, project_id, toInt32(countIf(is_bot = 0)), toInt32(countIf(is_bot = 1)),
-                maxIf(clicked_at, is_bot = 0)
-         FROM ${db}.clicks GROUP BY project_id, link_id, hour ORDER BY hour, link_id
-         ${settings}`,
-      );
-      await step(
-        'baseline link_conversions_hourly (PostgreSQL)',
-        `INSERT INTO FUNCTION postgresql(${pgArgs('link_conversions_hourly')}) (link_id, hour, type, project_id, count, value)
-         SELECT link_id, toStartOfHour(converted_at) AS hour, toString(type), project_id, toInt32(count()), sum(value)
-         FROM ${db}.conversions GROUP BY project_id, link_id, hour, type ORDER BY hour, link_id
-         ${settings}`,
-      );
-    }
+/**
+ * The previous design's rollups in PostgreSQL, from the same events: per (link, hour) human and bot
+ * clicks and the latest human click; per (link, hour, type) conversion counts and values.
+ */
+async function baselineRollups({ db, pgArgs, step }) {
+  await step(
+    'baseline link_clicks_hourly (PostgreSQL)',
+    `INSERT INTO FUNCTION postgresql(${pgArgs('link_clicks_hourly')}) (link_id, hour, project_id, clicks, bot_clicks, last_clicked_at)
+     SELECT link_id, toStartOfHour(clicked_at) AS hour, project_id, toInt32(countIf(is_bot = 0)), toInt32(countIf(is_bot = 1)),
+            maxIf(clicked_at, is_bot = 0)
+     FROM ${db}.clicks GROUP BY project_id, link_id, hour ORDER BY hour, link_id
+     ${SETTINGS}`,
+  );
+  await step(
+    'baseline link_conversions_hourly (PostgreSQL)',
+    `INSERT INTO FUNCTION postgresql(${pgArgs('link_conversions_hourly')}) (link_id, hour, type, project_id, count, value)
+     SELECT link_id, toStartOfHour(converted_at) AS hour, toString(type), project_id, toInt32(count()), sum(value)
+     FROM ${db}.conversions GROUP BY project_id, link_id, hour, type ORDER BY hour, link_id
+     ${SETTINGS}`,
+  );
+}
+
+async function main() {
+  const seed = await openSeed(JSON.parse(process.argv[2]));
+  try {
+    await createSchema(seed);
+    await mirrorLinks(seed);
+    await seedClicks(seed);
+    await seedConversions(seed);
+    if (seed.optimize) await optimizeTables(seed, ['clicks', 'conversions', 'links']);
+    const sizes = await storeSizes(seed);
+    if (seed.baseline) await baselineRollups(seed);
     process.stdout.write(`SIZES ${JSON.stringify(sizes)}\n`);
   } finally {
-    await ch.close();
+    await seed.ch.close();
   }
 }
 
-main().catch((error) => {
-  console.error(String(error?.message ?? error).slice(0, 2000));
-  process.exit(1);
-});
+module.exports = { openSeed, createSchema, mirrorLinks, seedClicks, seedConversions, optimizeTables, storeSizes, baselineRollups };
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(String(error?.message ?? error).slice(0, 2000));
+    process.exit(1);
+  });
+}
