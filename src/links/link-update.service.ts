@@ -6,6 +6,7 @@ import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
+import { ChainMoves } from './chain-moves.service';
 import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
 import { changesTargets, givesControls, resolveControls } from './controls/link-controls';
 import { LinkInput } from './link-input';
@@ -67,6 +68,7 @@ export class LinkUpdateService {
     private readonly dataSource: DataSource,
     private readonly mirror: LinkMirror,
     private readonly bus: InvalidationBus,
+    private readonly chainMoves: ChainMoves,
   ) {}
 
   /**
@@ -137,8 +139,10 @@ export class LinkUpdateService {
         const tags = input.tags?.[name];
         if (tags) changes[property] = tags;
       }
-      if (input.parent !== undefined)
+      if (input.parent !== undefined) {
         changes.parent = await this.parents.explicit(project, input.parent, manager);
+        await this.chainMoves.checkParent(link, changes.parent, manager);
+      }
       if (input.sharerId !== undefined) {
         changes.sharerId = input.sharerId;
         changes.username = await this.metadata.sharerUsername(project, input.sharerId, manager);
@@ -164,6 +168,8 @@ export class LinkUpdateService {
       return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
     });
     if (!controlsOnly) await this.mirror.mirror([updated!]);
+    // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
+    if (input.parent !== undefined) await this.chainMoves.enqueue(updated!);
     if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
     return record;
   }

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { ChainMovesProcessor } from './chain-moves.processor';
+import { ChainMovesRepository } from './chain-moves.repository';
+import { ChainMoves } from './chain-moves.service';
 import { LinkListController } from './list/link-list.controller';
 import { LinkListRepository } from './list/link-list.repository';
 import { LinkListService } from './list/link-list.service';
@@ -33,6 +36,9 @@ import { UnwrapService } from './retweet/unwrap.service';
     UnwrapProcessor,
     LinkListService,
     LinkListRepository,
+    ChainMovesRepository,
+    ChainMoves,
+    ChainMovesProcessor,
   ],
   exports: [LinkLookupsService],
 })

@@ -3,6 +3,8 @@ export const QUEUES = {
   mail: 'mail',
   unwrap: 'unwrap',
   clicks: 'clicks',
+  /** A re-parented link's descendants get their new chains (ChainMoves). */
+  chainMoves: 'chain-moves',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
