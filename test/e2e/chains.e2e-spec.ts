@@ -1,5 +1,5 @@
 import { TestApp, createTestApp } from '../support/app';
-import { BROWSER } from '../support/clicks';
+import { BROWSER, eventually } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { clickRollup, conversionRollup } from '../factories/stats';
@@ -405,5 +405,67 @@ describe('share chains', () => {
     await refused({ with_chain: 'true', attribution: 'first' }, 'attribution');
     await refused({ group_by: 'country', with_chain: 'true' }, 'with_chain');
     await refused({ device: 'mobile', attribution: 'first' }, 'attribution');
+  });
+
+  // Last: it moves B's subtree for good.
+  it('moves a re-parented subtree with its figures: B under E', async () => {
+    await t.http
+      .post(`/url/update/${ids.B}.json`)
+      .type('form')
+      .send({ v: '3', key, tool: 'publisher-updater', parent: ids.E })
+      .expect(200);
+    // A→E→B→C→D: E's cascade is B, C and D once the job has moved them.
+    let e: Body = {};
+    await eventually('the chain-moves job', async () => {
+      e = await chainOf('E');
+      return e.downstream.clicks === 12;
+    });
+    expect(e).toMatchObject({
+      root: ids.A,
+      depth: 1,
+      own: { clicks: 4 },
+      downstream: { shares: 3, sharers: 2, clicks: 12, generations: 3 },
+      generations: [
+        { generation: 1, shares: 1, clicks: 3 },
+        { generation: 2, shares: 1, clicks: 2 },
+        { generation: 3, shares: 1, clicks: 7 },
+      ],
+    });
+    const a = await chainOf('A');
+    expect(a.downstream).toEqual({ shares: 4, sharers: 3, clicks: 16, generations: 4 });
+    expect(a.generations).toEqual([
+      { generation: 1, shares: 1, clicks: 4 },
+      { generation: 2, shares: 1, clicks: 3 },
+      { generation: 3, shares: 1, clicks: 2 },
+      { generation: 4, shares: 1, clicks: 7 },
+    ]);
+    expect(a.children).toEqual([
+      {
+        svc_id: ids.E,
+        channel: 'twitter',
+        sharer_id: null,
+        user_id: 'u1',
+        own: { clicks: 4 },
+        downstream: { shares: 3, sharers: 2, clicks: 12, generations: 3 },
+      },
+    ]);
+    expect((await chainOf('D')).depth).toBe(4);
+    const bySvc = await range({
+      group_by: 'svc_id',
+      with_chain: 'true',
+      sort_type: 'chain_clicks',
+    });
+    expect(
+      (bySvc.groups as Body[]).map((g): unknown => [g.svc_id, g.clicks, g.chain.clicks]),
+    ).toEqual([
+      [ids.A, 5, 16],
+      [ids.E, 4, 12],
+      [ids.B, 3, 9],
+      [ids.C, 2, 7],
+      [ids.D, 7, 0],
+    ]);
+    // Every click is still A's with attribution=first.
+    const first = await range({ group_by: 'channel', attribution: 'first' });
+    expect((first.groups as Body[])[0]).toMatchObject({ channel: 'twitter', clicks: 21 });
   });
 });
