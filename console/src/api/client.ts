@@ -1,5 +1,4 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { ChainAggregateResponse, ChainResponse, ChainSortType } from './chains';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -8,6 +7,14 @@ export type ProjectRecord = Schemas['ProjectRecordDto'];
 export type DomainRecord = Schemas['DomainRecordDto'];
 export type AggregateResponse = Schemas['AggregateResponseDto'];
 export type GroupObject = Schemas['GroupDto'];
+/** A link's cascade (docs/api.md, "Share chains (extension)"): stats/{svc_id}/chain.json. */
+export type ChainResponse = Schemas['ChainResponseDto'];
+/** A direct reshare of a link in its cascade, with its own and downstream figures. */
+export type ChainChild = Schemas['ChainChildDto'];
+/** Whose click or conversion it is: the link clicked (last, the default) or its cascade's root. */
+export type Attribution = NonNullable<Schemas['AggregateResponseDto']['attribution']>;
+/** A range group with with_chain=true: its chain figures always there. */
+export type ChainGroup = GroupObject & { chain: Schemas['ChainFiguresDto'] };
 
 /**
  * Keys never travel in a URL: a POST's query parameters (how the OpenAPI document declares the
@@ -84,59 +91,37 @@ export async function call<T>(
   return result.data;
 }
 
-/** Form parameters of a request the generated client does not describe (undefined ones left out). */
-type FormParams = Record<string, string | number | undefined>;
-
-/**
- * POSTs form parameters to an endpoint of an extension that openapi.json does not describe yet (the
- * generated client cannot name it): the same form body and errors as `call`.
- */
-async function postForm<T>(path: string, params: FormParams): Promise<T> {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value !== undefined) body.set(name, String(value));
-  }
-  let response: Response;
-  try {
-    response = await fetch(new URL(path, window.location.origin), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body,
-    });
-  } catch {
-    throw new ApiError(0, 'The service cannot be reached: check your connection');
-  }
-  const data: unknown = await response.json().catch(() => undefined);
-  if (!response.ok || data === undefined) {
-    throw new ApiError(response.status, errorMessage(response.status, data));
-  }
-  return data as T;
-}
-
 /**
  * One page of a link's cascade (docs/api.md, "Share chains (extension)"): its own and downstream
- * figures, its generations and its direct children, all time unless a window is given.
+ * figures, its generations and its direct reshares, all time.
  */
 export function fetchChain(
   key: string,
   svcId: string,
   page: { page: number; per_page: number },
-  period: { start_date?: string; end_date?: string } = {},
 ): Promise<ChainResponse> {
-  return postForm(`/stats/${encodeURIComponent(svcId)}/chain.json`, {
-    v: '3',
-    key,
-    ...period,
-    ...page,
-  });
+  return call(
+    api.POST('/stats/{svc_id}/chain.json', {
+      params: { path: { svc_id: svcId }, query: { v: '3', key, ...page } },
+    }),
+  );
 }
+
+type RangeQuery = NonNullable<paths['/stats/range.json']['post']['parameters']['query']>;
 
 /**
  * stats/range.json with `with_chain=true`: each group's figures and the activity of every
- * descendant of its links. The query is range's (key, period, filters, group_by, pages).
+ * descendant of its links; an ApiError if a group comes without its chain figures.
  */
-export function fetchRangeWithChain(
-  query: FormParams & { sort_type: ChainSortType | Schemas['SortType'] },
-): Promise<ChainAggregateResponse> {
-  return postForm('/stats/range.json', { ...query, with_chain: 'true' });
+export async function fetchRangeWithChain(
+  query: Omit<RangeQuery, 'with_chain'>,
+): Promise<Omit<AggregateResponse, 'groups'> & { groups: ChainGroup[] }> {
+  const answer = await call(
+    api.POST('/stats/range.json', { params: { query: { ...query, with_chain: 'true' } } }),
+  );
+  const groups = answer.groups.filter((g): g is ChainGroup => g.chain !== undefined);
+  if (groups.length !== answer.groups.length) {
+    throw new ApiError(200, 'The service answered groups without their chain figures');
+  }
+  return { ...answer, groups };
 }

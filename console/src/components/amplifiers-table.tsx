@@ -4,12 +4,14 @@
  * with_chain=true, sorted by the chain's figures.
  */
 import { useState } from 'preact/hooks';
-import type { ChainGroup, ChainSortType } from '../api/chains';
-import { fetchRangeWithChain } from '../api/client';
+import { fetchRangeWithChain, type ChainGroup, type Schemas } from '../api/client';
 import { clicksOnly, scopeQuery, type StatsScope } from './stats-table';
 import { Empty, ErrorNotice, Loading, useAsync } from './ui';
 
-type Sort = 'alpha' | 'clicks' | ChainSortType;
+type Sort = Extract<
+  Schemas['SortType'],
+  'alpha' | 'clicks' | 'chain_clicks' | 'chain_shares' | 'amplification'
+>;
 
 interface Column {
   sort: Exclude<Sort, 'alpha'>;

@@ -4,8 +4,7 @@
  * stats/{svc_id}/chain.json's children, asked for when its node is opened.
  */
 import { useState } from 'preact/hooks';
-import type { ChainChild, ChainResponse } from '../api/chains';
-import { fetchChain } from '../api/client';
+import { fetchChain, type ChainChild, type ChainResponse } from '../api/client';
 import { href } from '../router';
 import { Empty, ErrorNotice, Loading } from './ui';
 
@@ -43,7 +42,6 @@ export function rootNode(
 ): ChainChild {
   return {
     svc_id: chain.svc_id,
-    depth: chain.depth,
     channel: link?.channel ?? null,
     sharer_id: link?.sharer_id ?? null,
     user_id: link?.user_id ?? null,
@@ -200,7 +198,8 @@ function NodeRows({
 }) {
   const [open, setOpen] = useState(first !== undefined);
   const [loaded, setLoaded] = useState<Level | null>(
-    first ? { children: first.children, total: first.total_results, page: first.page } : null,
+    // Asked for by page (never by offset): its page is the one asked for.
+    first ? { children: first.children, total: first.total_results, page: first.page ?? 1 } : null,
   );
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -254,7 +253,6 @@ function NodeRows({
               )}
               <small class="muted node-facts">
                 {[
-                  `depth ${node.depth}`,
                   node.channel,
                   node.sharer_id ? `sharer ${node.sharer_id}` : null,
                   !node.sharer_id && node.user_id ? `user ${node.user_id}` : null,

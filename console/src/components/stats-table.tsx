@@ -1,7 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { Attribution } from '../api/chains';
-import { api, call, type AggregateResponse, type GroupObject, type Schemas } from '../api/client';
+import {
+  api,
+  call,
+  type AggregateResponse,
+  type Attribution,
+  type GroupObject,
+  type Schemas,
+} from '../api/client';
 import { deviceClassValues, type paths } from '../api/schema';
 import { DIMENSION_LABELS, displayValue, isDimension } from '../dimensions';
 import { Empty, ErrorNotice, Loading, useAction, useAsync } from './ui';

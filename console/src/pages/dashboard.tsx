@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { Attribution } from '../api/chains';
-import { api, call, type Schemas } from '../api/client';
+import { api, call, type Attribution, type Schemas } from '../api/client';
 import { deviceClassValues, intervalValues } from '../api/schema';
 import { AmplifiersTable } from '../components/amplifiers-table';
 import { TimeChart } from '../components/chart';
