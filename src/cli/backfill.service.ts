@@ -11,9 +11,10 @@ import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { ClickEnricher } from '../enrichment/click-enricher';
 import { LinkEntity } from '../links/link.entity';
+import { ChainsBackfill } from './chains-backfill';
 import { DimensionsBackfill } from './dimensions-backfill';
 
-export type BackfillStep = 'links' | 'clicks' | 'conversions' | 'stamps' | 'dimensions';
+export type BackfillStep = 'links' | 'chains' | 'clicks' | 'conversions' | 'stamps' | 'dimensions';
 
 export interface BackfillProgress {
   step: BackfillStep;
@@ -24,7 +25,7 @@ export interface BackfillProgress {
 }
 
 /** The steps that copy rows from PostgreSQL. */
-type CopyStep = Exclude<BackfillStep, 'stamps' | 'dimensions'>;
+type CopyStep = Exclude<BackfillStep, 'chains' | 'stamps' | 'dimensions'>;
 
 const CHUNK: Record<CopyStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
 
@@ -36,10 +37,11 @@ const STAMP_POLL_MS = 500;
  * (links, raw clicks, conversions) into it, in chunks, in key order. Idempotent and resumable: each
  * step's position is kept in the store (`backfill_progress`) after every chunk; a chunk copied again
  * after an interruption changes nothing (links are versioned rows, clicks go through ingestion's
- * per-click deduplication, conversions already stored are skipped by id). Then the events stored
- * before stamps are stamped (`stamps`) and those stored before click dimensions are described
- * (`dimensions`: DimensionsBackfill), each by mutations of the store that leave nothing to do on a
- * rerun.
+ * per-click deduplication, conversions already stored are skipped by id). The links made before
+ * share chains get theirs once the links are copied (`chains`: ChainsBackfill). Then the events
+ * stored before stamps are stamped (`stamps`) and those stored before click dimensions are
+ * described (`dimensions`: DimensionsBackfill), each by mutations of the store that leave nothing
+ * to do on a rerun.
  */
 @Injectable()
 export class BackfillService {
@@ -62,6 +64,9 @@ export class BackfillService {
     );
     return {
       links: await this.step('links', onProgress),
+      chains: await new ChainsBackfill(this.dataSource, this.mirror).run((done, total) =>
+        onProgress({ step: 'chains', done, total }),
+      ),
       clicks: (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0,
       conversions: await this.step('conversions', onProgress),
       stamps: await this.stampEvents(onProgress),

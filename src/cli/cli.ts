@@ -131,13 +131,14 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'analytics:backfill': {
     summary:
-      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, then stamps the events stored before stamps with their link's attributes and describes those stored before click dimensions (place, device, referring site); idempotent and resumable (run it again after an interruption).",
+      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, gives the links made before share chains theirs, then stamps the events stored before stamps with their link's attributes and describes those stored before click dimensions (place, device, referring site); idempotent and resumable (run it again after an interruption).",
     required: {},
     analytics: true,
     async run(context, _options, out) {
       const copied = await context.get(BackfillService).run(progressBar(out, out.isTTY ?? false));
       return {
         links: String(copied.links),
+        chains: String(copied.chains),
         clicks: String(copied.clicks),
         conversions: String(copied.conversions),
         stamps: String(copied.stamps),
