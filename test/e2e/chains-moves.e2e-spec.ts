@@ -304,3 +304,67 @@ describe.each([
     expect(stored).toEqual({ n: String(size), roots: [ids.get('NewTop')] });
   });
 });
+
+/**
+ * A move the queue cannot take is not lost: when the `chain-moves` queue refuses it (its Redis
+ * unreachable: BullJobQueue's failFast), it runs before url/update answers.
+ */
+describe('share chains: re-parent the queue refuses', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    key = (await createProject(t)).api_key;
+  });
+  afterAll(() => t.close());
+
+  it('moves the subtree before answering', async () => {
+    const a = await createLink(t, key);
+    const b = await createLink(t, key, { parent: a.svc_id });
+    const c = await createLink(t, key, { parent: b.svc_id });
+    const e = await createLink(t, key, { parent: a.svc_id });
+    const idOf = async (svcId: string) =>
+      (
+        await t.db.query<{ id: string }>(`SELECT id::text AS id FROM links WHERE svc_id = $1`, [
+          svcId,
+        ])
+      ).rows[0].id;
+    const [aId, bId, cId, eId] = [
+      await idOf(a.svc_id),
+      await idOf(b.svc_id),
+      await idOf(c.svc_id),
+      await idOf(e.svc_id),
+    ];
+    const queue = t.app.get(JobQueue);
+    const add = jest
+      .spyOn(queue, 'add')
+      .mockRejectedValueOnce(new Error('Redis is unreachable (reconnecting)'));
+    try {
+      await t.http
+        .post(`/url/update/${b.svc_id}.json`)
+        .type('form')
+        .send({ v: '3', key, tool: 'publisher-updater', parent: e.svc_id })
+        .expect(200);
+      expect(add).toHaveBeenCalledTimes(1);
+      expect(add.mock.calls[0].slice(0, 3)).toEqual([
+        'chain-moves',
+        'move',
+        { projectId: expect.any(String), linkId: bId },
+      ]);
+    } finally {
+      add.mockRestore();
+    }
+    // No waiting on the queue: the answer came after the move.
+    const { rows } = await t.db.query<{ ancestors: string[]; root_id: string; depth: number }>(
+      `SELECT ancestors::text[] AS ancestors, root_id::text AS root_id, depth FROM links WHERE id = $1`,
+      [cId],
+    );
+    expect(rows).toEqual([{ ancestors: [bId, eId, aId], root_id: aId, depth: 3 }]);
+    const stored = await t.analytics.query<{ ancestors: string[]; depth: number }>(
+      `SELECT arrayMap(x -> toString(x), ancestors) AS ancestors, depth
+       FROM ${t.analytics.database}.link_chains FINAL WHERE toString(link_id) = {id:String}`,
+      { id: cId },
+    );
+    expect(stored).toEqual([{ ancestors: [bId, eId, aId], depth: 3 }]);
+  });
+});
