@@ -118,18 +118,21 @@ export class ChainMovesRepository {
    * then the link's ancestors; its root; the link's position in their ancestors plus its depth.
    * Descendants of a link without a chain (its new parent has none yet) lose theirs too, as the
    * row trigger gives none below a parent without one; `analytics:backfill` computes them later.
-   * Written from the link's row as it is now, so a batch done again writes the same chains.
-   * Returns the chains written, in id order; fewer than `limit` once the subtree is done.
+   * Written from the rows as they are when each is locked, so a batch done again writes the same
+   * chains, and a descendant moved out from under the link meanwhile is left as its own move left
+   * it. Returns the chains written and the last id looked at (null once none is left).
    */
   async moveDescendants(
     projectId: string,
     linkId: string,
     cursor: string,
     limit: number,
-  ): Promise<LinkChain[]> {
+  ): Promise<{ chains: LinkChain[]; last: string | null }> {
     // MATERIALIZED keeps ORDER BY id LIMIT from leading the planner along pk_links: the subtree
     // is found through ix_links_ancestors, then sorted.
-    const rows = await this.dataSource.query<ChainColumns[]>(
+    const [row] = await this.dataSource.query<
+      { last: string | null; chains: ChainColumns[] | null }[]
+    >(
       `WITH subtree AS MATERIALIZED (
          SELECT id FROM links
          WHERE project_id = $1 AND ancestors @> ARRAY[$2::bigint] AND id > $3::bigint
@@ -144,12 +147,12 @@ export class ChainMovesRepository {
            root_id = x.root_id,
            depth = array_position(d.ancestors, x.id) + x.depth
          FROM x
-         WHERE d.id IN (SELECT id FROM batch)
-         RETURNING ${chainColumns('d')}, d.id AS link_id
+         WHERE d.id IN (SELECT id FROM batch) AND d.ancestors @> ARRAY[x.id]
+         RETURNING ${chainColumns('d')}
        )
-       SELECT id, project_id, ancestors, root_id, depth FROM moved ORDER BY link_id`,
+       SELECT (SELECT max(id)::text FROM batch) AS last, (SELECT json_agg(moved) FROM moved) AS chains`,
       [projectId, linkId, cursor, limit],
     );
-    return rows.map(rowToChain);
+    return { chains: (row.chains ?? []).map(rowToChain), last: row.last };
   }
 }

@@ -95,17 +95,16 @@ export class ChainMoves {
     let moved = 0;
     for (;;) {
       const version = Date.now() * 1000;
-      const chains = await this.repository.moveDescendants(
+      const { chains, last } = await this.repository.moveDescendants(
         projectId,
         linkId,
         cursor,
         CHAIN_MOVE_BATCH,
       );
-      if (chains.length === 0) break;
+      if (last === null) break;
       await this.mirror.mirrorChains(chainRows(chains, version));
       moved += chains.length;
-      cursor = chains[chains.length - 1].id;
-      if (chains.length < CHAIN_MOVE_BATCH) break;
+      cursor = last;
     }
     return moved;
   }
