@@ -504,6 +504,7 @@ describe('ClickHouse server transport', () => {
         'ALTER links ADD INDEX shared_at_minmax': 'code 62', // syntax: ADD INDEX IF NOT EXISTS is newer than 18.16
         ...STAMPS_ON_18_16,
         link_updates: 'ok',
+        link_chains: 'code 62', // syntax: data-skipping indices are newer than 18.16
       });
       // Without projections, DateTime64 and the dedup window, the tables are made but one:
       // conversions' LowCardinality is experimental on 18.16 (allow_experimental_low_cardinality_type)
@@ -522,6 +523,7 @@ describe('ClickHouse server transport', () => {
         'ALTER links ADD INDEX shared_at_minmax': 'code 62',
         ...STAMPS_ON_18_16,
         link_updates: 'ok',
+        link_chains: 'code 62',
       });
       // Every statistics query binds {name:Type} parameters: 18.16 takes param_s for a setting.
       expect(parameterised).not.toBeInstanceOf(AnalyticsUnavailableError);
