@@ -262,12 +262,12 @@ async function main() {
         `chain.json of the largest root ≤ ${TARGET_MS.chain_root} ms; range by channel and totals: compare with a run on the build before; ` +
         `${misses.length === 0 ? 'all met' : `missed: ${misses.join('; ')}`}`,
     );
-    // One line for scripts: each query's p50 in ms (n/a when the service does not answer it).
+    // One line for scripts: each query's p50 in ms (n/a when the service does not answer it, - when not run).
     console.log(
       `bench:chains ${['range_sharer_chain', 'range_channel_first', 'chain_root', 'range_channel', 'totals']
         .map((kind) => {
           const r = results.find((x) => x.kind === kind);
-          return `${kind}_p50_ms=${r && !r.unavailable ? r.p50.toFixed(1) : 'n/a'}`;
+          return `${kind}_p50_ms=${!r ? '-' : r.unavailable ? 'n/a' : r.p50.toFixed(1)}`;
         })
         .join(' ')} missed=${misses.length}`,
     );
