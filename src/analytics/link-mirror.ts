@@ -115,7 +115,12 @@ export class LinkMirror {
     if (updates.length > 0)
       await countStampStateWrite(this.analytics, this.analytics.insert('link_updates', updates));
     await this.analytics.insert('links', rows);
-    await this.mirrorChains(links.map((link, i) => chainRow(link, rows[i].version)));
+    // A root needs no chain row: a link without one is its own root at depth 0 (the readers of
+    // link_chains), so a link without a parent is mirrored by one insert, not two. (A link never
+    // becomes a root again through the API: `parent` can be changed, not removed.)
+    await this.mirrorChains(
+      links.map((link, i) => (link.depth === 0 ? null : chainRow(link, rows[i].version))),
+    );
   }
 
   /** Writes links' chains (a new version each; null entries, links without one, are skipped). */

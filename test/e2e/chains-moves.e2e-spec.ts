@@ -133,12 +133,16 @@ describe.each([
        FROM ${s.analytics.database}.link_chains FINAL WHERE toString(link_id) IN {ids:Array(String)}`,
       { ids: of.map((name) => ids.get(name)!) },
     );
-    return Object.fromEntries(
+    const stored: Record<string, Chain> = Object.fromEntries(
       rows.map((r) => [
         named(r.link_id),
         { ancestors: r.ancestors.map(named), root: named(r.root_id), depth: Number(r.depth) },
       ]),
     );
+    // A link without a row is its own root at depth 0, as the statistics read link_chains (a
+    // root is mirrored without one).
+    for (const name of of) stored[name] ??= { ancestors: [], root: name, depth: 0 };
+    return stored;
   };
   const chain = (root: string, ...ancestors: string[]): Chain => ({
     ancestors,
