@@ -3,13 +3,9 @@ import { TestApp, createTestApp } from '../support/app';
 import { runBackfill } from '../support/backfill';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
+import { Chain, storedChains as storedChainsOf } from '../support/chains';
 
 /** A chain as the tests compare it: links by name, parent first. */
-interface Chain {
-  ancestors: string[];
-  root: string;
-  depth: number;
-}
 
 const chain = (root: string, ...ancestors: string[]): Chain => ({
   ancestors,
@@ -85,29 +81,8 @@ describe('analytics:backfill chains', () => {
       ]),
     );
   };
-  const storedChains = async (...of: string[]): Promise<Record<string, Chain>> => {
-    const rows = await t.analytics.query<{
-      link_id: string;
-      ancestors: string[];
-      root_id: string;
-      depth: number;
-    }>(
-      `SELECT toString(link_id) AS link_id, arrayMap(a -> toString(a), ancestors) AS ancestors,
-              toString(root_id) AS root_id, depth
-       FROM ${t.analytics.database}.link_chains FINAL WHERE toString(link_id) IN {ids:Array(String)}`,
-      { ids: idsOf(of) },
-    );
-    const stored: Record<string, Chain> = Object.fromEntries(
-      rows.map((r) => [
-        named(r.link_id),
-        { ancestors: r.ancestors.map(named), root: named(r.root_id), depth: Number(r.depth) },
-      ]),
-    );
-    // A link without a row is its own root at depth 0, as the statistics read link_chains (a
-    // root is mirrored without one).
-    for (const name of of) stored[name] ??= { ancestors: [], root: name, depth: 0 };
-    return stored;
-  };
+  /** The latest `link_chains` rows of the analytics store for the named links. */
+  const storedChains = (...of: string[]) => storedChainsOf(t.analytics, { ids, named }, of);
   const chainsLine = (stdout: string) => /^chains: (\d+)$/m.exec(stdout)?.[1];
 
   it('gives the links made before chains theirs, roots first, in PostgreSQL and the analytics store, once', async () => {

@@ -8,6 +8,7 @@ import { TestApp, createTestApp } from '../support/app';
 import { startEmbeddedApp } from '../support/embedded-app';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
+import { Chain, storedChains as storedChainsOf } from '../support/chains';
 
 /** What the scenario needs of a running service, whichever stores and transport it runs on. */
 interface Service {
@@ -54,11 +55,6 @@ async function embeddedService(): Promise<Service> {
 }
 
 /** A chain as the tests compare it: links by name, parent first. */
-interface Chain {
-  ancestors: string[];
-  root: string;
-  depth: number;
-}
 
 /**
  * Share chains follow a re-parent (docs/api.md, "Share chains"): url/update gives the link its new
@@ -121,29 +117,7 @@ describe.each([
     );
   };
   /** The latest `link_chains` rows of the analytics store for the named links. */
-  const storedChains = async (...of: string[]): Promise<Record<string, Chain>> => {
-    const rows = await s.analytics.query<{
-      link_id: string;
-      ancestors: string[];
-      root_id: string;
-      depth: number;
-    }>(
-      `SELECT toString(link_id) AS link_id, arrayMap(a -> toString(a), ancestors) AS ancestors,
-              toString(root_id) AS root_id, depth
-       FROM ${s.analytics.database}.link_chains FINAL WHERE toString(link_id) IN {ids:Array(String)}`,
-      { ids: of.map((name) => ids.get(name)!) },
-    );
-    const stored: Record<string, Chain> = Object.fromEntries(
-      rows.map((r) => [
-        named(r.link_id),
-        { ancestors: r.ancestors.map(named), root: named(r.root_id), depth: Number(r.depth) },
-      ]),
-    );
-    // A link without a row is its own root at depth 0, as the statistics read link_chains (a
-    // root is mirrored without one).
-    for (const name of of) stored[name] ??= { ancestors: [], root: name, depth: 0 };
-    return stored;
-  };
+  const storedChains = (...of: string[]) => storedChainsOf(s.analytics, { ids, named }, of);
   const chain = (root: string, ...ancestors: string[]): Chain => ({
     ancestors,
     root,
