@@ -184,12 +184,15 @@ export class StatsRepository implements OnModuleDestroy {
       if (fused) return fused;
     }
     const pageQuery = groupPageQuery(this.db, request);
-    const page = await this.yielding.run((settings) =>
-      this.analytics.queryPage<Row>(pageQuery.sql, pageQuery.params, settings),
-    );
-    const totals = countsOnceByGroup(query)
-      ? readFigures(page.totals)
-      : readFigures((await this.rows<Row>(aggregateTotalsQuery(this.db, request)))[0]);
+    // Totals that are not the sum of the groups (a link in several groups, or chains) are a
+    // statement of their own, run beside the page's.
+    const [page, ownTotals] = await Promise.all([
+      this.yielding.run((settings) =>
+        this.analytics.queryPage<Row>(pageQuery.sql, pageQuery.params, settings),
+      ),
+      countsOnceByGroup(query) ? null : this.rows<Row>(aggregateTotalsQuery(this.db, request)),
+    ]);
+    const totals = readFigures(ownTotals ? ownTotals[0] : page.totals);
     const groups = page.rows.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
     const pivots = query.pivot
       ? await this.pagePivots(request, groups)
