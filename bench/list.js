@@ -14,7 +14,6 @@
 //   BENCH_KEEP_DATABASE=1 npm run bench:list         # keep the seeded data, then time it again:
 //   BENCH_REUSE_DATABASE=svc_bench_xxxxxxxx npm run bench:list
 //   BENCH_LINKS=100000 BENCH_CLICKS=1000000 npm run bench:list
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { rm, mkdir, readFile, writeFile } = require('node:fs/promises');
 const { Client } = require('pg');
@@ -105,30 +104,6 @@ async function seedLinks(db, projectId, endHour) {
   await db.query(`VACUUM ANALYZE links`);
 }
 
-/** Runs bench/stats-seed.js without the PostgreSQL baseline: the mirror, clicks and conversions. */
-function seedAnalytics(config) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'stats-seed.js'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let sizes = null;
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.startsWith('SIZES ')) sizes = JSON.parse(line.slice(6));
-        else console.log(line);
-      }
-    });
-    child.once('exit', (code) => (code === 0 && sizes ? resolve(sizes) : reject(new Error(`stats-seed exited with ${code}`))));
-  });
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
 
 async function time(task) {
   const started = process.hrtime.bigint();
@@ -177,7 +152,7 @@ async function main() {
       await seedLinks(db, projectId, endHour);
       const [{ first }] = (await db.query(`SELECT min(id)::text AS first FROM links WHERE project_id = $1`, [projectId])).rows;
       const url = new URL(lib.databaseUrl(name));
-      sizes = await seedAnalytics({
+      sizes = await lib.runSeed('stats-seed.js', {
         chdbDir: path.join(dataDir, 'chdb'),
         db: serviceEnv.CLICKHOUSE_DATABASE,
         pg: { host: `${url.hostname}:${url.port || 5432}`, database: name, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
@@ -240,7 +215,7 @@ async function main() {
       for (let w = 1; w < WARMUP || Date.now() < warmUntil; w++) await get(q.params);
       const times = [];
       for (let r = 0; r < RUNS; r++) times.push(await time(() => get(q.params)));
-      results.push({ ...q, total: body.total_results, p50: percentile(times, 0.5), p95: percentile(times, 0.95) });
+      results.push({ ...q, total: body.total_results, p50: lib.percentile(times, 0.5), p95: lib.percentile(times, 0.95) });
     }
 
     console.log(`data: ${sizes.links} links, ${sizes.clicks} human clicks (${sizes.clickRows} raw click rows with bots), ${sizes.parts} active parts`);

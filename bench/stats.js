@@ -12,7 +12,6 @@
 // conversions inside the engine and, for
 // the baseline, writes the old rollup tables into PostgreSQL from them; then the service starts on
 // that folder.
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { rm, mkdir, readFile, writeFile } = require('node:fs/promises');
 const { Client } = require('pg');
@@ -97,25 +96,6 @@ async function seedLinks(db, projectId, endHour) {
   console.log(`  links: ${LINKS} in PostgreSQL in ${seconds(t0)} s`);
 }
 
-/** Runs bench/stats-seed.js (the analytics store's seed and the baseline's rollups); returns its sizes. */
-function seedAnalytics(config) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'stats-seed.js'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let sizes = null;
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.startsWith('SIZES ')) sizes = JSON.parse(line.slice(6));
-        else console.log(line);
-      }
-    });
-    child.once('exit', (code) => (code === 0 && sizes ? resolve(sizes) : reject(new Error(`stats-seed exited with ${code}`))));
-  });
-}
 
 /**
  * The previous design's tables (link_clicks_hourly, link_conversions_hourly, their per-link totals
@@ -277,11 +257,6 @@ function dimensionsCheck(answer, clicks) {
 
 // ---- timing ----
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-
 async function time(task) {
   const started = process.hrtime.bigint();
   const result = await task();
@@ -319,7 +294,7 @@ async function main() {
       if (BASELINE) await createBaselineTables(db);
       const [{ first }] = (await db.query(`SELECT min(id)::text AS first FROM links WHERE project_id = $1`, [projectId])).rows;
       const url = new URL(lib.databaseUrl(name));
-      sizes = await seedAnalytics({
+      sizes = await lib.runSeed('stats-seed.js', {
         chdbDir: path.join(dataDir, 'chdb'),
         db: serviceEnv.CLICKHOUSE_DATABASE,
         pg: { host: `${url.hostname}:${url.port || 5432}`, database: name, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
@@ -423,9 +398,9 @@ async function main() {
       results.push({
         name: q.name,
         kind: q.name.split(' ')[0],
-        api: percentile(api, 0.5),
-        api90: percentile(api, 0.9),
-        sql: compared ? percentile(sql, 0.5) : null,
+        api: lib.percentile(api, 0.5),
+        api90: lib.percentile(api, 0.9),
+        sql: compared ? lib.percentile(sql, 0.5) : null,
       });
     }
 
