@@ -97,6 +97,22 @@ export class AppConfig {
    * to redirects (STATS_YIELD_LOAD; 100: never).
    */
   readonly statsYieldLoad: number;
+  /** Tests only: webhooks may point at plain-http loopback URLs (WEBHOOK_ALLOW_LOOPBACK). */
+  readonly webhookAllowLoopback: boolean;
+  /**
+   * Delays before each retry of a failed webhook delivery, in ms (WEBHOOK_RETRY_DELAYS, durations
+   * like 5s,5m,30m,2h,5h,10h,10h: the Standard Webhooks schedule); a delivery is tried once more
+   * than there are delays.
+   */
+  readonly webhookRetryDelaysMs: number[];
+  /** How long a webhook may fail without a success before it is disabled, in ms (WEBHOOK_DISABLE_AFTER, default 3d). */
+  readonly webhookDisableAfterMs: number;
+  /** How long one delivery may take, in ms (WEBHOOK_TIMEOUT_MS, default 10,000). */
+  readonly webhookTimeoutMs: number;
+  /** How long events and the delivery log are kept, in days (WEBHOOK_LOG_DAYS, default 7). */
+  readonly webhookLogDays: number;
+  /** How many recent events per project a live stream can resume from (EVENTS_REPLAY_SIZE, default 1,000). */
+  readonly eventsReplaySize: number;
 
   constructor(values: Omit<AppConfig, 'runsWorkers' | 'servesApi' | 'outboxDir' | 'pgliteDir'>) {
     Object.assign(this, values);
@@ -169,6 +185,29 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
   }
   return number;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A duration like 250ms, 5s, 5m, 2h or 3d, in ms. */
+function parseDuration(name: string, text: string): number {
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match)
+    throw new ConfigError(name, `"${text}" is not a duration like 500ms, 5s, 5m, 2h or 3d`);
+  return Number(match[1]) * DURATION_UNITS[match[2]];
+}
+
+function readDurations(env: Env, name: string, fallback: string): number[] {
+  const text = read(env, name) ?? fallback;
+  const delays = text.split(',').map((part) => parseDuration(name, part));
+  if (delays.length > 20) throw new ConfigError(name, 'at most 20 delays');
+  return delays;
 }
 
 function readTrustProxy(env: Env): TrustProxy {
@@ -252,6 +291,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     clickhouseDatabase,
     chdbDir: path.resolve(read(env, 'CHDB_DIR') ?? path.join(dataDir, 'chdb')),
     statsYieldLoad: readInt(env, 'STATS_YIELD_LOAD', 50, 0, 100),
+    webhookAllowLoopback:
+      readEnum(env, 'WEBHOOK_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true',
+    webhookRetryDelaysMs: readDurations(env, 'WEBHOOK_RETRY_DELAYS', '5s,5m,30m,2h,5h,10h,10h'),
+    webhookDisableAfterMs: parseDuration(
+      'WEBHOOK_DISABLE_AFTER',
+      read(env, 'WEBHOOK_DISABLE_AFTER') ?? '3d',
+    ),
+    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookLogDays: readInt(env, 'WEBHOOK_LOG_DAYS', 7, 1, 365),
+    eventsReplaySize: readInt(env, 'EVENTS_REPLAY_SIZE', 1000, 0, 100_000),
     redisUrl,
     redisPrefix,
     defaultDomain,

@@ -5,6 +5,8 @@ export const QUEUES = {
   clicks: 'clicks',
   /** A re-parented link's descendants get their new chains (ChainMoves). */
   chainMoves: 'chain-moves',
+  /** Webhook deliveries, one job per webhook and batch of events (WebhookDeliveries). */
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
