@@ -30,6 +30,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { QueueModule } from './queue/queue.module';
 import { BootstrapService } from './subscriptions/bootstrap.service';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Composition root: global pipe and filter, infrastructure, then the feature modules. */
 @Module({})
@@ -62,6 +63,7 @@ export class AppModule implements NestModule {
         MailModule,
         ProjectsModule,
         DomainsModule,
+        WebhooksModule,
         LinksModule,
         RedirectsModule,
         StatsModule,

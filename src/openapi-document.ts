@@ -43,6 +43,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       .addServer(`${config.publicScheme}://${config.defaultDomain}`)
       .addTag('projects', 'Administration: projects, their users and conversion settings')
       .addTag('domains', 'Administration: custom link domains')
+      .addTag('webhooks', 'Administration: webhooks and their delivery log')
       .addTag('links', 'Tracked links: create, batch, static, retweet, share, update')
       .addTag('stats', 'Statistics: intervals, range, totals, link details')
       .addTag('conversions', 'Conversions and the tracking script')
@@ -80,7 +81,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  */
 function declareErrors(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
-    const shape = /^\/(projects|domains|conversions)(\/|$)/.test(path)
+    const shape = /^\/(projects|domains|webhooks|conversions)(\/|$)/.test(path)
       ? AdminErrorDto
       : /^\/(url|stats)[/.]/.test(path)
         ? LinkErrorDto

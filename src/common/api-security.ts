@@ -18,13 +18,13 @@ export const API_KEY_SCHEMES = {
   subscriptionKey: {
     name: 'subscription_key',
     description:
-      'The subscription that owns the projects and domains: every administration endpoint.',
+      'The subscription that owns the projects, domains and webhooks: every administration endpoint.',
   },
   applicationKey: {
     name: 'application_key',
     description: [
       'An application authorised on the subscription: required with `subscription_key` on show, list,',
-      'destroy and every domain operation, checked when given on project new and update.',
+      'destroy and every domain and webhook operation, checked when given on project new and update.',
     ].join(' '),
   },
 } as const;

@@ -10,6 +10,13 @@ const ADMIN_METHODS: Record<string, string> = {
   destroy: 'delete',
 };
 
+/** The administration areas: the `object` each echoes, and the name of the path's identifier. */
+const ADMIN_AREAS: Record<string, { object: string; pathKey: string } | undefined> = {
+  projects: { object: 'project', pathKey: 'apikey' },
+  domains: { object: 'domain', pathKey: 'hostname' },
+  webhooks: { object: 'webhook', pathKey: 'id' },
+};
+
 /** Query and form parameters as the caller sent them, echoed as strings. */
 function parameters(req: Request): Echo {
   const echo: Echo = {};
@@ -45,21 +52,18 @@ export function requestEcho(req: Request): Echo | null {
   if (area === 'conversions') {
     return { ...parameters(req), action: segments[1] ?? 'new', controller: 'conversion' };
   }
-  if (area !== 'projects' && area !== 'domains') return null;
-  const object = area === 'projects' ? 'project' : 'domain';
+  const names = ADMIN_AREAS[area];
+  if (!names) return null;
   const echo = parameters(req);
   const action = segments[segments.length - 1] ?? '';
-  if (segments.length === 3) {
-    if (area === 'projects') echo.apikey = segments[1];
-    else echo.hostname = segments[1];
-  }
+  if (segments.length === 3) echo[names.pathKey] = segments[1];
   echo.method = ADMIN_METHODS[action] ?? action;
-  echo.object = object;
+  echo.object = names.object;
   return echo;
 }
 
 export function usesAdminShape(req: Request): boolean {
-  return /^\/(projects|domains|conversions)(\/|$)/.test(req.path);
+  return /^\/(projects|domains|webhooks|conversions)(\/|$)/.test(req.path);
 }
 
 function decodeURIComponentSafe(value: string): string {

@@ -9,6 +9,9 @@ import { ProjectEntity } from '../projects/project.entity';
 import { UserEntity } from '../projects/user.entity';
 import { ApplicationEntity } from '../subscriptions/application.entity';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
+import { WebhookEventEntity } from '../webhooks/webhook-event.entity';
+import { WebhookEntity } from '../webhooks/webhook.entity';
 
 /** Every entity; feature issues append theirs here. */
 export const ENTITIES = [
@@ -23,4 +26,7 @@ export const ENTITIES = [
   CampaignEntity,
   ToolEntity,
   UserIdentityEntity,
+  WebhookEntity,
+  WebhookEventEntity,
+  WebhookDeliveryEntity,
 ];

@@ -40,6 +40,16 @@ export class LinkLookupsService {
     return this.repository.findSvcIdById(projectId, linkId);
   }
 
+  /** The project's link ids by svc_id, for the svc_ids that name one of its links (webhooks' `links`). */
+  linkIds(projectId: string, svcIds: string[]): Promise<Map<string, string>> {
+    return this.repository.findIdsBySvcIds(projectId, svcIds);
+  }
+
+  /** The svc_ids of the links with these ids, by id (a link deleted since is missing). */
+  svcIds(ids: string[]): Promise<Map<string, string>> {
+    return this.repository.findSvcIdsByIds(ids);
+  }
+
   /** The keys of the projects' tools labelled `label` (a tool filter matches a key or a label). */
   toolKeysByLabel(projectIds: string[], label: string): Promise<string[]> {
     return this.repository.findToolKeysByLabel(projectIds, label);

@@ -343,6 +343,26 @@ export class LinksRepository {
     return rows[0]?.id ?? null;
   }
 
+  /** The project's link ids by svc_id (uq_links_svc_id), for the svc_ids that name one of its links. */
+  async findIdsBySvcIds(projectId: string, svcIds: string[]): Promise<Map<string, string>> {
+    if (svcIds.length === 0) return new Map();
+    const rows = await this.dataSource.query<{ id: string; svc_id: string }[]>(
+      `SELECT id::text AS id, svc_id FROM links WHERE svc_id = ANY($1::text[]) AND project_id = $2`,
+      [svcIds, projectId],
+    );
+    return new Map(rows.map((row) => [row.svc_id, row.id]));
+  }
+
+  /** The svc_ids of the links with these ids (pk_links), by id. */
+  async findSvcIdsByIds(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.dataSource.query<{ id: string; svc_id: string }[]>(
+      `SELECT id::text AS id, svc_id FROM links WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.svc_id]));
+  }
+
   /** The metadata statistics show of a link of the projects by svc_id (uq_links_svc_id), or null. */
   async findLinkMetadata(
     projectIds: string[],

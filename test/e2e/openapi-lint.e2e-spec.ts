@@ -54,7 +54,7 @@ function expectedSecurity(operation: string): unknown {
   if (/^POST \/projects\/(new|\{api_key\}\/update)$/.test(operation)) {
     return ADMIN_APPLICATION_OPTIONAL;
   }
-  if (/^\w+ \/(projects|domains)\//.test(operation)) return ADMIN;
+  if (/^\w+ \/(projects|domains|webhooks)\//.test(operation)) return ADMIN;
   if (/^\w+ \/(url|stats|conversions)[/.]/.test(operation)) return PROJECT;
   if (/^GET \/(svc\.js|metrics|health|health\/ready)$/.test(operation)) return [];
   return `no row for ${operation}`;

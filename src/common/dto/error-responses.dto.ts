@@ -25,7 +25,7 @@ export class AdminErrorDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'Echo of the parameters as strings, plus what the path names (apikey or hostname, method and object; action and controller for conversions)',
+      'Echo of the parameters as strings, plus what the path names (apikey, hostname or id, method and object; action and controller for conversions)',
     example: {
       subscription_key: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
       method: 'list',

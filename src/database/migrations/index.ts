@@ -11,6 +11,7 @@ import { LinkControls1763990000000 } from './1763990000000-link-controls';
 import { LinksList1764000000000 } from './1764000000000-links-list';
 import { PublishableKeys1764010000000 } from './1764010000000-publishable-keys';
 import { LinkChains1764020000000 } from './1764020000000-link-chains';
+import { Webhooks1764030000000 } from './1764030000000-webhooks';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   LinksList1764000000000,
   PublishableKeys1764010000000,
   LinkChains1764020000000,
+  Webhooks1764030000000,
 ];

@@ -1,0 +1,127 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { WebhookDeliveryDto } from './webhook-delivery.dto';
+import {
+  APPLICATION_KEY_EXAMPLE,
+  CREATE_JSON_EXAMPLE,
+  SUBSCRIPTION_KEY_EXAMPLE,
+  UPDATE_JSON_EXAMPLE,
+  WEBHOOK_ID_EXAMPLE,
+} from './webhook-params.dto';
+import { WebhookRecordDto, WebhookSecretRecordDto } from './webhook-record.dto';
+
+/** The `request` echo of a webhooks answer, with the example of one method. */
+function RequestEcho(example: Record<string, unknown>): PropertyDecorator {
+  return ApiProperty({
+    description:
+      'Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, ' +
+      'rotate-secret, deliveries) and `object` (webhook).',
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
+      application_key: APPLICATION_KEY_EXAMPLE,
+      ...example,
+    },
+  });
+}
+
+const ID = { id: WEBHOOK_ID_EXAMPLE };
+
+export class WebhookSecretBodyDto {
+  @ApiProperty({ type: WebhookSecretRecordDto })
+  webhook: WebhookSecretRecordDto;
+}
+
+export class WebhookBodyDto {
+  @ApiProperty({ type: WebhookRecordDto })
+  webhook: WebhookRecordDto;
+}
+
+export class WebhookListBodyDto {
+  @ApiProperty({ type: [WebhookRecordDto] })
+  webhooks: WebhookRecordDto[];
+}
+
+export class WebhookDeletedBodyDto {
+  @ApiProperty({ description: 'Always true.', example: true })
+  deleted: true;
+}
+
+export class WebhookDeliveriesBodyDto {
+  @ApiProperty({
+    type: [WebhookDeliveryDto],
+    description: 'The attempts of the page, newest first.',
+  })
+  deliveries: WebhookDeliveryDto[];
+
+  @ApiProperty({
+    type: 'integer',
+    description: "The webhook's attempts over every page.",
+    example: 42,
+  })
+  total_results: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'The page asked for (1 by default); null when offset was given, which overrides it.',
+    example: 1,
+  })
+  page: number | null;
+
+  @ApiProperty({ type: 'integer', example: 10 })
+  per_page: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  offset: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'offset plus the attempts of this page: the offset of the next page.',
+    example: 10,
+  })
+  last_offset: number;
+}
+
+/** new, show and rotate-secret: the record with its secret. */
+export class WebhookSecretResponseDto {
+  @RequestEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookSecretBodyDto })
+  response: WebhookSecretBodyDto;
+}
+
+/** update: the record without the secret. */
+export class WebhookResponseDto {
+  @RequestEcho({ json: UPDATE_JSON_EXAMPLE, ...ID, method: 'update', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookBodyDto })
+  response: WebhookBodyDto;
+}
+
+export class WebhookListResponseDto {
+  @RequestEcho({ method: 'list', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookListBodyDto })
+  response: WebhookListBodyDto;
+}
+
+export class WebhookDeletedResponseDto {
+  @RequestEcho({ ...ID, method: 'delete', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookDeletedBodyDto })
+  response: WebhookDeletedBodyDto;
+}
+
+export class WebhookDeliveriesResponseDto {
+  @RequestEcho({ ...ID, page: '1', method: 'deliveries', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookDeliveriesBodyDto })
+  response: WebhookDeliveriesBodyDto;
+}

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LinksModule } from '../links/links.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEventEntity } from './webhook-event.entity';
+import { WebhookEntity } from './webhook.entity';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
+
+/**
+ * Webhooks: their administration API (docs/api.md, "Administration of webhooks"). Reads projects by
+ * API key (ProjectLookupsService) and links by svc_id (LinkLookupsService); exports WebhooksService
+ * and the repositories of its three tables.
+ */
+@Module({
+  imports: [
+    SubscriptionsModule,
+    ProjectsModule,
+    LinksModule,
+    TypeOrmModule.forFeature([WebhookEntity, WebhookEventEntity, WebhookDeliveryEntity]),
+  ],
+  controllers: [WebhooksController],
+  providers: [WebhooksRepository, WebhooksService],
+  exports: [WebhooksService, TypeOrmModule],
+})
+export class WebhooksModule {}
