@@ -20,6 +20,7 @@ import { ConfigModule } from './config/config.module';
 import { ConversionsModule } from './conversions/conversions.module';
 import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -63,6 +64,7 @@ export class AppModule implements NestModule {
         MailModule,
         ProjectsModule,
         DomainsModule,
+        EventsModule,
         WebhooksModule,
         LinksModule,
         RedirectsModule,

@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { collectStartupGarbage } from './common/startup-memory';
+import { LiveFeed } from './events/live-feed';
 
 async function main(): Promise<void> {
   let config;
@@ -30,8 +31,8 @@ async function main(): Promise<void> {
 
 /**
  * Graceful shutdown: stop accepting and let in-flight requests finish (idle keep-alive connections
- * close at once), then close the application: buffered clicks and in-process jobs are flushed
- * before workers, queues and database connections close.
+ * and live streams close at once), then close the application: buffered clicks and in-process
+ * jobs are flushed before workers, queues and database connections close.
  */
 function handleSignals(app: NestExpressApplication): void {
   let closing = false;
@@ -40,6 +41,8 @@ function handleSignals(app: NestExpressApplication): void {
     closing = true;
     process.stdout.write(`svc: ${signal} received, shutting down\n`);
     const server: Server = app.getHttpServer();
+    // Live streams never finish on their own: they end now, and their clients resume elsewhere.
+    app.get(LiveFeed).shutdown();
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     force.unref();
     server.close(() => {
