@@ -7,6 +7,7 @@ import { ProjectDomainEntity } from '../projects/project-domain.entity';
 import { ProjectUserEntity } from '../projects/project-user.entity';
 import { ProjectEntity } from '../projects/project.entity';
 import { UserEntity } from '../projects/user.entity';
+import { PendingJobEntity } from '../queue/pending-job.entity';
 import { ApplicationEntity } from '../subscriptions/application.entity';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
@@ -29,4 +30,5 @@ export const ENTITIES = [
   WebhookEntity,
   WebhookEventEntity,
   WebhookDeliveryEntity,
+  PendingJobEntity,
 ];

@@ -1,8 +1,15 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
-import { Queue, QueueEvents } from 'bullmq';
-import { BACKOFF_MS, DEFAULT_ATTEMPTS, EnqueueOptions, Enqueued, JobQueue } from './job-queue';
+import { JobsOptions, Queue, QueueEvents } from 'bullmq';
+import {
+  BACKOFF_MS,
+  BulkJob,
+  DEFAULT_ATTEMPTS,
+  EnqueueOptions,
+  Enqueued,
+  JobQueue,
+} from './job-queue';
 import { QUEUES, QueueName } from './queue-names';
 import { redisUp } from './redis.provider';
 
@@ -10,6 +17,21 @@ const AWAITED_QUEUES: QueueName[] = [QUEUES.unwrap];
 
 /** A job in Redis is held for good once added: one answer serves every job. */
 const IN_REDIS: Enqueued = { stored: Promise.resolve(true) };
+
+/** BullMQ's options for a job added with `options` (add and addBulk alike). */
+export function bullJobOptions(options: EnqueueOptions): JobsOptions {
+  return {
+    jobId: options.jobId,
+    attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+    backoff:
+      options.fixedBackoffMs !== undefined
+        ? { type: 'fixed', delay: options.fixedBackoffMs }
+        : { type: 'exponential', delay: BACKOFF_MS },
+    delay: options.delayMs,
+    removeOnComplete: options.keepCompleted === false ? true : { age: 3600, count: 1000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  };
+}
 
 /** Jobs go to Redis; whichever process runs workers (ROLE all or worker) picks them up. */
 @Injectable()
@@ -26,22 +48,25 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     data: T,
     options: EnqueueOptions = {},
   ): Promise<Enqueued> {
-    const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
-    if (options.failFast) {
-      const { status } = await target.getBackend().client;
-      if (status !== 'ready') throw new Error(`Redis is unreachable (${status})`);
-    }
-    await target.add(name, data, {
-      jobId: options.jobId,
-      attempts: options.attempts ?? DEFAULT_ATTEMPTS,
-      backoff:
-        options.fixedBackoffMs !== undefined
-          ? { type: 'fixed', delay: options.fixedBackoffMs }
-          : { type: 'exponential', delay: BACKOFF_MS },
-      removeOnComplete: options.keepCompleted === false ? true : { age: 3600, count: 1000 },
-      removeOnFail: { age: 7 * 24 * 3600 },
-    });
+    const target = this.queue(queue);
+    if (options.failFast) await reachable(target);
+    await target.add(name, data, bullJobOptions(options));
     return IN_REDIS;
+  }
+
+  /** One Queue.addBulk; fails fast (EnqueueOptions.failFast) when any of the jobs asks it. */
+  async addBulk<T extends object>(queue: QueueName, jobs: BulkJob<T>[]): Promise<Enqueued[]> {
+    if (jobs.length === 0) return [];
+    const target = this.queue(queue);
+    if (jobs.some((job) => job.options?.failFast)) await reachable(target);
+    await target.addBulk(
+      jobs.map((job) => ({
+        name: job.name,
+        data: job.data,
+        opts: bullJobOptions(job.options ?? {}),
+      })),
+    );
+    return jobs.map(() => IN_REDIS);
   }
 
   async addAndWait<T extends object, R>(
@@ -50,7 +75,7 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     data: T,
     timeoutMs: number,
   ): Promise<R> {
-    const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+    const target = this.queue(queue);
     const job = await target.add(name, data, {
       attempts: 1,
       removeOnComplete: { age: 60 },
@@ -67,7 +92,7 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
   onModuleInit(): void {
     // Not awaited: a start while Redis is down must not block (redirects answer without Redis).
     for (const queue of AWAITED_QUEUES) {
-      const target = this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+      const target = this.queue(queue);
       this.events(queue, target)
         .waitUntilReady()
         .catch(() => undefined);
@@ -84,6 +109,10 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     );
   }
 
+  private queue(queue: QueueName): Queue {
+    return this.moduleRef.get<Queue>(getQueueToken(queue), { strict: false });
+  }
+
   /** One QueueEvents stream per queue awaited on, opened on first use. */
   private events(queue: QueueName, target: Queue): QueueEvents {
     let events = this.queueEvents.get(queue);
@@ -97,4 +126,10 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
     }
     return events;
   }
+}
+
+/** Rejects while the queue's Redis connection is not ready (EnqueueOptions.failFast). */
+async function reachable(target: Queue): Promise<void> {
+  const { status } = await target.getBackend().client;
+  if (status !== 'ready') throw new Error(`Redis is unreachable (${status})`);
 }

@@ -1,29 +1,55 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
-import { PROCESSOR_METADATA } from '@nestjs/bullmq/dist/bull.constants';
-import { DEFAULT_ATTEMPTS, EnqueueOptions, Enqueued, JobQueue, retryDelay } from './job-queue';
+import { PROCESSOR_METADATA, WORKER_METADATA } from '@nestjs/bullmq/dist/bull.constants';
+import { DurableQueue, jobOf } from './durable-queue';
+import {
+  BulkJob,
+  DEFAULT_ATTEMPTS,
+  DURABLE_QUEUES,
+  EnqueueOptions,
+  Enqueued,
+  JobQueue,
+  retryDelay,
+} from './job-queue';
+import { PendingJob, PendingJobs } from './pending-jobs';
 import { QueueName } from './queue-names';
 
 /** A job id seen before: that job, not this hand-over, holds the work. */
 const ALREADY_HELD: Enqueued = { stored: Promise.resolve(false) };
+const WRITTEN: Enqueued = { stored: Promise.resolve(true) };
 
 /**
  * Without Redis the same processors run in this process: a job is handed to the queue's
- * WorkerHost.process on the next tick, retried with back-off like BullMQ would, and awaited at
- * shutdown so nothing accepted is dropped. A job lives in memory only: it is stored
- * (Enqueued.stored) once it has run.
+ * WorkerHost.process on the next tick (or after its delay), retried with back-off like BullMQ
+ * would, and awaited at shutdown so nothing accepted is dropped. A job lives in memory only: it is
+ * stored (Enqueued.stored) once it has run. The jobs of durable queues (DURABLE_QUEUES) are rows of
+ * pending_jobs instead, stored once written, run by a DurableQueue from the start of the
+ * application; at shutdown the running ones finish and the others wait for the next start.
  */
 @Injectable()
-export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown {
+export class InProcessJobQueue
+  extends JobQueue
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('InProcessJobQueue');
   private processors?: Map<string, WorkerHost>;
+  private readonly durables = new Map<QueueName, DurableQueue>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly seenJobIds = new Set<string>();
 
-  constructor(private readonly discovery: DiscoveryService) {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly pending: PendingJobs,
+  ) {
     super();
   }
 
@@ -33,18 +59,33 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     data: T,
     options: EnqueueOptions = {},
   ): Promise<Enqueued> {
-    if (options.jobId) {
-      if (this.seenJobIds.has(`${queue}:${options.jobId}`)) return ALREADY_HELD;
-      // Deduplication over the recent past, as BullMQ's kept jobs give; bounded memory.
-      if (this.seenJobIds.size >= 100_000) this.seenJobIds.clear();
-      this.seenJobIds.add(`${queue}:${options.jobId}`);
-    }
+    const [enqueued] = await this.addBulk(queue, [{ name, data, options }]);
+    return enqueued;
+  }
+
+  /** For a durable queue, one insert of every job (a job id already there is not added again). */
+  async addBulk<T extends object>(queue: QueueName, jobs: BulkJob<T>[]): Promise<Enqueued[]> {
     const processor = this.processorFor(queue);
-    const job = jobOf(queue, name, data, options.jobId ?? randomUUID());
-    const run = this.runWithRetries(processor, job, options);
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
-    return { stored: run };
+    const fresh = jobs.map((job) => this.firstSeen(queue, job.options?.jobId));
+    if (!DURABLE_QUEUES.includes(queue)) {
+      return jobs.map((job, i) =>
+        fresh[i] ? this.runInMemory(processor, queue, job) : ALREADY_HELD,
+      );
+    }
+    const now = Date.now();
+    const rows = jobs.filter((_, i) => fresh[i]).map((job) => pendingJob(queue, job, now));
+    let written: boolean[];
+    try {
+      written = await this.durable(queue).add(rows);
+    } catch (error) {
+      // Not held: the same ids may be handed over again.
+      for (const row of rows) this.seenJobIds.delete(`${queue}:${row.id}`);
+      throw error;
+    }
+    let next = 0;
+    return fresh.map((isFresh) =>
+      !isFresh ? ALREADY_HELD : written[next++] ? WRITTEN : ALREADY_HELD,
+    );
   }
 
   async addAndWait<T extends object, R>(
@@ -79,23 +120,65 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
   }
 
   async drain(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.inFlight.size > 0 && Date.now() < deadline) {
-      // The deadline timer is cleared as soon as the jobs settle: left pending, it would hold the
-      // process open for up to timeoutMs after shutdown.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.inFlight]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        }),
-      ]);
-      clearTimeout(timer);
+    await settle(() => [...this.inFlight, ...this.durableWork()], timeoutMs);
+  }
+
+  /** Durable queues start running once every processor is ready, what an earlier run left first. */
+  onApplicationBootstrap(): void {
+    for (const queue of DURABLE_QUEUES) {
+      if (this.registered().has(queue)) this.durable(queue).start();
     }
+  }
+
+  /**
+   * Before the database closes: durable queues start nothing more and the jobs they run finish
+   * (their rows are deleted or moved to their retry); the others stay in pending_jobs.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const durable of this.durables.values()) durable.stop();
+    await settle(() => this.durableWork(), 30_000);
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.drain();
+  }
+
+  /** Whether a job id (none: always) is new to the queue; remembers it. */
+  private firstSeen(queue: QueueName, jobId: string | undefined): boolean {
+    if (!jobId) return true;
+    if (this.seenJobIds.has(`${queue}:${jobId}`)) return false;
+    // Deduplication over the recent past, as BullMQ's kept jobs give; bounded memory.
+    if (this.seenJobIds.size >= 100_000) this.seenJobIds.clear();
+    this.seenJobIds.add(`${queue}:${jobId}`);
+    return true;
+  }
+
+  private runInMemory(processor: WorkerHost, queue: QueueName, job: BulkJob): Enqueued {
+    const options = job.options ?? {};
+    const run = this.runWithRetries(
+      processor,
+      jobOf(queue, job.name, job.data, options.jobId ?? randomUUID()),
+      options,
+    );
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+    return { stored: run };
+  }
+
+  private durable(queue: QueueName): DurableQueue {
+    let durable = this.durables.get(queue);
+    if (!durable) {
+      const processor = this.processorFor(queue);
+      const worker = Reflect.getMetadata(WORKER_METADATA, processor.constructor) as
+        { concurrency?: number } | undefined;
+      durable = new DurableQueue(queue, processor, worker?.concurrency ?? 1, this.pending);
+      this.durables.set(queue, durable);
+    }
+    return durable;
+  }
+
+  private durableWork(): Promise<unknown>[] {
+    return [...this.durables.values()].flatMap((durable) => durable.work());
   }
 
   /** Runs the job until it succeeds (true: its effects are stored) or is given up (false). */
@@ -105,7 +188,9 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
     options: EnqueueOptions,
   ): Promise<boolean> {
     const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) =>
+      options.delayMs ? setTimeout(resolve, options.delayMs) : setImmediate(resolve),
+    );
     for (let attempt = 1; ; attempt++) {
       try {
         await processor.process(job);
@@ -125,6 +210,13 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
   }
 
   private processorFor(queue: QueueName): WorkerHost {
+    const processor = this.registered().get(queue);
+    if (!processor) throw new Error(`no processor registered for queue "${queue}"`);
+    return processor;
+  }
+
+  /** The processors of the application by queue, found once. */
+  private registered(): Map<string, WorkerHost> {
     if (!this.processors) {
       this.processors = new Map();
       for (const wrapper of this.discovery.getProviders()) {
@@ -135,20 +227,41 @@ export class InProcessJobQueue extends JobQueue implements OnApplicationShutdown
         if (meta) this.processors.set(meta.name, instance as WorkerHost);
       }
     }
-    const processor = this.processors.get(queue);
-    if (!processor) throw new Error(`no processor registered for queue "${queue}"`);
-    return processor;
+    return this.processors;
   }
 }
 
-/** The job a processor is handed: the fields of a BullMQ job it reads, nothing stored. */
-function jobOf(queue: QueueName, name: string, data: object, id: string): Job {
+/** The row of a job handed to a durable queue at `now`. */
+function pendingJob(queue: QueueName, job: BulkJob, now: number): PendingJob {
+  const options = job.options ?? {};
   return {
-    id,
-    name,
-    data,
-    queueName: queue,
+    queue,
+    id: options.jobId ?? randomUUID(),
+    name: job.name,
+    data: job.data,
+    attempts: options.attempts ?? DEFAULT_ATTEMPTS,
     attemptsMade: 0,
-    timestamp: Date.now(),
-  } as unknown as Job;
+    fixedBackoffMs: options.fixedBackoffMs ?? null,
+    runAt: new Date(now + (options.delayMs ?? 0)),
+    createdAt: new Date(now),
+  };
+}
+
+/**
+ * Waits until `work` (asked again as each round settles: finishing jobs start others) is none, or
+ * for timeoutMs. The deadline timer is cleared as soon as the work settles: left pending, it would
+ * hold the process open for up to timeoutMs after shutdown.
+ */
+async function settle(work: () => Promise<unknown>[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pending = work(); pending.length > 0 && Date.now() < deadline; pending = work()) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(pending),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      }),
+    ]);
+    clearTimeout(timer);
+  }
 }

@@ -1,4 +1,13 @@
-import { QueueName } from './queue-names';
+import { QUEUES, QueueName } from './queue-names';
+
+/**
+ * Queues whose jobs the in-process transport (embedded mode) keeps in the database (pending_jobs)
+ * until they succeed or are given up, so a restart, even after a crash, runs what was pending
+ * (docs/architecture.md, "API keys, jobs, logging, shutdown"). BullMQ keeps every queue's jobs in
+ * Redis anyway. Adding to one writes through the DataSource: on PGlite's one session, never from
+ * inside a transaction (it would wait for the transaction, which waits for it).
+ */
+export const DURABLE_QUEUES: QueueName[] = [QUEUES.webhooks];
 
 export interface EnqueueOptions {
   /** Deduplicates: a job with the same id is accepted once. */
@@ -18,14 +27,24 @@ export interface EnqueueOptions {
   failFast?: boolean;
   /** Whether a finished job stays in Redis for a while (default: an hour, at most 1,000). Large, frequent jobs say false. */
   keepCompleted?: boolean;
+  /** The job first runs this many milliseconds after it is added (default: at once). */
+  delayMs?: number;
+}
+
+/** One job of JobQueue.addBulk. */
+export interface BulkJob<T extends object = object> {
+  name: string;
+  data: T;
+  options?: EnqueueOptions;
 }
 
 /** What the queue answers when it has accepted a job. */
 export interface Enqueued {
   /**
    * Resolves true once the job is held where a crash of this process does not lose it: in Redis as
-   * soon as it is added (BullMQ); in-process, only once it has run (its effects are stored). False
-   * for a job given up, or one the queue already had (the same jobId). Never rejects.
+   * soon as it is added (BullMQ); in-process, once its row is written for a durable queue
+   * (DURABLE_QUEUES), otherwise only once it has run (its effects are stored). False for a job
+   * given up, or one the queue already had (the same jobId). Never rejects.
    */
   stored: Promise<boolean>;
 }
@@ -46,6 +65,12 @@ export abstract class JobQueue {
   ): Promise<Enqueued>;
 
   /**
+   * Hands several jobs of one queue over at once (one round trip to Redis, one insert in-process),
+   * each with its own options as add takes them; answers in the order of `jobs`.
+   */
+  abstract addBulk<T extends object>(queue: QueueName, jobs: BulkJob<T>[]): Promise<Enqueued[]>;
+
+  /**
    * Runs a job and waits for its result (a request that needs a worker's answer, like unwrap);
    * rejects when it fails or takes longer than timeoutMs. Not retried: the caller decides.
    */
@@ -56,7 +81,10 @@ export abstract class JobQueue {
     timeoutMs: number,
   ): Promise<R>;
 
-  /** Waits for work handed out but not finished (used at shutdown and by tests). */
+  /**
+   * Waits for work handed out but not finished (used at shutdown and by tests): in-process, the jobs
+   * due, not those of a durable queue that wait for their time (a delay or a retry).
+   */
   abstract drain(timeoutMs?: number): Promise<void>;
 }
 

@@ -6,11 +6,15 @@ import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { InvalidationBus } from './invalidation-bus';
 import { JobQueue } from './job-queue';
+import { PendingJobs } from './pending-jobs';
 import { ALL_QUEUES } from './queue-names';
 import { RedisClient } from './redis.provider';
 import { WorkerRunner } from './worker-runner';
 
-/** BullMQ on Redis when REDIS_URL is set; otherwise the same processors run in-process. */
+/**
+ * BullMQ on Redis when REDIS_URL is set; otherwise the same processors run in-process, the durable
+ * queues' jobs kept in the database (PendingJobs: the global DatabaseModule's DataSource).
+ */
 @Global()
 @Module({})
 export class QueueModule {
@@ -38,7 +42,12 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [DiscoveryModule],
-      providers: [{ provide: JobQueue, useClass: InProcessJobQueue }, RedisClient, InvalidationBus],
+      providers: [
+        { provide: JobQueue, useClass: InProcessJobQueue },
+        PendingJobs,
+        RedisClient,
+        InvalidationBus,
+      ],
       exports: [JobQueue, RedisClient, InvalidationBus],
     };
   }

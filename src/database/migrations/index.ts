@@ -12,6 +12,7 @@ import { LinksList1764000000000 } from './1764000000000-links-list';
 import { PublishableKeys1764010000000 } from './1764010000000-publishable-keys';
 import { LinkChains1764020000000 } from './1764020000000-link-chains';
 import { Webhooks1764030000000 } from './1764030000000-webhooks';
+import { PendingJobs1764030000001 } from './1764030000001-pending-jobs';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   PublishableKeys1764010000000,
   LinkChains1764020000000,
   Webhooks1764030000000,
+  PendingJobs1764030000001,
 ];
