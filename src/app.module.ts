@@ -22,6 +22,7 @@ import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { WebhookEventsModule } from './webhooks/webhook-events.module';
 import { LinksModule } from './links/links.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedirectsModule } from './redirects/redirects.module';
@@ -66,6 +67,7 @@ export class AppModule implements NestModule {
         DomainsModule,
         EventsModule,
         WebhooksModule,
+        WebhookEventsModule,
         LinksModule,
         RedirectsModule,
         StatsModule,

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { LinkStamps } from '../analytics/link-stamps';
-import { ClickEnricher } from '../enrichment/click-enricher';
+import { BatchDescription, ClickEnricher } from '../enrichment/click-enricher';
+import { ClickEvents } from '../webhooks/click-events';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
 import { ClickBlocks } from './click-blocks';
 import { ClicksRepository } from './clicks.repository';
@@ -17,6 +18,7 @@ export class ClicksService {
     repository: ClicksRepository,
     private readonly stamps: LinkStamps,
     private readonly enricher: ClickEnricher,
+    @Optional() private readonly events?: ClickEvents,
   ) {
     this.blocks = new ClickBlocks(repository);
   }
@@ -43,14 +45,21 @@ export class ClicksService {
     // can hold their clicks. Any other batch may overlap stored ones.
     const live = !options.resent && packed.v === 3 && packed.seq !== undefined;
     const indexes = live ? columns.ids.map((_, i) => i) : await this.blocks.unstored(columns);
+    let described: BatchDescription | null = null;
+    const describe = (): BatchDescription => (described ??= this.enricher.describe(columns));
     if (indexes.length > 0) {
       // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a join.
       const stamps = await this.stamps.of(columns.projects, columns.links);
       // …and its dimensions, each distinct address, user agent and referrer described once.
       await this.enricher.ready(columns.ips);
-      const described = this.enricher.describe(columns);
-      const batch = { columns, indexes, stamps, described };
+      const batch = { columns, indexes, stamps, described: describe() };
       await (live ? this.blocks.add(batch) : this.blocks.insertAlone(batch));
+    }
+    // Every click of the batch, stored now or by an earlier run of it that died before this point:
+    // their events are handed over after the clicks are stored, and again when the batch is.
+    if (this.events) {
+      await this.enricher.ready(columns.ips);
+      await this.events.emit(columns, describe);
     }
     let newest = -Infinity;
     for (const at of columns.at) if (at > newest) newest = at;

@@ -8,6 +8,8 @@ import { RawParams } from '../common/params';
 import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
+import { ProjectEvents } from '../webhooks/project-events';
+import { OutgoingEvent, eventId } from '../events/project-event';
 import {
   ConversionInput,
   RequestContext,
@@ -46,6 +48,7 @@ export class ConversionsService {
     private readonly repository: ConversionsRepository,
     private readonly links: LinkLookupsService,
     private readonly dataSource: DataSource,
+    private readonly events: ProjectEvents,
   ) {}
 
   /**
@@ -81,6 +84,7 @@ export class ConversionsService {
     const click = await this.convertingClick(project.id, link.id, input, convertedAt);
     const redirectionId = click?.id ?? randomUUID();
     const { clickerId, href } = readVisitDetails(params);
+    let made = false;
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {
@@ -106,12 +110,18 @@ export class ConversionsService {
       );
       if (!inserted)
         return this.repository.findByAccountId(project.id, accountConversionId!, manager);
+      made = true;
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
       await this.repository.addEvent(inserted, click);
       return inserted;
     });
-    return this.toRecord(project, row!);
+    const record = this.toRecord(project, row!);
+    if (made) {
+      const at = new Date(row!.converted_at);
+      this.events.publishSoon([conversionEvent(project.id, link.id, record, at)]);
+    }
+    return record;
   }
 
   /**
@@ -165,4 +175,29 @@ export class ConversionsService {
       user_agent: row.user_agent,
     };
   }
+}
+
+/**
+ * conversion.created (docs/api.md, "Webhooks and live events"): the conversion record as
+ * conversions/new answers it, without the visitor's address and user agent, its time in ISO 8601.
+ * The event id comes from the conversion's.
+ */
+function conversionEvent(
+  projectId: string,
+  linkId: string,
+  record: ConversionRecord,
+  convertedAt: Date,
+): OutgoingEvent {
+  const { ip_address: _ip, user_agent: _agent, converted_at: _seconds, ...rest } = record;
+  const at = convertedAt.toISOString();
+  return {
+    projectId,
+    linkId: String(linkId),
+    event: {
+      id: eventId(record.id),
+      type: 'conversion.created',
+      created_at: new Date().toISOString(),
+      data: { conversion: { ...rest, converted_at: at } },
+    },
+  };
 }

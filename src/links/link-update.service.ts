@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
+import { linkEvents } from '../webhooks/link-events';
+import { ProjectEvents } from '../webhooks/project-events';
 import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -69,6 +71,7 @@ export class LinkUpdateService {
     private readonly mirror: LinkMirror,
     private readonly bus: InvalidationBus,
     private readonly chainMoves: ChainMoves,
+    private readonly events: ProjectEvents,
   ) {}
 
   /**
@@ -171,6 +174,7 @@ export class LinkUpdateService {
     // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
     if (input.parent !== undefined) await this.chainMoves.enqueue(updated!);
     if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
+    this.events.publishSoon(linkEvents('link.updated', project.id, [updated!], [record]));
     return record;
   }
 

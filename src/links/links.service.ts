@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
+import { linkEvents } from '../webhooks/link-events';
+import { ProjectEvents } from '../webhooks/project-events';
 import { ErrorCode, Errors } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
@@ -68,6 +70,7 @@ export class LinksService {
     private readonly bus: InvalidationBus,
     private readonly mirror: LinkMirror,
     private readonly apiPaths: ApiPaths,
+    private readonly events: ProjectEvents,
   ) {}
 
   /**
@@ -110,6 +113,7 @@ export class LinksService {
       .then(async ({ links, records, custom }) => {
         await this.mirror.mirror(links);
         await this.announce(custom);
+        this.events.publishSoon(linkEvents('link.created', project.id, links, records));
         return records;
       });
   }
@@ -198,6 +202,9 @@ export class LinksService {
     });
     if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
+    if (inserted) {
+      this.events.publishSoon(linkEvents('link.created', project.id, [inserted], [record]));
+    }
     return record;
   }
 

@@ -3,8 +3,11 @@ import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { closeRedis } from './redis.provider';
 
-/** What changed: a link (svc_id), a project (id) or a link domain (hostname). */
-export type InvalidationKind = 'link' | 'project' | 'domain';
+/**
+ * What changed: a link (svc_id), a project (id), a link domain (hostname) or the webhooks of a
+ * project (its id).
+ */
+export type InvalidationKind = 'link' | 'project' | 'domain' | 'webhooks';
 
 type Handler = (kind: InvalidationKind, keys: string[]) => void;
 

@@ -61,12 +61,15 @@ export function weighLinkTarget(key: string, target: LinkTarget | null): number 
   return bytes + 2 * chars;
 }
 
+/** What the redirect path caches: links, projects and domains. */
+type RedirectKind = Exclude<InvalidationKind, 'webhooks'>;
+
 /**
  * The Redis key space of each kind. A link entry carries its controls under `controls`: entries
  * of another shape (a version before, during a rolling upgrade) are in another space and never
  * read, so that no link's controls are lost to a field read under another name.
  */
-const REDIS_SPACE: Record<InvalidationKind, string> = {
+const REDIS_SPACE: Record<RedirectKind, string> = {
   link: 'link3',
   project: 'project',
   domain: 'domain',
@@ -86,7 +89,7 @@ export class RedirectCache implements OnModuleInit {
   /** The lookup counter per layer, bound once. */
   private readonly lookups: Record<Layer, { inc(): void }>;
   /** Invalidations received so far, per kind: a lookup that saw one while it waited keeps nothing. */
-  private readonly invalidations: Record<InvalidationKind, number> = {
+  private readonly invalidations: Record<RedirectKind, number> = {
     link: 0,
     project: 0,
     domain: 0,
@@ -124,7 +127,10 @@ export class RedirectCache implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.bus.onInvalidate((kind, keys) => this.invalidateLocal(kind, keys));
+    // Webhooks are not the redirect path's.
+    this.bus.onInvalidate((kind, keys) => {
+      if (kind !== 'webhooks') this.invalidateLocal(kind, keys);
+    });
   }
 
   linkTarget(svcId: string): Promise<LinkTarget | null> | LinkTarget | null {
@@ -163,7 +169,7 @@ export class RedirectCache implements OnModuleInit {
    */
   private lookup<T>(
     lru: Lru<T>,
-    kind: InvalidationKind,
+    kind: RedirectKind,
     key: string,
     load: () => Promise<T>,
     ttl: (value: T) => { memory: number; redis: number },
@@ -179,7 +185,7 @@ export class RedirectCache implements OnModuleInit {
 
   private async lookupSlow<T>(
     lru: Lru<T>,
-    kind: InvalidationKind,
+    kind: RedirectKind,
     key: string,
     load: () => Promise<T>,
     ttl: (value: T) => { memory: number; redis: number },
@@ -214,7 +220,7 @@ export class RedirectCache implements OnModuleInit {
     return value;
   }
 
-  private redisKey(kind: InvalidationKind, key: string): string {
+  private redisKey(kind: RedirectKind, key: string): string {
     return `${this.prefix}:${REDIS_SPACE[kind]}:${key}`;
   }
 
@@ -223,7 +229,7 @@ export class RedirectCache implements OnModuleInit {
   }
 
   /** Drops entries here; the instance that published also drops them from Redis. */
-  private invalidateLocal(kind: InvalidationKind, keys: string[]): void {
+  private invalidateLocal(kind: RedirectKind, keys: string[]): void {
     this.invalidations[kind] += 1;
     if (keys.includes('*')) {
       this.invalidations.link += 1;

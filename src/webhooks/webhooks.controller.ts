@@ -6,7 +6,14 @@ import type { RawParams } from '../common/params';
 import { adminResponse } from '../common/request-echo';
 import { CurrentSubscription, SubscriptionAuth } from '../subscriptions/subscription.decorators';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
-import { toWebhookDeliveriesBody } from './dto/webhook-delivery.dto';
+import { Errors } from '../common/app-error';
+import { parseJsonObject } from '../common/json-parameter';
+import { isEventId } from '../events/project-event';
+import {
+  WebhookDeliveryDto,
+  toWebhookDeliveriesBody,
+  toWebhookDelivery,
+} from './dto/webhook-delivery.dto';
 import {
   WebhookRecordDto,
   WebhookSecretRecordDto,
@@ -20,7 +27,11 @@ import {
   WebhookListResponseDto,
   WebhookResponseDto,
   WebhookSecretResponseDto,
+  WebhookRedeliverResponseDto,
+  WebhookTestResponseDto,
 } from './dto/webhook-responses.dto';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { DeliveryRow, WebhookDeliveries } from './webhook-deliveries';
 import { WebhookParams, WebhooksService } from './webhooks.service';
 import { ApiWebhookErrors, ApiWebhookIdParam, ApiWebhookParams } from './webhooks.swagger';
 
@@ -48,7 +59,10 @@ const DELIVERIES = {
 @ApiTags('webhooks')
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly sending: WebhookDeliveries,
+  ) {}
 
   @Post('list')
   @HttpCode(200)
@@ -228,4 +242,73 @@ export class WebhooksController {
   ): Promise<Envelope<WebhookDeliveriesBodyDto>> {
     return this.deliveries(req, subscription, id, params);
   }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Send a test ping',
+    description:
+      'Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried).',
+  })
+  @ApiWebhookIdParam()
+  @ApiWebhookParams('keys', 'form')
+  @ApiOkResponse({ type: WebhookTestResponseDto })
+  @ApiWebhookErrors('test')
+  @SubscriptionAuth({ application: 'required' })
+  async test(
+    @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
+    @Param('id') id: string,
+  ): Promise<Envelope<{ delivery: WebhookDeliveryDto }>> {
+    const webhook = await this.webhooks.find(subscription, id);
+    const row = await this.sending.ping(webhook.id);
+    if (!row) throw Errors.notFound(`Webhook not found: ${id}`);
+    return adminResponse(req, { delivery: toWebhookDelivery(deliveryEntity(row)) });
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Redeliver an event',
+    description:
+      "Queues an event of the webhook's project again, as a first attempt with its id unchanged (the same webhook-id), whether or not it was delivered before.",
+  })
+  @ApiWebhookIdParam()
+  @ApiWebhookParams('redeliver', 'form')
+  @ApiOkResponse({ type: WebhookRedeliverResponseDto })
+  @ApiWebhookErrors('redeliver')
+  @SubscriptionAuth({ application: 'required' })
+  async redeliver(
+    @Req() req: Request,
+    @CurrentSubscription() subscription: SubscriptionEntity,
+    @Param('id') id: string,
+    @Params() params: WebhookParams,
+  ): Promise<Envelope<{ redelivery: { event_id: string; queued: true } }>> {
+    const input = parseJsonObject(params.json);
+    const eventId = input.event_id;
+    if (typeof eventId !== 'string' || !isEventId(eventId)) {
+      throw Errors.invalid('json.event_id', 'must be an event id (evt_ and 32 hex digits)');
+    }
+    const webhook = await this.webhooks.find(subscription, id);
+    if (!(await this.sending.redeliver(webhook.id, webhook.projectId, eventId))) {
+      throw Errors.notFound(`Event not found: ${eventId}`);
+    }
+    return adminResponse(req, { redelivery: { event_id: eventId, queued: true as const } });
+  }
+}
+
+/** A row the delivery log just took, as the entity the log's answers are made from. */
+function deliveryEntity(row: DeliveryRow): WebhookDeliveryEntity {
+  return Object.assign(new WebhookDeliveryEntity(), {
+    id: row.id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    response: row.response,
+    error: row.error,
+    nextRetryAt: row.next_retry_at ? new Date(row.next_retry_at) : null,
+    createdAt: new Date(row.created_at),
+  });
 }

@@ -19,6 +19,7 @@ import {
   UpdateWebhookParamsDto,
   WEBHOOK_ID_EXAMPLE,
   WebhookCreationObjectDto,
+  RedeliverWebhookParamsDto,
   WebhookDeliveriesParamsDto,
   WebhookKeysParamsDto,
   WebhookUpdateObjectDto,
@@ -28,7 +29,7 @@ import {
  * Swagger for the webhooks API: parameters (form body on POST, query string on GET: the API reads
  * both) and error responses with example bodies. Kept here so the controller stays readable.
  */
-export type WebhookParamsKind = 'keys' | 'list' | 'new' | 'update' | 'deliveries';
+export type WebhookParamsKind = 'keys' | 'list' | 'new' | 'update' | 'deliveries' | 'redeliver';
 
 const PARAM_TYPES = {
   keys: WebhookKeysParamsDto,
@@ -36,6 +37,7 @@ const PARAM_TYPES = {
   new: CreateWebhookParamsDto,
   update: UpdateWebhookParamsDto,
   deliveries: WebhookDeliveriesParamsDto,
+  redeliver: RedeliverWebhookParamsDto,
 };
 
 type QueryParam = { name: string; description: string; example: string; required: boolean };
@@ -109,7 +111,15 @@ export const ApiWebhookIdParam = (): MethodDecorator =>
   });
 
 export type WebhookOperation =
-  'list' | 'new' | 'show' | 'update' | 'destroy' | 'rotate-secret' | 'deliveries';
+  | 'list'
+  | 'new'
+  | 'show'
+  | 'update'
+  | 'destroy'
+  | 'rotate-secret'
+  | 'deliveries'
+  | 'test'
+  | 'redeliver';
 
 type Example = { summary: string; value: unknown };
 
@@ -287,9 +297,32 @@ export function ApiWebhookErrors(operation: WebhookOperation): MethodDecorator {
         errorResponses(403, { badKey }),
         errorResponses(404, { notFound }),
       );
+    case 'redeliver':
+      return applyDecorators(
+        errorResponses(400, {
+          missingKey,
+          badEvent: example(
+            'Not an event id',
+            echo(method, { ...ID, ...json({ event_id: 'evt_1' }) }),
+            ErrorCode.invalidParameter,
+            'Invalid parameter json.event_id: must be an event id (evt_ and 32 hex digits)',
+          ),
+        }),
+        errorResponses(403, { badKey }),
+        errorResponses(404, {
+          notFound,
+          unknownEvent: example(
+            'An event not kept, or of another project',
+            echo(method, { ...ID, ...json({ event_id: 'evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f' }) }),
+            ErrorCode.notFound,
+            'Event not found: evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f',
+          ),
+        }),
+      );
     case 'show':
     case 'destroy':
     case 'rotate-secret':
+    case 'test':
       return applyDecorators(
         errorResponses(400, { missingKey }),
         errorResponses(403, { badKey }),

@@ -175,3 +175,16 @@ export class WebhookDeliveriesParamsDto extends WebhookKeysParamsDto {
   })
   offset?: string;
 }
+
+export const REDELIVER_JSON_EXAMPLE = JSON.stringify({
+  event_id: 'evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f',
+});
+
+export class RedeliverWebhookParamsDto extends WebhookKeysParamsDto {
+  @ApiProperty({
+    description:
+      "JSON string: {event_id}, the id of an event of the webhook's project kept in the log (WEBHOOK_LOG_DAYS).",
+    example: REDELIVER_JSON_EXAMPLE,
+  })
+  json: string;
+}

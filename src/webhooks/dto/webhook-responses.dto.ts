@@ -125,3 +125,51 @@ export class WebhookDeliveriesResponseDto {
   @ApiProperty({ type: WebhookDeliveriesBodyDto })
   response: WebhookDeliveriesBodyDto;
 }
+
+export class WebhookTestBodyDto {
+  @ApiProperty({
+    type: WebhookDeliveryDto,
+    description: "The ping's attempt, as the delivery log keeps it.",
+  })
+  delivery: WebhookDeliveryDto;
+}
+
+export class WebhookTestResponseDto {
+  @RequestEcho({ ...ID, method: 'test', object: 'webhook' })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookTestBodyDto })
+  response: WebhookTestBodyDto;
+}
+
+export class WebhookRedeliveryDto {
+  @ApiProperty({
+    description: 'The event queued again.',
+    example: 'evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f',
+  })
+  event_id: string;
+
+  @ApiProperty({
+    description: 'Always true: the delivery is queued, its attempt shows in the log.',
+    example: true,
+  })
+  queued: true;
+}
+
+export class WebhookRedeliverBodyDto {
+  @ApiProperty({ type: WebhookRedeliveryDto })
+  redelivery: WebhookRedeliveryDto;
+}
+
+export class WebhookRedeliverResponseDto {
+  @RequestEcho({
+    ...ID,
+    json: '{"event_id":"evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f"}',
+    method: 'redeliver',
+    object: 'webhook',
+  })
+  request: Record<string, unknown>;
+
+  @ApiProperty({ type: WebhookRedeliverBodyDto })
+  response: WebhookRedeliverBodyDto;
+}

@@ -1,0 +1,29 @@
+import { Global, Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { MailModule } from '../mail/mail.module';
+import { ClickEvents } from './click-events';
+import { ProjectEvents } from './project-events';
+import { WebhookDeliveries } from './webhook-deliveries';
+import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
+import { WebhookLogPruner } from './webhook-log-pruner';
+import { WebhookTargets } from './webhook-targets';
+
+/**
+ * Events on their way out (docs/api.md, "Webhooks and live events"): ProjectEvents, which the link
+ * services, the clicks worker and conversions hand their events to, and the delivery of webhooks.
+ * Global: those modules do not import this one.
+ */
+@Global()
+@Module({
+  imports: [EventsModule, MailModule],
+  providers: [
+    WebhookTargets,
+    ProjectEvents,
+    ClickEvents,
+    WebhookDeliveries,
+    WebhookDeliveriesProcessor,
+    WebhookLogPruner,
+  ],
+  exports: [WebhookTargets, ProjectEvents, ClickEvents, WebhookDeliveries],
+})
+export class WebhookEventsModule {}

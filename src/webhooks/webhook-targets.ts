@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OutgoingEvent } from '../events/project-event';
+import { InvalidationBus } from '../queue/invalidation-bus';
+
+/** An enabled webhook as deliveries need it (table `webhooks`). */
+export interface WebhookTarget {
+  id: string;
+  projectId: string;
+  url: string;
+  events: ReadonlySet<string>;
+  /** The links `link.clicked` is limited to (numeric ids), null for every link. */
+  linkIds: ReadonlySet<string> | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  /** Whether `conversion.created` includes pageviews (goals always). */
+  pageviews: boolean;
+}
+
+interface TargetRow {
+  id: string;
+  project_id: string;
+  url: string;
+  events: string[];
+  link_ids: string[] | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  pageviews: boolean;
+}
+
+/** How long a project's webhooks are kept without a change being heard (a missed invalidation's bound). */
+const TTL_MS = 60_000;
+
+/**
+ * The enabled webhooks of each project, cached: every click batch asks for them, and most projects
+ * have none. A change of a project's webhooks (WebhooksService) drops its entry here and on every
+ * other instance (InvalidationBus, kind `webhooks`).
+ */
+@Injectable()
+export class WebhookTargets {
+  private readonly byProject = new Map<string, { at: number; targets: Promise<WebhookTarget[]> }>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: InvalidationBus,
+  ) {
+    bus.onInvalidate((kind, keys) => {
+      if (kind === 'webhooks') for (const key of keys) this.byProject.delete(key);
+      // A reconnected bus may have missed messages: everything is dropped.
+      if (keys.includes('*')) this.byProject.clear();
+    });
+  }
+
+  /** The project's enabled webhooks. */
+  forProject(projectId: string): Promise<WebhookTarget[]> {
+    const cached = this.byProject.get(projectId);
+    if (cached && Date.now() - cached.at < TTL_MS) return cached.targets;
+    const targets = this.load('project_id = $1 AND enabled', [projectId]);
+    this.byProject.set(projectId, { at: Date.now(), targets });
+    // A failed read is not kept.
+    targets.catch(() => this.byProject.delete(projectId));
+    return targets;
+  }
+
+  /** After a change of a project's webhooks: every instance reads them again. */
+  async changed(projectId: string): Promise<void> {
+    await this.bus.publish('webhooks', [projectId]);
+  }
+
+  /** One webhook as stored now, enabled or not (null when gone). */
+  async byId(id: string): Promise<(WebhookTarget & { enabled: boolean }) | null> {
+    const rows: (TargetRow & { enabled: boolean })[] = await this.dataSource.query(
+      `SELECT ${COLUMNS}, enabled FROM webhooks WHERE id = $1`,
+      [id],
+    );
+    return rows.length === 0 ? null : { ...target(rows[0]), enabled: rows[0].enabled };
+  }
+
+  private async load(where: string, params: unknown[]): Promise<WebhookTarget[]> {
+    const rows: TargetRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhooks WHERE ${where}`,
+      params,
+    );
+    return rows.map(target);
+  }
+}
+
+const COLUMNS =
+  'id, project_id, url, events, link_ids, secret, previous_secret, previous_secret_expires_at, pageviews';
+
+function target(row: TargetRow): WebhookTarget {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    url: row.url,
+    events: new Set(row.events),
+    linkIds: row.link_ids ? new Set(row.link_ids.map(String)) : null,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at
+      ? new Date(row.previous_secret_expires_at)
+      : null,
+    pageviews: row.pageviews,
+  };
+}
+
+/** The secrets that sign a delivery now: the webhook's, and the previous one for 24 h after a rotation. */
+export function signingSecrets(target: WebhookTarget, now = Date.now()): string[] {
+  const previous =
+    target.previousSecret &&
+    target.previousSecretExpiresAt &&
+    target.previousSecretExpiresAt.getTime() > now
+      ? [target.previousSecret]
+      : [];
+  return [target.secret, ...previous];
+}
+
+/**
+ * Whether a webhook wants this event: one of its types; for link.clicked, one of its links when it
+ * names some; for conversion.created, a pageview only when it asks for pageviews.
+ */
+export function wants(target: WebhookTarget, outgoing: OutgoingEvent): boolean {
+  const { type, data } = outgoing.event;
+  if (!target.events.has(type)) return false;
+  if (type === 'link.clicked' && target.linkIds) {
+    return outgoing.linkId !== null && target.linkIds.has(outgoing.linkId);
+  }
+  if (type === 'conversion.created' && !target.pageviews) {
+    return (data.conversion as { type?: string } | undefined)?.type !== 'pageview';
+  }
+  return true;
+}
