@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LiveFeed } from '../events/live-feed';
 import { OutgoingEvent, ProjectEvent } from '../events/project-event';
-import { JobQueue } from '../queue/job-queue';
+import { EnqueueOptions, JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
 import { WebhookTargets, wants } from './webhook-targets';
 
@@ -63,11 +63,17 @@ export class ProjectEvents {
     }
     if (perWebhook.size === 0) return;
     await this.store([...taken.values()]);
+    const jobs: DeliveryJob[] = [];
     for (const [webhookId, list] of perWebhook) {
       for (let i = 0; i < list.length; i += EVENTS_PER_JOB) {
-        await this.enqueue({ webhookId, attempt: 1, events: list.slice(i, i + EVENTS_PER_JOB) });
+        jobs.push({ webhookId, attempt: 1, events: list.slice(i, i + EVENTS_PER_JOB) });
       }
     }
+    // One round trip for every job of the call.
+    await this.queue.addBulk(
+      QUEUES.webhooks,
+      jobs.map((job) => ({ name: 'deliver', data: job, options: deliveryOptions(job, 0, 'd') })),
+    );
   }
 
   /**
@@ -80,20 +86,9 @@ export class ProjectEvents {
     );
   }
 
-  /** Queues an attempt, after a delay for a retry. */
+  /** Queues an attempt, after a delay for a retry; `tag` makes its job id (d: first try, r…: redelivery). */
   async enqueue(job: DeliveryJob, delayMs = 0, tag = 'd'): Promise<void> {
-    const digest = createHash('sha1')
-      .update(job.events.map((e) => e.id).join(','))
-      .digest('base64url')
-      .slice(0, 16);
-    await this.queue.add(QUEUES.webhooks, 'deliver', job, {
-      jobId: `${tag}.${job.webhookId}.${job.attempt}.${digest}`,
-      // A failed delivery is retried by WebhookDeliveries on its own schedule; the queue's attempts
-      // cover a failure of the job itself (the database unreachable).
-      attempts: 5,
-      keepCompleted: false,
-      ...(delayMs > 0 ? { delayMs } : {}),
-    });
+    await this.queue.add(QUEUES.webhooks, 'deliver', job, deliveryOptions(job, delayMs, tag));
   }
 
   /** Keeps the events for redelivery, each once. */
@@ -113,4 +108,22 @@ export class ProjectEvents {
       );
     }
   }
+}
+
+/**
+ * A delivery job's options: its id from its webhook, attempt and events (the same events handed
+ * over twice make one job while the queue holds it); the queue's own attempts cover a failure of
+ * the job itself (the database unreachable), a failed delivery is retried by WebhookDeliveries.
+ */
+function deliveryOptions(job: DeliveryJob, delayMs: number, tag: string): EnqueueOptions {
+  const digest = createHash('sha1')
+    .update(job.events.map((e) => e.id).join(','))
+    .digest('base64url')
+    .slice(0, 16);
+  return {
+    jobId: `${tag}.${job.webhookId}.${job.attempt}.${digest}`,
+    attempts: 5,
+    keepCompleted: false,
+    ...(delayMs > 0 ? { delayMs } : {}),
+  };
 }

@@ -216,6 +216,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's events as Server-Sent Events (the live feed)
+         * @description Each event as `id`, `event` (its type) and `data` (its body `{id, type, created_at, data}`); a `: heartbeat` comment every 15 s; resume with Last-Event-ID within the window, else an `event: reset` first. The publishable key may not read it.
+         */
+        get: operations["EventsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks (GET)
+         * @description The subscription's webhooks, oldest first, without their secrets; `project` keeps one project's.
+         */
+        get: operations["WebhooksController_listByGet"];
+        put?: never;
+        /**
+         * List webhooks
+         * @description The subscription's webhooks, oldest first, without their secrets; `project` keeps one project's.
+         */
+        post: operations["WebhooksController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Makes a webhook in a project of the subscription: the events to send, to an https URL. The answer carries its new secret.
+         */
+        post: operations["WebhooksController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a webhook (GET)
+         * @description One webhook of the subscription, with its secret.
+         */
+        get: operations["WebhooksController_showByGet"];
+        put?: never;
+        /**
+         * Show a webhook
+         * @description One webhook of the subscription, with its secret.
+         */
+        post: operations["WebhooksController_show"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a webhook
+         * @description Changes only the given fields: url, events, description, links, pageviews; enabled false disables it, true enables it again.
+         */
+        post: operations["WebhooksController_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Destroy a webhook
+         * @description Deletes the webhook and its delivery log; nothing more is sent to it.
+         */
+        post: operations["WebhooksController_destroy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's secret
+         * @description Gives the webhook a new secret, in the answer. The old one still signs deliveries for 24 hours (each delivery then carries both signatures).
+         */
+        post: operations["WebhooksController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log (GET)
+         * @description Every attempt to deliver an event to the webhook, newest first, paged: event, attempt, status, duration, next retry and the first 1 KB of the answer.
+         */
+        get: operations["WebhooksController_deliveriesByGet"];
+        put?: never;
+        /**
+         * A webhook's delivery log
+         * @description Every attempt to deliver an event to the webhook, newest first, paged: event, attempt, status, duration, next retry and the first 1 KB of the answer.
+         */
+        post: operations["WebhooksController_deliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried).
+         */
+        post: operations["WebhooksController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Queues an event of the webhook's project again, as a first attempt with its id unchanged (the same webhook-id), whether or not it was delivered before.
+         */
+        post: operations["WebhooksController_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/url.{format}": {
         parameters: {
             query?: never;
@@ -1098,6 +1310,539 @@ export interface components {
             };
             response: components["schemas"]["DomainDeletedBodyDto"];
         };
+        WebhookCreationObjectDto: {
+            /**
+             * @description API key of a live project of this subscription: the project whose events are sent.
+             * @example 3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f
+             */
+            project: string;
+            /**
+             * @description Where events are POSTed: an https URL (at most 2,048 characters) whose host resolves to public addresses only (no private, loopback, link-local or reserved address). Checked again at each delivery.
+             * @example https://hooks.example.com/svc
+             */
+            url: string;
+            /**
+             * @description The event types to send, at least one, each once (a single string is taken as one).
+             * @example [
+             *       "link.clicked",
+             *       "conversion.created"
+             *     ]
+             */
+            events: ("link.created" | "link.updated" | "link.clicked" | "conversion.created")[];
+            /**
+             * @description Free text, at most 500 characters.
+             * @example CRM: clicks and sales
+             */
+            description?: string | null;
+            /**
+             * @description svc_ids of links of the project, at most 1,000, each once: `link.clicked` is sent for these links only. Null or absent: every link. The other events are not limited.
+             * @example [
+             *       "go.example.com_a1B2c3"
+             *     ]
+             */
+            links?: string[] | null;
+            /**
+             * @description `conversion.created` for pageviews too (goals always). Default false.
+             * @example false
+             */
+            pageviews?: boolean;
+        };
+        WebhookUpdateObjectDto: {
+            /**
+             * @description A new https URL, checked as on creation.
+             * @example https://hooks.example.com/svc
+             */
+            url?: string;
+            /**
+             * @description The event types to send from now on (replaces the list).
+             * @example [
+             *       "link.clicked"
+             *     ]
+             */
+            events?: ("link.created" | "link.updated" | "link.clicked" | "conversion.created")[];
+            /**
+             * @description New description; null or empty removes it.
+             * @example CRM
+             */
+            description?: string | null;
+            /**
+             * @description svc_ids that `link.clicked` is limited to (replaces the list); null for every link.
+             * @example null
+             */
+            links?: string[] | null;
+            /**
+             * @description `conversion.created` for pageviews too.
+             * @example true
+             */
+            pageviews?: boolean;
+            /**
+             * @description false disables the webhook (disabled_reason `manual`); true enables it again, whatever disabled it, and forgets disabled_reason and failing_since.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        ListWebhooksParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description A project's API key: only that project's webhooks.
+             * @example 3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f
+             */
+            project?: string;
+        };
+        WebhookRecordDto: {
+            /**
+             * @description The webhook id (a uuid): its path in webhooks/{id}/….
+             * @example 0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37
+             */
+            id: string;
+            /**
+             * @description API key of the project whose events are sent.
+             * @example 3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f
+             */
+            project: string;
+            /**
+             * @description Where events are POSTed (https).
+             * @example https://hooks.example.com/svc
+             */
+            url: string;
+            /**
+             * @description The event types sent.
+             * @example [
+             *       "link.clicked",
+             *       "conversion.created"
+             *     ]
+             */
+            events: ("link.created" | "link.updated" | "link.clicked" | "conversion.created")[];
+            /** @example CRM: clicks and sales */
+            description: string | null;
+            /**
+             * @description svc_ids that `link.clicked` is limited to; null for every link.
+             * @example null
+             */
+            links: string[] | null;
+            /**
+             * @description `conversion.created` for pageviews too (goals always).
+             * @example false
+             */
+            pageviews: boolean;
+            /**
+             * @description Whether events are sent.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (no success for 3 days); null while enabled.
+             * @example null
+             * @enum {string|null}
+             */
+            disabled_reason: "manual" | "gone" | "failing" | null;
+            /**
+             * @description The first failed delivery since the last success, `YYYY-MM-DD HH:MM:SS` UTC; null while deliveries succeed.
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description Creation time, `YYYY-MM-DD HH:MM:SS` UTC.
+             * @example 2026-11-23 09:30:00
+             */
+            created_at: string;
+            /**
+             * @description Last change, `YYYY-MM-DD HH:MM:SS` UTC.
+             * @example 2026-11-24 16:05:12
+             */
+            updated_at: string;
+        };
+        WebhookListBodyDto: {
+            webhooks: components["schemas"]["WebhookRecordDto"][];
+        };
+        WebhookListResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "method": "list",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookListBodyDto"];
+        };
+        CreateWebhookParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description JSON string: the webhook creation object {project, url, events, description, links, pageviews} (schema WebhookCreationObjectDto). Unknown fields are refused.
+             * @example {"project":"3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f","url":"https://hooks.example.com/svc","events":["link.clicked","conversion.created"],"description":"CRM: clicks and sales"}
+             */
+            json: string;
+        };
+        WebhookSecretRecordDto: {
+            /**
+             * @description The webhook id (a uuid): its path in webhooks/{id}/….
+             * @example 0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37
+             */
+            id: string;
+            /**
+             * @description API key of the project whose events are sent.
+             * @example 3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f
+             */
+            project: string;
+            /**
+             * @description Where events are POSTed (https).
+             * @example https://hooks.example.com/svc
+             */
+            url: string;
+            /**
+             * @description The event types sent.
+             * @example [
+             *       "link.clicked",
+             *       "conversion.created"
+             *     ]
+             */
+            events: ("link.created" | "link.updated" | "link.clicked" | "conversion.created")[];
+            /** @example CRM: clicks and sales */
+            description: string | null;
+            /**
+             * @description svc_ids that `link.clicked` is limited to; null for every link.
+             * @example null
+             */
+            links: string[] | null;
+            /**
+             * @description `conversion.created` for pageviews too (goals always).
+             * @example false
+             */
+            pageviews: boolean;
+            /**
+             * @description Whether events are sent.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (no success for 3 days); null while enabled.
+             * @example null
+             * @enum {string|null}
+             */
+            disabled_reason: "manual" | "gone" | "failing" | null;
+            /**
+             * @description The first failed delivery since the last success, `YYYY-MM-DD HH:MM:SS` UTC; null while deliveries succeed.
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * @description Creation time, `YYYY-MM-DD HH:MM:SS` UTC.
+             * @example 2026-11-23 09:30:00
+             */
+            created_at: string;
+            /**
+             * @description Last change, `YYYY-MM-DD HH:MM:SS` UTC.
+             * @example 2026-11-24 16:05:12
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_` and base64), as Standard Webhooks libraries take it. Only new, show and rotate-secret show it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookSecretBodyDto: {
+            webhook: components["schemas"]["WebhookSecretRecordDto"];
+        };
+        WebhookSecretResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "json": "{\"project\":\"3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f\",\"url\":\"https://hooks.example.com/svc\",\"events\":[\"link.clicked\",\"conversion.created\"],\"description\":\"CRM: clicks and sales\"}",
+             *       "method": "new",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookSecretBodyDto"];
+        };
+        WebhookKeysParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+        };
+        UpdateWebhookParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description JSON string: the webhook update object with only what changes {url, events, description, links, pageviews, enabled} (schema WebhookUpdateObjectDto). Unknown fields are refused.
+             * @example {"events":["link.clicked"],"enabled":true}
+             */
+            json: string;
+        };
+        WebhookBodyDto: {
+            webhook: components["schemas"]["WebhookRecordDto"];
+        };
+        WebhookResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "json": "{\"events\":[\"link.clicked\"],\"enabled\":true}",
+             *       "id": "0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37",
+             *       "method": "update",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookBodyDto"];
+        };
+        WebhookDeletedBodyDto: {
+            /**
+             * @description Always true.
+             * @example true
+             */
+            deleted: boolean;
+        };
+        WebhookDeletedResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "id": "0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37",
+             *       "method": "delete",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookDeletedBodyDto"];
+        };
+        WebhookDeliveriesParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description Deliveries per page, 1 to 1000 (default 10).
+             * @example 10
+             */
+            per_page?: string;
+            /**
+             * @description The page, from 1 (default 1).
+             * @example 1
+             */
+            page?: string;
+            /**
+             * @description Deliveries to skip (overrides page): the previous answer's last_offset.
+             * @example 10
+             */
+            offset?: string;
+        };
+        WebhookDeliveryDto: {
+            /**
+             * @description The attempt id: later attempts have larger ids.
+             * @example 4182
+             */
+            id: number;
+            /**
+             * @description The event id (`evt_…`): its `webhook-id` header on every attempt.
+             * @example evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f
+             */
+            event_id: string;
+            /**
+             * @description The event type.
+             * @example link.clicked
+             */
+            event_type: string;
+            /**
+             * @description The attempt of this event, from 1.
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description The receiver's HTTP status; null when none came (timeout, connection refused).
+             * @example 200
+             */
+            status_code: number | null;
+            /**
+             * @description How long the attempt took, in ms.
+             * @example 87
+             */
+            duration_ms: number;
+            /**
+             * @description The first 1 KB of the receiver's answer.
+             * @example ok
+             */
+            response: string;
+            /**
+             * @description Why the attempt failed without an answer; null otherwise.
+             * @example null
+             */
+            error: string | null;
+            /**
+             * @description When the next attempt is due, `YYYY-MM-DD HH:MM:SS` UTC; null after a success or the last attempt.
+             * @example null
+             */
+            next_retry_at: string | null;
+            /**
+             * @description When the attempt was made, `YYYY-MM-DD HH:MM:SS` UTC.
+             * @example 2026-11-24 16:05:12
+             */
+            created_at: string;
+        };
+        WebhookDeliveriesBodyDto: {
+            /** @description The attempts of the page, newest first. */
+            deliveries: components["schemas"]["WebhookDeliveryDto"][];
+            /**
+             * @description The webhook's attempts over every page.
+             * @example 42
+             */
+            total_results: number;
+            /**
+             * @description The page asked for (1 by default); null when offset was given, which overrides it.
+             * @example 1
+             */
+            page: number | null;
+            /** @example 10 */
+            per_page: number;
+            /** @example 0 */
+            offset: number;
+            /**
+             * @description offset plus the attempts of this page: the offset of the next page.
+             * @example 10
+             */
+            last_offset: number;
+        };
+        WebhookDeliveriesResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "id": "0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37",
+             *       "page": "1",
+             *       "method": "deliveries",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookDeliveriesBodyDto"];
+        };
+        WebhookTestBodyDto: {
+            /** @description The ping's attempt, as the delivery log keeps it. */
+            delivery: components["schemas"]["WebhookDeliveryDto"];
+        };
+        WebhookTestResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "id": "0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37",
+             *       "method": "test",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookTestBodyDto"];
+        };
+        RedeliverWebhookParamsDto: {
+            /**
+             * @description Key of the subscription that owns the webhooks.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description JSON string: {event_id}, the id of an event of the webhook's project kept in the log (WEBHOOK_LOG_DAYS).
+             * @example {"event_id":"evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f"}
+             */
+            json: string;
+        };
+        WebhookRedeliveryDto: {
+            /**
+             * @description The event queued again.
+             * @example evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f
+             */
+            event_id: string;
+            /**
+             * @description Always true: the delivery is queued, its attempt shows in the log.
+             * @example true
+             */
+            queued: boolean;
+        };
+        WebhookRedeliverBodyDto: {
+            redelivery: components["schemas"]["WebhookRedeliveryDto"];
+        };
+        WebhookRedeliverResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, rotate-secret, deliveries) and `object` (webhook).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "id": "0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37",
+             *       "json": "{\"event_id\":\"evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f\"}",
+             *       "method": "redeliver",
+             *       "object": "webhook"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["WebhookRedeliverBodyDto"];
+        };
         PostMetadataDto: {
             /** @description Followers or fans of the sharer at share time */
             reach: number | null;
@@ -1709,7 +2454,7 @@ export interface components {
         };
         AdminErrorDto: {
             /**
-             * @description Echo of the parameters as strings, plus what the path names (apikey or hostname, method and object; action and controller for conversions)
+             * @description Echo of the parameters as strings, plus what the path names (apikey, hostname or id, method and object; action and controller for conversions)
              * @example {
              *       "subscription_key": "sub_4f1c0a9e8b7d6c5b4a3f2e1d",
              *       "method": "list",
@@ -2786,6 +3531,834 @@ export interface operations {
                 };
             };
             /** @description The domain or a project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    EventsController_stream: {
+        parameters: {
+            query?: {
+                /** @description Project API key (64 hex characters) */
+                key?: string;
+                /** @description Resume after this event id (evt_…), for clients that cannot send Last-Event-ID */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (evt_…); EventSource sends it when it reconnects */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (text/event-stream), open until the client or the server ends it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Missing key; malformed Last-Event-ID or last_event_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Invalid key, or the publishable key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Too many open streams of the project on this instance */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_listByGet: {
+        parameters: {
+            query?: {
+                /** @description Key of the subscription that owns the webhooks. */
+                subscription_key?: string;
+                /** @description Key of an application authorised to administer that subscription. */
+                application_key?: string;
+                /** @description A project's API key: only that project's webhooks. */
+                project?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["ListWebhooksParamsDto"];
+                "application/json": components["schemas"]["ListWebhooksParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["CreateWebhookParamsDto"];
+                "application/json": components["schemas"]["CreateWebhookParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_showByGet: {
+        parameters: {
+            query?: {
+                /** @description Key of the subscription that owns the webhooks. */
+                subscription_key?: string;
+                /** @description Key of an application authorised to administer that subscription. */
+                application_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookKeysParamsDto"];
+                "application/json": components["schemas"]["WebhookKeysParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateWebhookParamsDto"];
+                "application/json": components["schemas"]["UpdateWebhookParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookKeysParamsDto"];
+                "application/json": components["schemas"]["WebhookKeysParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookKeysParamsDto"];
+                "application/json": components["schemas"]["WebhookKeysParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_deliveriesByGet: {
+        parameters: {
+            query?: {
+                /** @description Key of the subscription that owns the webhooks. */
+                subscription_key?: string;
+                /** @description Key of an application authorised to administer that subscription. */
+                application_key?: string;
+                /** @description Deliveries per page, 1 to 1000 (default 10). */
+                per_page?: string;
+                /** @description The page, from 1 (default 1). */
+                page?: string;
+                /** @description Deliveries to skip (overrides page): the previous answer's last_offset. */
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookDeliveriesParamsDto"];
+                "application/json": components["schemas"]["WebhookDeliveriesParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookKeysParamsDto"];
+                "application/json": components["schemas"]["WebhookKeysParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id, as in the webhook record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RedeliverWebhookParamsDto"];
+                "application/json": components["schemas"]["RedeliverWebhookParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRedeliverResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6095,6 +7668,12 @@ export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: Readonl
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
+export const webhookCreationObjectDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookCreationObjectDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
+export const webhookUpdateObjectDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookUpdateObjectDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
+export const webhookRecordDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookRecordDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
+export const webhookRecordDtoDisabled_reasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookRecordDto"]["disabled_reason"]> = ["manual", "gone", "failing"];
+export const webhookSecretRecordDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretRecordDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
+export const webhookSecretRecordDtoDisabled_reasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretRecordDto"]["disabled_reason"]> = ["manual", "gone", "failing"];
 export const deviceClassValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceClass"]> = ["desktop", "mobile", "tablet", "other"];
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
 export const rangeIntervalsResponseDtoAttributionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeIntervalsResponseDto"]["attribution"]> = ["last", "first"];
