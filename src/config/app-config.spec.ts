@@ -52,6 +52,14 @@ describe('loadConfig', () => {
       clickhouseDatabase: 'svc',
       chdbDir: path.resolve('./data/chdb'),
       statsYieldLoad: 50,
+      webhookAllowLoopback: false,
+      webhookRetryDelaysMs: [
+        5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+      ],
+      webhookDisableAfterMs: 3 * 86_400_000,
+      webhookTimeoutMs: 10_000,
+      webhookLogDays: 7,
+      eventsReplaySize: 1000,
     });
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
@@ -87,6 +95,12 @@ describe('loadConfig', () => {
       CLICKHOUSE_DATABASE: 'svc_prod',
       CHDB_DIR: '/srv/chdb',
       STATS_YIELD_LOAD: '80',
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_RETRY_DELAYS: '1s,1m',
+      WEBHOOK_DISABLE_AFTER: '12h',
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_LOG_DAYS: '30',
+      EVENTS_REPLAY_SIZE: '50',
     });
     expect({ ...config }).toEqual({
       port: 8080,
@@ -115,6 +129,12 @@ describe('loadConfig', () => {
       clickhouseDatabase: 'svc_prod',
       chdbDir: '/srv/chdb',
       statsYieldLoad: 80,
+      webhookAllowLoopback: true,
+      webhookRetryDelaysMs: [1000, 60_000],
+      webhookDisableAfterMs: 12 * 3_600_000,
+      webhookTimeoutMs: 5000,
+      webhookLogDays: 30,
+      eventsReplaySize: 50,
     });
     expect(config.runsWorkers).toBe(false);
     expect(config.servesApi).toBe(true);
@@ -286,6 +306,19 @@ describe('loadConfig', () => {
 
   it('lets ROLE all run without DATABASE_URL and REDIS_URL', () => {
     expect(loadConfig({ ROLE: 'all' }).role).toBe('all');
+  });
+
+  it('reads webhook durations: ms, s, m, h and d, and names the variable of a bad one', () => {
+    const config = loadConfig({
+      WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m,1h',
+      WEBHOOK_DISABLE_AFTER: '2d',
+    });
+    expect(config.webhookRetryDelaysMs).toEqual([250, 2000, 60_000, 3_600_000]);
+    expect(config.webhookDisableAfterMs).toBe(2 * 86_400_000);
+    expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS: '5s,soon' })).toThrow(
+      /WEBHOOK_RETRY_DELAYS.*"soon" is not a duration/,
+    );
+    expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '3 days' })).toThrow(/WEBHOOK_DISABLE_AFTER/);
   });
 
   it('wants both BOOTSTRAP keys or neither', () => {
