@@ -10,6 +10,7 @@ import { Domains } from './pages/domains';
 import { Links } from './pages/links';
 import { Dashboard } from './pages/dashboard';
 import { LinkPage } from './pages/link-page';
+import { Webhooks } from './pages/webhooks';
 
 function Page({ path, onSession }: { path: string; onSession: () => void }) {
   const admin = session.admin();
@@ -20,6 +21,7 @@ function Page({ path, onSession }: { path: string; onSession: () => void }) {
   switch (segments[0]) {
     case 'projects':
       if (!admin) return <NeedsAdmin />;
+      if (segments[1] && segments[2] === 'webhooks') return <Webhooks apiKey={segments[1]} />;
       return segments[1] ? (
         <ProjectSettings apiKey={segments[1]} onSession={onSession} />
       ) : (

@@ -13,6 +13,7 @@ import {
   type GroupField,
   type StatsScope,
 } from '../components/stats-table';
+import { LivePanel } from '../components/live-panel';
 import { ErrorNotice, Field, Loading, field, useAsync } from '../components/ui';
 import { DIMENSIONS, DIMENSION_LABELS, displayValue, isDimension } from '../dimensions';
 import { browserTimeZone, nextDay, startOfDay, timeZones, today } from '../period';
@@ -91,6 +92,7 @@ export function Dashboard() {
       />
       <FilterChips filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
       <Totals scope={scope} />
+      <LivePanel apiKey={key} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
         <AmplifiersTable scope={scope} onFilter={(v) => setFilter('sharer_id', v)} />

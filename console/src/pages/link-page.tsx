@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call, fetchChain } from '../api/client';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
 import { CHILDREN_PER_PAGE, CascadeSummary, CascadeTree, rootNode } from '../components/cascade';
+import { LivePanel } from '../components/live-panel';
 import { QrCode } from '../components/qr';
 import { withFilter, type Filters, type StatsScope } from '../components/stats-table';
 import { TimeChart } from '../components/chart';
@@ -138,6 +139,7 @@ export function LinkPage({ svcId }: { svcId: string }) {
           {link && <QrCode text={link.svc_url} />}
         </div>
       </div>
+      <LivePanel key={svcId} apiKey={key} svcId={svcId} />
       {link && (
         <ControlsCard
           key={svcId}

@@ -63,6 +63,9 @@ export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSessi
         <a href={href('/projects')}>← Projects</a>
       </p>
       <h1>Project {p.name}</h1>
+      <p>
+        <a href={href(`/projects/${apiKey}/webhooks`)}>Webhooks of {p.name}</a>
+      </p>
       <div class="columns">
         <Rename project={p} update={update} />
         <Conversions project={p} update={update} />
