@@ -9,7 +9,7 @@ export default defineConfig({
   // `npm run console:dev`: the API of a service running on port 3000 (SVC_URL to change it).
   server: {
     proxy: Object.fromEntries(
-      ['/projects', '/domains', '/url', '/stats', '/conversions'].map((path) => [
+      ['/projects', '/domains', '/webhooks', '/events', '/url', '/stats', '/conversions'].map((path) => [
         path,
         process.env.SVC_URL ?? 'http://localhost:3000',
       ]),
