@@ -24,6 +24,8 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   secrets: string[] = [];
   answer: (index: number, body: Received['body']) => number = () => 204;
+  /** How long each POST waits before its answer (a slow receiver). */
+  delayMs = 0;
   private server?: http.Server;
 
   async start(): Promise<string> {
@@ -52,8 +54,12 @@ export class WebhookReceiver {
               });
         const status = this.answer(this.received.length, body);
         this.received.push({ headers: req.headers, body, verified, status });
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        res.end(status >= 300 ? 'no thanks' : 'ok');
+        const respond = () => {
+          res.writeHead(status, { 'content-type': 'text/plain' });
+          res.end(status >= 300 ? 'no thanks' : 'ok');
+        };
+        if (this.delayMs > 0) setTimeout(respond, this.delayMs);
+        else respond();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
