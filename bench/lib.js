@@ -122,9 +122,10 @@ async function runLoad(total, concurrency, task) {
  * is left in flight: autocannon's own stop destroys its sockets with requests outstanding, which the
  * server may still have answered (and counted) without autocannon seeing the response. So each
  * connection is told to stop after the response it is waiting for, and the round ends when all have
- * drained; req/s is the completed responses over that whole time.
+ * drained; req/s is the completed responses over that whole time. With `rate`, the connections
+ * together send at most that many requests a second (autocannon's overallRate).
  */
-function load(port, path, headers, seconds, connections) {
+function load(port, path, headers, seconds, connections, rate) {
   return new Promise((resolve, reject) => {
     const clients = [];
     const started = process.hrtime.bigint();
@@ -136,6 +137,7 @@ function load(port, path, headers, seconds, connections) {
         connections,
         pipelining: 1,
         duration: seconds + 60,
+        ...(rate ? { overallRate: rate } : {}),
         setupClient: (client) => clients.push(client),
       },
       (error, result) => {
