@@ -47,20 +47,21 @@ export class ClicksService {
     const indexes = live ? columns.ids.map((_, i) => i) : await this.blocks.unstored(columns);
     let described: BatchDescription | null = null;
     const describe = (): BatchDescription => (described ??= this.enricher.describe(columns));
+    await this.enricher.ready(columns.ips);
+    // Every click of the batch, stored by this run or by an earlier one that died before its end,
+    // has its events handed over while the block is written (the block may wait up to a second
+    // for others): the job ends once both are done, so a run cut short does both again.
+    const events = this.events?.emit(columns, describe);
+    // Settled here when the store fails first (the job fails with the store's error).
+    events?.catch(() => undefined);
     if (indexes.length > 0) {
-      // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a join.
+      // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a
+      // join, and with its dimensions, each distinct address, user agent and referrer described once.
       const stamps = await this.stamps.of(columns.projects, columns.links);
-      // …and its dimensions, each distinct address, user agent and referrer described once.
-      await this.enricher.ready(columns.ips);
       const batch = { columns, indexes, stamps, described: describe() };
       await (live ? this.blocks.add(batch) : this.blocks.insertAlone(batch));
     }
-    // Every click of the batch, stored now or by an earlier run of it that died before this point:
-    // their events are handed over after the clicks are stored, and again when the batch is.
-    if (this.events) {
-      await this.enricher.ready(columns.ips);
-      await this.events.emit(columns, describe);
-    }
+    await events;
     let newest = -Infinity;
     for (const at of columns.at) if (at > newest) newest = at;
     this.lastIngestLagSeconds = Math.max(0, (Date.now() - newest) / 1000);
