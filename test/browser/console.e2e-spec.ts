@@ -408,6 +408,11 @@ describe('in a real browser: the web console at /console', () => {
       () => chart.getAttribute('data-totals'),
       (v) => expect(v).toBe('1 clicks, 1 shares, 1 conversions'),
     );
+    // The tables load after the chart: the channel's row is back before the page is resized.
+    await until(
+      () => channels.locator('tbody td').allTextContents(),
+      (v) => expect(v).toHaveLength(6),
+    );
 
     // At phone width nothing overflows the page sideways: each table's rows stacked, every
     // column's value shown, the link on one line.

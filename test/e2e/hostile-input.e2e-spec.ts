@@ -272,7 +272,7 @@ describe('hostile bytes in parameters (issue 15)', () => {
    * shape is wrong.
    */
   function errorMessage(template: string, body: unknown): string | null {
-    if (/^\/(projects|domains|conversions)\//.test(template)) {
+    if (/^\/(projects|domains|webhooks|conversions)\//.test(template)) {
       const admin = body as { request?: unknown; error?: { code?: unknown; message?: unknown } };
       const ok =
         admin.error?.code === 1002 && typeof admin.request === 'object' && admin.request !== null;
