@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ClickColumns } from '../clicks/click-event';
 import { Lru } from '../common/lru';
 import { BatchDescription, NO_AGENT, clickDimensions } from '../enrichment/click-enricher';
 import { LiveFeed } from '../events/live-feed';
 import { OutgoingEvent, eventId } from '../events/project-event';
+import { LinkLookupsService } from '../links/link-lookups.service';
 import { ProjectEvents } from './project-events';
 import { WebhookTargets } from './webhook-targets';
 
@@ -24,7 +24,7 @@ export class ClickEvents {
   private readonly svcIds = new Lru<string>(SVC_IDS_KEPT);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly lookups: LinkLookupsService,
     private readonly targets: WebhookTargets,
     private readonly live: LiveFeed,
     private readonly events: ProjectEvents,
@@ -96,13 +96,9 @@ export class ClickEvents {
       else missing.add(id);
     }
     if (missing.size > 0) {
-      const rows: { id: string; svc_id: string }[] = await this.dataSource.query(
-        'SELECT id::text AS id, svc_id FROM links WHERE id = ANY($1::bigint[])',
-        [[...missing]],
-      );
-      for (const row of rows) {
-        found.set(row.id, row.svc_id);
-        this.svcIds.set(row.id, row.svc_id, SVC_ID_TTL_MS, now);
+      for (const [id, svcId] of await this.lookups.svcIds([...missing])) {
+        found.set(id, svcId);
+        this.svcIds.set(id, svcId, SVC_ID_TTL_MS, now);
       }
     }
     return found;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
+import { LinksModule } from '../links/links.module';
 import { MailModule } from '../mail/mail.module';
 import { ClickEvents } from './click-events';
 import { ProjectEvents } from './project-events';
@@ -15,7 +16,7 @@ import { WebhookTargets } from './webhook-targets';
  */
 @Global()
 @Module({
-  imports: [EventsModule, MailModule],
+  imports: [EventsModule, MailModule, LinksModule],
   providers: [
     WebhookTargets,
     ProjectEvents,
