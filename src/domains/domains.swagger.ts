@@ -1,12 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiParam, ApiQuery } from '@nestjs/swagger';
 import {
-  ApiBody,
-  ApiConsumes,
-  ApiExtraModels,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-} from '@nestjs/swagger';
+  AdminExample,
+  adminEcho,
+  adminErrorResponses,
+  adminExample,
+} from '../common/admin-swagger';
 import { ErrorCode } from '../common/app-error';
 import {
   APPLICATION_KEY_EXAMPLE,
@@ -94,42 +93,28 @@ export const ApiHostnameParam = (): MethodDecorator =>
     example: 'go.example.com',
   });
 
-type Example = { summary: string; value: unknown };
-
-function echo(method: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-    application_key: APPLICATION_KEY_EXAMPLE,
-    ...extra,
+const echo = (method: string, extra: Record<string, string> = {}): Record<string, string> =>
+  adminEcho(
+    { subscription: SUBSCRIPTION_KEY_EXAMPLE, application: APPLICATION_KEY_EXAMPLE },
+    'domain',
     method,
-    object: 'domain',
-  };
-}
+    extra,
+  );
 
-function example(
-  summary: string,
-  request: Record<string, string>,
-  code: number,
-  message: string,
-): Example {
-  return { summary, value: { request, error: { code, message } } };
-}
+const example = adminExample;
 
-function errorResponses(
-  status: 400 | 403 | 404,
-  examples: Record<string, Example>,
-): MethodDecorator {
-  const descriptions = {
-    400: 'Missing or invalid parameter (code 1001, 1002; 10004 hostname already connected).',
-    403: 'Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004).',
-    404: 'The domain or a project does not exist (code 1003).',
-  };
-  return ApiResponse({ status, description: descriptions[status], examples });
-}
+const errorResponses = adminErrorResponses({
+  400: 'Missing or invalid parameter (code 1001, 1002; 10004 hostname already connected).',
+  403: 'Invalid subscription_key or application_key (code 1000), or an object of another subscription (code 1004).',
+  404: 'The domain or a project does not exist (code 1003).',
+});
 
 const HOSTNAME = { hostname: 'go.example.com' };
 
-function keyErrors(method: string, extra: Record<string, string> = {}): Record<string, Example> {
+function keyErrors(
+  method: string,
+  extra: Record<string, string> = {},
+): Record<string, AdminExample> {
   return {
     badKey: example(
       'Invalid key',
@@ -266,7 +251,7 @@ export function ApiDomainErrors(
     }
     case 'show':
     case 'destroy': {
-      const badRequests: Record<string, Example> = { missingKey };
+      const badRequests: Record<string, AdminExample> = { missingKey };
       if (operation === 'destroy') {
         badRequests.defaultDomain = example(
           'A live project links on this domain by default',

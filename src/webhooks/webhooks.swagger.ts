@@ -1,12 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiExtraModels,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { adminEcho, adminErrorResponses, adminExample } from '../common/admin-swagger';
 import { ErrorCode } from '../common/app-error';
 import {
   APPLICATION_KEY_EXAMPLE,
@@ -121,38 +115,21 @@ export type WebhookOperation =
   | 'test'
   | 'redeliver';
 
-type Example = { summary: string; value: unknown };
-
-function echo(method: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-    application_key: APPLICATION_KEY_EXAMPLE,
-    ...extra,
+const echo = (method: string, extra: Record<string, string> = {}): Record<string, string> =>
+  adminEcho(
+    { subscription: SUBSCRIPTION_KEY_EXAMPLE, application: APPLICATION_KEY_EXAMPLE },
+    'webhook',
     method,
-    object: 'webhook',
-  };
-}
+    extra,
+  );
 
-function example(
-  summary: string,
-  request: Record<string, string>,
-  code: number,
-  message: string,
-): Example {
-  return { summary, value: { request, error: { code, message } } };
-}
+const example = adminExample;
 
-function errorResponses(
-  status: 400 | 403 | 404,
-  examples: Record<string, Example>,
-): MethodDecorator {
-  const descriptions = {
-    400: 'Missing or invalid parameter (code 1001, 1002), naming it.',
-    403: 'Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004).',
-    404: "The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003).",
-  };
-  return ApiResponse({ status, description: descriptions[status], examples });
-}
+const errorResponses = adminErrorResponses({
+  400: 'Missing or invalid parameter (code 1001, 1002), naming it.',
+  403: 'Invalid subscription_key or application_key (code 1000), or a project of another subscription (code 1004).',
+  404: "The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003).",
+});
 
 const json = (value: object) => ({ json: JSON.stringify(value) });
 const ID = { id: WEBHOOK_ID_EXAMPLE };

@@ -1,0 +1,40 @@
+import { ApiResponse } from '@nestjs/swagger';
+
+/** An error example of an administration operation, as Swagger shows it. */
+export type AdminExample = { summary: string; value: unknown };
+
+/**
+ * The request echo of an administration example (docs/api.md, "Errors"): both keys, the
+ * operation's own parameters, then `method` and `object`.
+ */
+export function adminEcho(
+  keys: { subscription: string; application: string },
+  object: string,
+  method: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    subscription_key: keys.subscription,
+    application_key: keys.application,
+    ...extra,
+    method,
+    object,
+  };
+}
+
+/** An administration error example: the request echo and `{code, message}`. */
+export function adminExample(
+  summary: string,
+  request: Record<string, string>,
+  code: number,
+  message: string,
+): AdminExample {
+  return { summary, value: { request, error: { code, message } } };
+}
+
+/** A decorator maker for an administration API's error responses, each status described once. */
+export function adminErrorResponses(
+  descriptions: Record<400 | 403 | 404, string>,
+): (status: 400 | 403 | 404, examples: Record<string, AdminExample>) => MethodDecorator {
+  return (status, examples) => ApiResponse({ status, description: descriptions[status], examples });
+}
