@@ -4,7 +4,7 @@ import { Browser, Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import type { LinkRecord } from '../../src/links/link-record';
 import { TestApp, createTestApp } from '../support/app';
-import { freePort, launchChromium } from '../support/browser';
+import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
 import { BROWSER, stored, waitForClicks } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
@@ -29,13 +29,6 @@ async function until<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
 }
 
 /**
@@ -105,17 +98,7 @@ describe('in a real browser: share cascades in the web console', () => {
     });
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     expect(errors).toEqual([]);
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate<AxeViolation[]>(
-      'axe.run(document).then((result) => result.violations)',
-    );
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    expect(serious).toEqual([]);
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
   }
 
   /** The rows the cascade tree shows once no level is loading: svc_id, level and the figures. */

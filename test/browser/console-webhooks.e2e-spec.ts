@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Browser, Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import { TestApp, createTestApp } from '../support/app';
-import { freePort, launchChromium } from '../support/browser';
+import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
 import { BROWSER } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createLink } from '../factories/links';
@@ -25,13 +25,6 @@ async function eventually(check: () => unknown, ms = 15_000): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
 }
 
 /**
@@ -118,17 +111,7 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     });
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     expect(errors).toEqual([]);
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate<AxeViolation[]>(
-      'axe.run(document).then((result) => result.violations)',
-    );
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    expect(serious).toEqual([]);
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
   }
 
   /** A visitor's click on a link, from a United Kingdom address, referred by a news site. */

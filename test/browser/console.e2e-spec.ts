@@ -8,7 +8,7 @@ import { TestApp, createTestApp } from '../support/app';
 import type { LinkRecord } from '../../src/links/link-record';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
-import { freePort, launchChromium } from '../support/browser';
+import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
 
 /** Reads until the assertion holds (5 s at most). */
 async function until<T>(
@@ -52,13 +52,6 @@ const AGENTS = {
 
 /** A link of url/list.json: the link record and its all-time clicks. */
 type ListedLink = LinkRecord & { clicks: number };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 /**
  * The web console in Debian's Chromium against the real service (PostgreSQL, Redis): the steps a
@@ -134,17 +127,7 @@ describe('in a real browser: the web console at /console', () => {
     });
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     expect(errors).toEqual([]);
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate<AxeViolation[]>(
-      'axe.run(document).then((result) => result.violations)',
-    );
-    const serious = violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    expect(serious).toEqual([]);
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
   }
 
   /**

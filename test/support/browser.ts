@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Browser, chromium } from 'playwright-core';
+import { Browser, Page, chromium } from 'playwright-core';
 
 /** Debian's Chromium (installed by .ci/run), headless, with the flags this closed network needs. */
 export function launchChromium(): Promise<Browser> {
@@ -29,4 +29,28 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * The page's serious and critical axe-core violations, each as `id (impact): help at targets`.
+ * The page's context needs `bypassCSP` (axe-core is injected as an inline script).
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate<AxeViolation[]>(
+    'axe.run(document).then((result) => result.violations)',
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
 }
