@@ -190,6 +190,23 @@ function cpuSeconds(pid) {
   }
 }
 
+/** CPU seconds every process named `name` (its /proc comm) has used: PostgreSQL's backends, Redis. */
+function cpuSecondsOf(name) {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')) !== name) continue;
+      const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
+
 /** CPU seconds the whole machine has been busy (all cores; /proc/stat less idle and iowait). */
 function machineBusySeconds() {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 8).map(Number);
@@ -409,9 +426,14 @@ async function main() {
         const s = sides[side];
         const before = cpuSeconds(api.pid);
         const machineBefore = machineBusySeconds();
+        const others = { worker: cpuSeconds(worker.pid), postgres: cpuSecondsOf('postgres'), redis: cpuSecondsOf('redis-server'), receiver: cpuSeconds(receiver.pid) };
         const result = await lib.load(api.port, s.path, s.headers, seconds, CONNECTIONS);
         result.apiMicros = ((cpuSeconds(api.pid) - before) * 1e6) / result.completed;
         result.machineCores = (machineBusySeconds() - machineBefore) / seconds;
+        result.workerCores = (cpuSeconds(worker.pid) - others.worker) / seconds;
+        result.postgresCores = (cpuSecondsOf('postgres') - others.postgres) / seconds;
+        result.redisCores = (cpuSecondsOf('redis-server') - others.redis) / seconds;
+        result.receiverCores = (cpuSeconds(receiver.pid) - others.receiver) / seconds;
         counts[side] += result.redirects;
         await lib.caughtUp(api.port, s.key, s.link.svc_id, counts[side]);
         if (side === 'with') await drained(s.link.svc_id, counts[side]);
@@ -464,6 +486,8 @@ async function main() {
         `  API CPU per redirect during the rounds: with ${m(runs.with, 'apiMicros').toFixed(1)} µs, without ${m(runs.without, 'apiMicros').toFixed(1)} µs; ` +
           `the machine busy: with ${m(runs.with, 'machineCores').toFixed(2)}, without ${m(runs.without, 'machineCores').toFixed(2)} of ${os.cpus().length} cores`,
       );
+      const cores = (side) => ['worker', 'postgres', 'redis', 'receiver'].map((k) => `${k} ${m(runs[side], `${k}Cores`).toFixed(2)}`).join(', ');
+      console.log(`  cores used during the rounds: with ${cores('with')}; without ${cores('without')}`);
       console.log(`  events of the rounds with the webhook: ${got.distinct} of ${counts.with} (duplicates ${got.total - got.distinct})`);
       line.ratio_with = ratioWith.toFixed(3);
       line.ratio_without = ratioWithout.toFixed(3);
@@ -515,12 +539,14 @@ async function main() {
         await db.connect();
         try {
           const { rows } = await db.query(
-            `SELECT coalesce(status_code::text, error) AS outcome, attempt, count(*)::int AS attempts, count(next_retry_at)::int AS retrying
-             FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY 1, 2 ORDER BY 2, 1`,
+            `SELECT coalesce(u.status_code::text, u.error) AS outcome, l.attempt, count(*)::int AS attempts,
+                    count(*) FILTER (WHERE l.next_retry_at IS NOT NULL AND u.status_code IS DISTINCT FROM 204)::int AS retrying,
+                    count(DISTINCT u.event_id)::int AS events
+             FROM webhook_delivery_log l CROSS JOIN LATERAL unnest(l.event_ids, l.status_codes, l.errors) AS u(event_id, status_code, error)
+             WHERE l.webhook_id = $1 GROUP BY 1, 2 ORDER BY 2, 1`,
             [c.webhook.id],
           );
-          const events = await db.query(`SELECT count(*)::int AS n FROM webhook_events WHERE project_id = (SELECT project_id FROM webhooks WHERE id = $1)`, [c.webhook.id]);
-          console.log(`  events stored for the webhook's project: ${events.rows[0].n}; delivery log: ${rows.map((r) => `attempt ${r.attempt} ${r.outcome}: ${r.attempts}${r.retrying ? ` (${r.retrying} to retry)` : ''}`).join(', ')}`);
+          console.log(`  delivery log: ${rows.map((r) => `attempt ${r.attempt} ${r.outcome}: ${r.attempts} (${r.events} events)${r.retrying ? ` (${r.retrying} to retry)` : ''}`).join(', ')}`);
         } finally {
           await db.end();
         }

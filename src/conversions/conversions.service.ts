@@ -194,7 +194,7 @@ function conversionEvent(
     projectId,
     linkId: String(linkId),
     event: {
-      id: eventId(record.id),
+      id: eventId(record.id, convertedAt.getTime()),
       type: 'conversion.created',
       created_at: new Date().toISOString(),
       data: { conversion: { ...rest, converted_at: at } },

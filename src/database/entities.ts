@@ -10,8 +10,6 @@ import { UserEntity } from '../projects/user.entity';
 import { PendingJobEntity } from '../queue/pending-job.entity';
 import { ApplicationEntity } from '../subscriptions/application.entity';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
-import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
-import { WebhookEventEntity } from '../webhooks/webhook-event.entity';
 import { WebhookEntity } from '../webhooks/webhook.entity';
 
 /** Every entity; feature issues append theirs here. */
@@ -28,7 +26,5 @@ export const ENTITIES = [
   ToolEntity,
   UserIdentityEntity,
   WebhookEntity,
-  WebhookEventEntity,
-  WebhookDeliveryEntity,
   PendingJobEntity,
 ];

@@ -33,11 +33,32 @@ export interface OutgoingEvent {
 }
 
 /**
- * An event id. From a stable source id (a click's or a conversion's uuid), the same id every time
- * the source is processed, so a job run twice makes one event; otherwise a new random id.
+ * An event id: `evt_` and 32 hex digits, the first 12 the event's time in ms (as in a UUID version
+ * 7), so that the events of one moment share a bucket of the delivery log (eventBucket). From a
+ * stable source, the same id every time the source is processed, so a job run twice makes one
+ * event: a click's id (a UUID version 7 already), or a uuid and its time (`atMs`). Otherwise the
+ * time now and random digits.
  */
-export function eventId(sourceUuid?: string): string {
-  return `evt_${(sourceUuid ?? randomUUID()).replace(/-/g, '').toLowerCase()}`;
+export function eventId(sourceUuid?: string, atMs?: number): string {
+  const hex = (sourceUuid ?? randomUUID()).replace(/-/g, '').toLowerCase();
+  if (sourceUuid !== undefined && atMs === undefined) return `evt_${hex}`;
+  const time = Math.max(0, Math.floor(atMs ?? Date.now()))
+    .toString(16)
+    .padStart(12, '0')
+    .slice(-12);
+  return `evt_${time}${hex.slice(0, 20)}`;
+}
+
+/** Ms of time one bucket of the delivery log spans (eventBucket). */
+export const EVENT_BUCKET_MS = 10_000;
+
+/**
+ * The delivery log's bucket of an event id: its first 12 hex digits (the time of ids made by
+ * eventId) in spans of EVENT_BUCKET_MS. Any id has one; ids of older versions (random digits)
+ * simply fall in unrelated buckets.
+ */
+export function eventBucket(id: string): number {
+  return Math.floor(parseInt(id.slice(4, 16), 16) / EVENT_BUCKET_MS);
 }
 
 /** Whether a text is an event id (`evt_` and 32 hex digits). */

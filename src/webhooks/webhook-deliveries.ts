@@ -5,32 +5,12 @@ import { ProjectEvent, eventId } from '../events/project-event';
 import { MailService } from '../mail/mail.service';
 import { DeliveryJob, ProjectEvents } from './project-events';
 import { webhookHeaders } from './signature';
-import { DeliveryResult, WebhookSender } from './webhook-sender';
+import { WebhookSender } from './webhook-sender';
+import { AttemptRecord, DeliveryLog, DeliveryRow, succeeded } from './delivery-log';
 import { WebhookTarget, WebhookTargets, signingSecrets } from './webhook-targets';
 
 /** Requests of one job in flight at once. */
 const PARALLEL_SENDS = 32;
-
-/** One attempt's outcome for one event, as the delivery log keeps it. */
-export interface AttemptRecord {
-  event: ProjectEvent;
-  result: DeliveryResult;
-  nextRetryAt: Date | null;
-}
-
-/** A row of the delivery log (`webhook_deliveries`), as the database gives it. */
-export interface DeliveryRow {
-  id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status_code: number | null;
-  duration_ms: number;
-  response: string;
-  error: string | null;
-  next_retry_at: Date | null;
-  created_at: Date;
-}
 
 /** Why a webhook was turned off: by its owner, a 410 answer, or failing too long. */
 export type DisabledReason = 'manual' | 'gone' | 'failing';
@@ -42,7 +22,7 @@ export type DisabledReason = 'manual' | 'gone' | 'failing';
  * previous secret's). A 2xx answer is a success. A failure is tried again after the next delay of
  * WEBHOOK_RETRY_DELAYS, each with ±20% jitter; a 410 disables the webhook at once; a webhook
  * without a success for WEBHOOK_DISABLE_AFTER is disabled and its project's admins are told by
- * e-mail. Every attempt is logged (`webhook_deliveries`).
+ * e-mail. Every attempt is logged (DeliveryLog).
  */
 @Injectable()
 export class WebhookDeliveries implements OnApplicationShutdown {
@@ -55,6 +35,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     private readonly targets: WebhookTargets,
     private readonly events: ProjectEvents,
     private readonly mail: MailService,
+    private readonly deliveryLog: DeliveryLog,
   ) {
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
@@ -71,24 +52,16 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     const webhook = await this.targets.byId(job.webhookId);
     // A webhook deleted or disabled since: its pending deliveries are dropped.
     if (!webhook || !webhook.enabled) return;
-    const results = await this.sendAll(webhook, job.events);
+    const sent = await this.sendAll(webhook, job.events);
     const delays = this.config.webhookRetryDelaysMs;
-    const gone = results.some((r) => r.statusCode === 410);
-    const failed = job.events.filter((_, i) => !succeeded(results[i]));
+    const gone = sent.some((r) => r.result.statusCode === 410);
+    const failed = sent.filter((r) => !succeeded(r.result.statusCode)).map((r) => r.event);
     const retryIn =
       failed.length > 0 && !gone && job.attempt <= delays.length
         ? jitter(delays[job.attempt - 1])
         : null;
     const nextRetryAt = retryIn === null ? null : new Date(Date.now() + retryIn);
-    await this.log(
-      webhook.id,
-      job.attempt,
-      job.events.map((event, i) => ({
-        event,
-        result: results[i],
-        nextRetryAt: succeeded(results[i]) ? null : nextRetryAt,
-      })),
-    );
+    await this.deliveryLog.append(webhook.id, job.attempt, sent, nextRetryAt);
     if (gone) {
       await this.disable(webhook, 'gone');
       return;
@@ -116,73 +89,45 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       created_at: new Date().toISOString(),
       data: { webhook_id: webhook.id },
     };
-    const [result] = await this.sendAll(webhook, [event]);
-    const [row] = await this.log(webhook.id, 1, [{ event, result, nextRetryAt: null }]);
+    const [row] = await this.deliveryLog.append(
+      webhook.id,
+      1,
+      await this.sendAll(webhook, [event]),
+      null,
+    );
     return row;
   }
 
   /**
-   * /webhooks/{id}/redeliver: the stored event of the webhook's project queued again as a first
-   * attempt, with its id (webhook-id) unchanged. False when no such event is kept.
+   * /webhooks/{id}/redeliver: an event the delivery log holds for a webhook of the project, queued
+   * again to this one as a first attempt with its id (webhook-id) unchanged. False when the log
+   * holds no such event.
    */
   async redeliver(webhookId: string, projectId: string, id: string): Promise<boolean> {
-    const rows: { body: ProjectEvent | string }[] = await this.dataSource.query(
-      'SELECT body FROM webhook_events WHERE id = $1 AND project_id = $2',
-      [id, projectId],
-    );
-    if (rows.length === 0) return false;
-    const body = rows[0].body;
-    const event = typeof body === 'string' ? (JSON.parse(body) as ProjectEvent) : body;
+    const body = await this.deliveryLog.body(projectId, id);
+    if (body === null) return false;
+    const event = JSON.parse(body) as ProjectEvent;
     // Its own job id: a redelivery asked again is sent again.
     await this.events.enqueue({ webhookId, attempt: 1, events: [event] }, 0, `r${Date.now()}`);
     return true;
   }
 
-  private async sendAll(webhook: WebhookTarget, events: ProjectEvent[]): Promise<DeliveryResult[]> {
+  /** Sends the events side by side; each with its body as sent and the outcome, in order. */
+  private async sendAll(webhook: WebhookTarget, events: ProjectEvent[]): Promise<AttemptRecord[]> {
     const secrets = signingSecrets(webhook);
-    const results = new Array<DeliveryResult>(events.length);
+    const sent = new Array<AttemptRecord>(events.length);
     let next = 0;
     const lane = async (): Promise<void> => {
       while (next < events.length) {
         const i = next++;
-        const body = JSON.stringify(events[i]);
-        const headers = webhookHeaders(secrets, events[i].id, Math.floor(Date.now() / 1000), body);
-        results[i] = await this.sender.send(webhook.url, headers, body);
+        const event = events[i];
+        const body = JSON.stringify(event);
+        const headers = webhookHeaders(secrets, event.id, Math.floor(Date.now() / 1000), body);
+        sent[i] = { event, body, result: await this.sender.send(webhook.url, headers, body) };
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, events.length) }, lane));
-    return results;
-  }
-
-  /** Appends the attempts to the delivery log, one statement; the rows as the log lists them. */
-  private async log(
-    webhookId: string,
-    attempt: number,
-    records: AttemptRecord[],
-  ): Promise<DeliveryRow[]> {
-    const params: unknown[] = [webhookId, attempt];
-    const values = records.map(({ event, result, nextRetryAt }) => {
-      params.push(
-        event.id,
-        event.type,
-        result.statusCode,
-        Math.round(result.durationMs),
-        result.response,
-        result.error,
-        nextRetryAt,
-      );
-      const n = params.length;
-      return `($1, $${n - 6}, $${n - 5}, $2, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
-    });
-    return this.dataSource.query(
-      `WITH logged AS (INSERT INTO webhook_deliveries
-         (webhook_id, event_id, event_type, attempt, status_code, duration_ms, response, error, next_retry_at)
-       VALUES ${values.join(', ')}
-       RETURNING id::text, event_id, event_type, attempt, status_code, duration_ms, response, error,
-                 next_retry_at, created_at)
-       SELECT * FROM logged`,
-      params,
-    );
+    return sent;
   }
 
   /** A success ends a failing streak. */
@@ -259,10 +204,6 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       );
     }
   }
-}
-
-function succeeded(result: DeliveryResult): boolean {
-  return result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
 }
 
 /** A delay ±20%, so that retries of many failed deliveries do not arrive together. */

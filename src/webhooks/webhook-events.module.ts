@@ -3,6 +3,7 @@ import { EventsModule } from '../events/events.module';
 import { LinksModule } from '../links/links.module';
 import { MailModule } from '../mail/mail.module';
 import { ClickEvents } from './click-events';
+import { DeliveryLog } from './delivery-log';
 import { ProjectEvents } from './project-events';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
@@ -18,6 +19,7 @@ import { WebhookTargets } from './webhook-targets';
 @Module({
   imports: [EventsModule, MailModule, LinksModule],
   providers: [
+    DeliveryLog,
     WebhookTargets,
     ProjectEvents,
     ClickEvents,
@@ -25,6 +27,6 @@ import { WebhookTargets } from './webhook-targets';
     WebhookDeliveriesProcessor,
     WebhookLogPruner,
   ],
-  exports: [WebhookTargets, ProjectEvents, ClickEvents, WebhookDeliveries],
+  exports: [DeliveryLog, WebhookTargets, ProjectEvents, ClickEvents, WebhookDeliveries],
 })
 export class WebhookEventsModule {}

@@ -1,15 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { DeliveryLog } from './delivery-log';
 
-/** How often old events and delivery attempts are deleted. */
+/** How often old delivery attempts are deleted. */
 const EVERY_MS = 3_600_000;
-/** Rows per delete statement: a long backlog is deleted in short transactions. */
-const ROWS_PER_DELETE = 10_000;
 
 /**
- * Keeps `webhook_events` and `webhook_deliveries` to WEBHOOK_LOG_DAYS (docs/operations.md,
- * "Webhooks"): where jobs run, once an hour and at start. An event older than that can no longer be
+ * Keeps the delivery log (DeliveryLog) to WEBHOOK_LOG_DAYS (docs/operations.md, "Webhooks"): where
+ * jobs run, once an hour and at start. An event sent longer ago than that can no longer be
  * redelivered.
  */
 @Injectable()
@@ -20,7 +18,7 @@ export class WebhookLogPruner implements OnApplicationBootstrap, OnApplicationSh
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly log: DeliveryLog,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -42,20 +40,6 @@ export class WebhookLogPruner implements OnApplicationBootstrap, OnApplicationSh
 
   /** Deletes what is older than the kept days, in short statements. */
   async prune(): Promise<void> {
-    const days = this.config.webhookLogDays;
-    for (const table of ['webhook_deliveries', 'webhook_events']) {
-      for (;;) {
-        const deleted: unknown[] = await this.dataSource.query(
-          `WITH gone AS (
-             DELETE FROM ${table} WHERE id IN (
-               SELECT id FROM ${table} WHERE created_at < now() - make_interval(days => $1)
-               LIMIT ${ROWS_PER_DELETE})
-             RETURNING 1)
-           SELECT 1 FROM gone`,
-          [days],
-        );
-        if (deleted.length < ROWS_PER_DELETE) break;
-      }
-    }
+    await this.log.prune(this.config.webhookLogDays);
   }
 }

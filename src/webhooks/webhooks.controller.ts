@@ -30,8 +30,7 @@ import {
   WebhookRedeliverResponseDto,
   WebhookTestResponseDto,
 } from './dto/webhook-responses.dto';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { DeliveryRow, WebhookDeliveries } from './webhook-deliveries';
+import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookParams, WebhooksService } from './webhooks.service';
 import { ApiWebhookErrors, ApiWebhookIdParam, ApiWebhookParams } from './webhooks.swagger';
 
@@ -263,7 +262,7 @@ export class WebhooksController {
     const webhook = await this.webhooks.find(subscription, id);
     const row = await this.sending.ping(webhook.id);
     if (!row) throw Errors.notFound(`Webhook not found: ${id}`);
-    return adminResponse(req, { delivery: toWebhookDelivery(deliveryEntity(row)) });
+    return adminResponse(req, { delivery: toWebhookDelivery(row) });
   }
 
   @Post(':id/redeliver')
@@ -271,7 +270,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Redeliver an event',
     description:
-      "Queues an event of the webhook's project again, as a first attempt with its id unchanged (the same webhook-id), whether or not it was delivered before.",
+      'Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not.',
   })
   @ApiWebhookIdParam()
   @ApiWebhookParams('redeliver', 'form')
@@ -295,20 +294,4 @@ export class WebhooksController {
     }
     return adminResponse(req, { redelivery: { event_id: eventId, queued: true as const } });
   }
-}
-
-/** A row the delivery log just took, as the entity the log's answers are made from. */
-function deliveryEntity(row: DeliveryRow): WebhookDeliveryEntity {
-  return Object.assign(new WebhookDeliveryEntity(), {
-    id: row.id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    attempt: row.attempt,
-    statusCode: row.status_code,
-    durationMs: row.duration_ms,
-    response: row.response,
-    error: row.error,
-    nextRetryAt: row.next_retry_at ? new Date(row.next_retry_at) : null,
-    createdAt: new Date(row.created_at),
-  });
 }

@@ -3,8 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { WebhookEventEntity } from './webhook-event.entity';
 import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -20,7 +18,7 @@ import { WebhooksService } from './webhooks.service';
     SubscriptionsModule,
     ProjectsModule,
     LinksModule,
-    TypeOrmModule.forFeature([WebhookEntity, WebhookEventEntity, WebhookDeliveryEntity]),
+    TypeOrmModule.forFeature([WebhookEntity]),
   ],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhooksService],

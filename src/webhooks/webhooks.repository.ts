@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
 
 const PROJECT_LOCK = 7_361_247;
@@ -41,16 +40,13 @@ export type WebhookChanges = Partial<
 >;
 
 /**
- * The administration API's queries on `webhooks` and `webhook_deliveries` (the delivery engine
- * writes the log). A webhook is read with its project's API key, and only while that project is
+ * The administration API's queries on `webhooks` (the delivery log is DeliveryLog's). A webhook is read with its project's API key, and only while that project is
  * live: a destroyed project's webhooks are gone from the API with it.
  */
 @Injectable()
 export class WebhooksRepository {
   constructor(
     @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
-    @InjectRepository(WebhookDeliveryEntity)
-    private readonly deliveries: Repository<WebhookDeliveryEntity>,
   ) {}
 
   /** The subscription's webhook with this id (pk_webhooks), or null; locked with a manager. */
@@ -135,20 +131,6 @@ export class WebhooksRepository {
   /** Deletes the webhook; its delivery log goes with it (fk_webhook_deliveries_webhook). */
   async delete(id: string, manager: EntityManager): Promise<void> {
     await manager.getRepository(WebhookEntity).delete({ id });
-  }
-
-  /** A page of the webhook's delivery log, newest first (ix_webhook_deliveries_webhook). */
-  pageDeliveries(
-    webhookId: string,
-    limit: number,
-    offset: number,
-  ): Promise<[WebhookDeliveryEntity[], number]> {
-    return this.deliveries.findAndCount({
-      where: { webhookId },
-      order: { id: 'DESC' },
-      take: limit,
-      skip: offset,
-    });
   }
 
   private withProject(manager?: EntityManager) {

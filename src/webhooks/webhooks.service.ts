@@ -10,7 +10,7 @@ import type { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import { generateSecret } from './signature';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { DeliveryLog, DeliveryRow } from './delivery-log';
 import {
   CREATE_FIELDS,
   MAX_WEBHOOKS_PER_PROJECT,
@@ -48,7 +48,7 @@ export interface WebhookView {
 
 /** A page of a webhook's delivery log, newest first. */
 export interface DeliveryPage extends Paging {
-  deliveries: WebhookDeliveryEntity[];
+  deliveries: DeliveryRow[];
   total: number;
 }
 
@@ -64,6 +64,7 @@ export class WebhooksService {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly bus: InvalidationBus,
+    private readonly deliveryLog: DeliveryLog,
   ) {}
 
   /**
@@ -189,7 +190,7 @@ export class WebhooksService {
   ): Promise<DeliveryPage> {
     const paging = readPaging(params);
     const { webhook } = await this.getOwned(subscription, id);
-    const [deliveries, total] = await this.repository.pageDeliveries(
+    const [deliveries, total] = await this.deliveryLog.page(
       webhook.id,
       paging.perPage,
       paging.offset,

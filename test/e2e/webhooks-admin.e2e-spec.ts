@@ -660,8 +660,11 @@ describe('webhooks administration API', () => {
     it('deletes the webhook and its delivery log', async () => {
       const made = await create();
       await t.db.query(
-        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, attempt, status_code, duration_ms)
-         VALUES ($1, 'evt_00000000000000000000000000000001', 'link.clicked', 1, 200, 5)`,
+        `INSERT INTO webhook_delivery_log
+           (webhook_id, attempt, bucket, event_ids, event_types, bodies, status_codes,
+            durations_ms, responses, errors)
+         VALUES ($1, 1, 0, '{evt_00000000000000000000000000000001}', '{link.clicked}', '{"{}"}',
+                 '{200}', '{5}', '{""}', '{NULL}')`,
         [made.id],
       );
       const res = await post(`/webhooks/${made.id}/destroy`, keys()).expect(200);
@@ -670,7 +673,7 @@ describe('webhooks administration API', () => {
         response: { deleted: true },
       });
       expect(await row(made.id)).toBeUndefined();
-      const log = await t.db.query('SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1', [
+      const log = await t.db.query('SELECT 1 FROM webhook_delivery_log WHERE webhook_id = $1', [
         made.id,
       ]);
       expect(log.rowCount).toBe(0);
@@ -680,27 +683,35 @@ describe('webhooks administration API', () => {
 
   describe('deliveries', () => {
     let webhook: WebhookRecord;
-    /** Delivery ids as inserted, oldest first. */
+    /** Delivery ids of events 1 to 25 as inserted, oldest first. */
     let ids: number[];
 
     beforeAll(async () => {
-      // An event type no fixture here sets off, so the log holds only the rows inserted below.
+      // An event type no fixture here sets off, so the log holds only the rows inserted below:
+      // 25 attempts in 7 rows (jobs) of 4 events, the last of one, each row a minute after the
+      // one before; the failed events of rows 5 and 6 are due again at 16:05:12.
       webhook = await create({ events: ['link.updated'] });
       const inserted = await t.db.query<{ id: string }>(
-        `INSERT INTO webhook_deliveries
-           (webhook_id, event_id, event_type, attempt, status_code, duration_ms, response, error,
-            next_retry_at, created_at)
-         SELECT $1, 'evt_' || lpad(to_hex(n), 32, '0'), 'link.updated', 1 + n % 3,
-                CASE WHEN n % 5 = 0 THEN NULL ELSE 500 END, n * 10,
-                CASE WHEN n % 5 = 0 THEN '' ELSE 'oops ' || n END,
-                CASE WHEN n % 5 = 0 THEN 'connect ECONNREFUSED' ELSE NULL END,
-                CASE WHEN n = 25 THEN '2026-11-24 16:05:12+00'::timestamptz ELSE NULL END,
-                '2026-11-24 16:00:00+00'::timestamptz + n * interval '1 second'
-           FROM generate_series(1, 25) AS n
+        `INSERT INTO webhook_delivery_log
+           (webhook_id, attempt, bucket, event_ids, event_types, bodies, status_codes,
+            durations_ms, responses, errors, next_retry_at, created_at)
+         SELECT $1, 1 + g % 3, 0,
+                array_agg('evt_' || lpad(to_hex(n), 32, '0') ORDER BY n),
+                array_agg('link.updated'::text ORDER BY n), array_agg('{}'::text ORDER BY n),
+                array_agg(CASE WHEN n % 5 = 0 THEN NULL WHEN n % 7 = 0 THEN 200 ELSE 500 END ORDER BY n),
+                array_agg(n * 10 ORDER BY n),
+                array_agg(CASE WHEN n % 5 = 0 THEN '' ELSE 'oops ' || n END ORDER BY n),
+                array_agg(CASE WHEN n % 5 = 0 THEN 'connect ECONNREFUSED' END::text ORDER BY n),
+                CASE WHEN g >= 5 THEN '2026-11-24 16:05:12+00'::timestamptz END,
+                '2026-11-24 16:00:00+00'::timestamptz + g * interval '1 minute'
+           FROM (SELECT n, (n - 1) / 4 AS g FROM generate_series(1, 25) AS n) AS events
+          GROUP BY g ORDER BY g
          RETURNING id`,
         [webhook.id],
       );
-      ids = inserted.rows.map((r) => Number(r.id));
+      const rows = inserted.rows.map((r) => Number(r.id));
+      // A row's id × 1000 + the event's place in the row.
+      ids = Array.from({ length: 25 }, (_, i) => rows[Math.floor(i / 4)] * 1000 + (i % 4));
     });
 
     const deliveryIds = (body: unknown): number[] =>
@@ -728,26 +739,34 @@ describe('webhooks administration API', () => {
         id: ids[24],
         event_id: `evt_${(25).toString(16).padStart(32, '0')}`,
         event_type: 'link.updated',
-        attempt: 2,
+        attempt: 1,
         status_code: null,
         duration_ms: 250,
         response: '',
         error: 'connect ECONNREFUSED',
         next_retry_at: '2026-11-24 16:05:12',
-        created_at: '2026-11-24 16:00:25',
+        created_at: '2026-11-24 16:06:00',
       });
       expect(body.response.deliveries[1]).toEqual({
         id: ids[23],
         event_id: `evt_${(24).toString(16).padStart(32, '0')}`,
         event_type: 'link.updated',
-        attempt: 1,
+        attempt: 3,
         status_code: 500,
         duration_ms: 240,
         response: 'oops 24',
         error: null,
-        next_retry_at: null,
-        created_at: '2026-11-24 16:00:24',
+        next_retry_at: '2026-11-24 16:05:12',
+        created_at: '2026-11-24 16:05:00',
       });
+      // A success in a row whose failures are retried is not itself due again.
+      expect(body.response.deliveries[4]).toMatchObject({
+        id: ids[20],
+        event_id: `evt_${(21).toString(16).padStart(32, '0')}`,
+        status_code: 200,
+        next_retry_at: null,
+      });
+      expect(body.response.deliveries[5]).toMatchObject({ id: ids[19], attempt: 2 });
     });
 
     it('pages by page and per_page, or by offset (page null), by POST and GET', async () => {
@@ -878,9 +897,13 @@ describe('webhooks administration API', () => {
         [projectKey],
       );
       await dataSource.query(
-        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, attempt, duration_ms)
-         VALUES ($1, 'evt_00000000000000000000000000000001', 'link.clicked', 1, 3),
-                ($1, 'evt_00000000000000000000000000000001', 'link.clicked', 2, 4)`,
+        `INSERT INTO webhook_delivery_log
+           (webhook_id, attempt, bucket, event_ids, event_types, bodies, status_codes,
+            durations_ms, responses, errors)
+         VALUES ($1, 1, 0, '{evt_00000000000000000000000000000001}', '{link.clicked}', '{"{}"}',
+                 '{NULL}', '{3}', '{""}', '{NULL}'),
+                ($1, 2, 0, '{evt_00000000000000000000000000000001}', '{link.clicked}', '{"{}"}',
+                 '{NULL}', '{4}', '{""}', '{NULL}')`,
         [id],
       );
       const list = await embeddedPost('/webhooks/list', { project: projectKey }).expect(200);

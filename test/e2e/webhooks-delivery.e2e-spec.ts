@@ -395,9 +395,37 @@ describe('webhook deliveries', () => {
     await arrived('link.created', 2);
     expect(receiver.of('link.created')[1].headers['webhook-id']).toBe(eventId);
     expect(receiver.of('link.created')[1].body).toEqual(receiver.of('link.created')[0].body);
-    // An unknown event, or one of another project, is 404.
+    // An unknown event is 404; a malformed id 400.
     await admin(`/webhooks/${id}/redeliver`, { event_id: 'evt_' + '0'.repeat(32) }).expect(404);
     await admin(`/webhooks/${id}/redeliver`, { event_id: 'nope' }).expect(400);
+
+    // Another webhook of the project may be sent an event the log holds for this one.
+    const other = await admin('/webhooks/new', {
+      project: key,
+      url,
+      events: ['link.updated'],
+    }).expect(200);
+    receiver.secrets.push(other.body.response.webhook.secret as string);
+    const otherId = other.body.response.webhook.id as string;
+    await admin(`/webhooks/${otherId}/redeliver`, { event_id: eventId }).expect(200);
+    await arrived('link.created', 3);
+    expect(receiver.of('link.created')[2].headers['webhook-id']).toBe(eventId);
+    expect(receiver.of('link.created')[2].verified).toBe(true);
+    const log = await admin(`/webhooks/${otherId}/deliveries`).expect(200);
+    expect(log.body.response.deliveries).toEqual([
+      expect.objectContaining({ event_id: eventId, event_type: 'link.created', status_code: 204 }),
+    ]);
+
+    // A webhook of another project may not: its project never had the event.
+    const foreign = await createProject(t);
+    const theirs = await admin('/webhooks/new', {
+      project: foreign.api_key,
+      url,
+      events: ['link.created'],
+    }).expect(200);
+    await admin(`/webhooks/${theirs.body.response.webhook.id}/redeliver`, {
+      event_id: eventId,
+    }).expect(404);
   });
 
   it('signs with both secrets for a day after a rotation', async () => {

@@ -419,7 +419,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver an event
-         * @description Queues an event of the webhook's project again, as a first attempt with its id unchanged (the same webhook-id), whether or not it was delivered before.
+         * @description Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not.
          */
         post: operations["WebhooksController_redeliver"];
         delete?: never;

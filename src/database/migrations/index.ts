@@ -13,6 +13,7 @@ import { PublishableKeys1764010000000 } from './1764010000000-publishable-keys';
 import { LinkChains1764020000000 } from './1764020000000-link-chains';
 import { Webhooks1764030000000 } from './1764030000000-webhooks';
 import { PendingJobs1764030000001 } from './1764030000001-pending-jobs';
+import { WebhookDeliveryLog1764030000002 } from './1764030000002-webhook-delivery-log';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   LinkChains1764020000000,
   Webhooks1764030000000,
   PendingJobs1764030000001,
+  WebhookDeliveryLog1764030000002,
 ];

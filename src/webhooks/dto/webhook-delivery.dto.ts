@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { adminTimestamp } from '../../common/time';
-import type { WebhookDeliveryEntity } from '../webhook-delivery.entity';
+import type { DeliveryRow } from '../delivery-log';
 import type { DeliveryPage } from '../webhooks.service';
 import type { WebhookDeliveriesBodyDto } from './webhook-responses.dto';
 
@@ -63,18 +63,18 @@ export class WebhookDeliveryDto {
   created_at: string;
 }
 
-export function toWebhookDelivery(delivery: WebhookDeliveryEntity): WebhookDeliveryDto {
+export function toWebhookDelivery(delivery: DeliveryRow): WebhookDeliveryDto {
   return {
-    id: Number(delivery.id),
-    event_id: delivery.eventId,
-    event_type: delivery.eventType,
+    id: delivery.id,
+    event_id: delivery.event_id,
+    event_type: delivery.event_type,
     attempt: delivery.attempt,
-    status_code: delivery.statusCode,
-    duration_ms: delivery.durationMs,
+    status_code: delivery.status_code,
+    duration_ms: delivery.duration_ms,
     response: delivery.response,
     error: delivery.error,
-    next_retry_at: delivery.nextRetryAt ? adminTimestamp(delivery.nextRetryAt) : null,
-    created_at: adminTimestamp(delivery.createdAt),
+    next_retry_at: delivery.next_retry_at ? adminTimestamp(delivery.next_retry_at) : null,
+    created_at: adminTimestamp(delivery.created_at),
   };
 }
 
