@@ -121,7 +121,7 @@ export class DeliveryLog {
   /** A page of the webhook's attempts, newest first, and how many it has in all. */
   async page(webhookId: string, limit: number, offset: number): Promise<[DeliveryRow[], number]> {
     const [rows, totals] = await Promise.all([
-      this.dataSource.query(
+      this.dataSource.query<(Omit<DeliveryRow, 'id'> & { id: string })[]>(
         `SELECT ${DELIVERY_ID}::text AS id, u.event_id, u.event_type, l.attempt, u.status_code,
                 u.duration_ms, u.response, u.error,
                 CASE WHEN u.status_code BETWEEN 200 AND 299 THEN NULL ELSE l.next_retry_at END
@@ -132,12 +132,12 @@ export class DeliveryLog {
          ORDER BY l.id DESC, u.ord DESC
          LIMIT $2 OFFSET $3`,
         [webhookId, limit, offset],
-      ) as Promise<(Omit<DeliveryRow, 'id'> & { id: string })[]>,
-      this.dataSource.query(
+      ),
+      this.dataSource.query<{ total: string }[]>(
         `SELECT coalesce(sum(cardinality(event_ids)), 0)::text AS total
          FROM webhook_delivery_log WHERE webhook_id = $1`,
         [webhookId],
-      ) as Promise<{ total: string }[]>,
+      ),
     ]);
     return [
       rows.map((row) => ({
