@@ -20,7 +20,7 @@
 // Targets (issue "Webhooks and a live feed", Speed and limits): ≥ 3,000 events/s, p99 ≤ 2 s, the
 // two ratios within noise, no event lost across the SIGKILL. The last line is for scripts; the exit
 // status is 1 when a target is missed or an event is missing.
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -41,13 +41,18 @@ const KILL_AFTER = Number(process.env.BENCH_KILL_AFTER ?? 5);
 /** Seconds without a new event after which the receiver's count is taken as final. */
 const DRAIN_QUIET = Number(process.env.BENCH_DRAIN_QUIET ?? 30);
 // The worker, and the processes that stand for other machines (the receiver, the analytics store's
-// stand-in), run at this lower priority than the API on the shared cores, as docs/operations.md
+// stand-in), run at a lower priority than the API on the shared cores, as docs/operations.md
 // ("Webhooks") advises where API and worker processes share a host: deliveries take the CPU that
-// redirects leave. 0 runs everything at the same priority.
-const NICE = Number(process.env.BENCH_NICE ?? 10);
-/** Lowers a process's priority by NICE. */
+// redirects leave. BENCH_PRIORITY: `idle` (the default) puts them in the SCHED_IDLE class (chrt
+// --idle: they run when a core has nothing else to run), a number is a nice value (os.setPriority),
+// 0 runs everything at the same priority.
+const PRIORITY = process.env.BENCH_PRIORITY ?? 'idle';
+if (PRIORITY !== 'idle' && !/^(1?[0-9])$/.test(PRIORITY)) throw new Error('BENCH_PRIORITY must be idle or a nice value from 0 to 19');
+const PRIORITY_LABEL = PRIORITY === 'idle' ? 'in the SCHED_IDLE class' : `at nice ${PRIORITY}`;
+/** Lowers a process's priority (every thread of it, and the threads it makes later) to PRIORITY. */
 const lower = (pid) => {
-  if (NICE > 0) os.setPriority(pid, NICE);
+  if (PRIORITY === 'idle') execFileSync('chrt', ['--idle', '--all-tasks', '--pid', '0', String(pid)]);
+  else if (Number(PRIORITY) > 0) os.setPriority(pid, Number(PRIORITY));
 };
 const PHASES = (process.env.BENCH_PHASES ?? 'A,B,C').split(',').map((p) => p.trim().toUpperCase());
 const TARGET_RATE = 3000;
@@ -330,7 +335,7 @@ async function main() {
       `bench:webhooks — an API process (ROLE=api) and a worker (ROLE=worker) on PostgreSQL, Redis and ` +
         `${process.env.BENCH_CLICKHOUSE_URL ? `ClickHouse at ${new URL(storeUrl).host}` : 'the embedded engine behind bench/chdb-server.js'}; ` +
         `autocannon ${CONNECTIONS} connections on GET /<path> (Host: ${lib.REDIRECT.DOMAIN}); ` +
-        `the worker, receiver and store at nice ${NICE} (BENCH_NICE)`,
+        `the worker, receiver and store ${PRIORITY_LABEL} (BENCH_PRIORITY)`,
     );
     console.log(
       `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}: autocannon, the receiver, both ` +
