@@ -8,7 +8,7 @@ import { RawParams } from '../common/params';
 import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
-import { ProjectEvents } from '../webhooks/project-events';
+import { EventOutbox } from '../webhooks/event-outbox';
 import { OutgoingEvent, eventId } from '../events/project-event';
 import {
   ConversionInput,
@@ -48,7 +48,7 @@ export class ConversionsService {
     private readonly repository: ConversionsRepository,
     private readonly links: LinkLookupsService,
     private readonly dataSource: DataSource,
-    private readonly events: ProjectEvents,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -84,7 +84,9 @@ export class ConversionsService {
     const click = await this.convertingClick(project.id, link.id, input, convertedAt);
     const redirectionId = click?.id ?? randomUUID();
     const { clickerId, href } = readVisitDetails(params);
-    let made = false;
+    const keep = await this.outbox.mustKeep(project.id, 'conversion.created');
+    let events: OutgoingEvent[] = [];
+    let kept: string | null = null;
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {
@@ -110,18 +112,22 @@ export class ConversionsService {
       );
       if (!inserted)
         return this.repository.findByAccountId(project.id, accountConversionId!, manager);
-      made = true;
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
       await this.repository.addEvent(inserted, click);
+      events = [
+        conversionEvent(
+          project.id,
+          link.id,
+          this.toRecord(project, inserted),
+          new Date(inserted.converted_at),
+        ),
+      ];
+      if (keep) kept = await this.outbox.keep(manager, events);
       return inserted;
     });
-    const record = this.toRecord(project, row!);
-    if (made) {
-      const at = new Date(row!.converted_at);
-      this.events.publishSoon([conversionEvent(project.id, link.id, record, at)]);
-    }
-    return record;
+    this.outbox.handOver(events, kept);
+    return this.toRecord(project, row!);
   }
 
   /**

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
+import { OutgoingEvent } from '../events/project-event';
 import { linkEvents } from '../webhooks/link-events';
-import { ProjectEvents } from '../webhooks/project-events';
+import { EventOutbox } from '../webhooks/event-outbox';
 import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -71,7 +72,7 @@ export class LinkUpdateService {
     private readonly mirror: LinkMirror,
     private readonly bus: InvalidationBus,
     private readonly chainMoves: ChainMoves,
-    private readonly events: ProjectEvents,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -92,6 +93,9 @@ export class LinkUpdateService {
       check(await this.repository.findBySvcId(id), project, id, input, controlsOnly);
     }
     const controls = input.controls ? await resolveControls(input.controls) : {};
+    const keep = await this.outbox.mustKeep(project.id, 'link.updated');
+    let events: OutgoingEvent[] = [];
+    let kept: string | null = null;
     const record = await this.dataSource.transaction(async (manager) => {
       const link = check(
         await this.repository.findBySvcId(id, manager),
@@ -168,13 +172,16 @@ export class LinkUpdateService {
       const saved = await this.repository.updateLink(link.id, changes, manager);
       updated = saved;
       const [record] = await this.metadata.records(project, [saved], manager);
-      return { ...record, updated_at: isoTimestamp(saved.updatedAt) };
+      const answer = { ...record, updated_at: isoTimestamp(saved.updatedAt) };
+      events = linkEvents('link.updated', project.id, [saved], [answer]);
+      if (keep) kept = await this.outbox.keep(manager, events);
+      return answer;
     });
     if (!controlsOnly) await this.mirror.mirror([updated!]);
     // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
     if (input.parent !== undefined) await this.chainMoves.enqueue(updated!);
     if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
-    this.events.publishSoon(linkEvents('link.updated', project.id, [updated!], [record]));
+    this.outbox.handOver(events, kept);
     return record;
   }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
+import { OutgoingEvent } from '../events/project-event';
 import { linkEvents } from '../webhooks/link-events';
-import { ProjectEvents } from '../webhooks/project-events';
+import { EventOutbox } from '../webhooks/event-outbox';
 import { ErrorCode, Errors } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
@@ -70,7 +71,7 @@ export class LinksService {
     private readonly bus: InvalidationBus,
     private readonly mirror: LinkMirror,
     private readonly apiPaths: ApiPaths,
-    private readonly events: ProjectEvents,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -87,6 +88,7 @@ export class LinksService {
       this.check(project, input, context, options.requireChannel),
     );
     const controls = await resolveEach(inputs.map((input) => input.controls));
+    const keep = await this.outbox.mustKeep(project.id, 'link.created');
     return this.dataSource
       .transaction(async (manager) => {
         context.createdAt = await this.creationTime(project, manager);
@@ -104,16 +106,20 @@ export class LinksService {
           prepared.push(await this.prepare(project, input, controls[i], context, manager));
         }
         const links = await this.insertAll(prepared, manager);
+        const records = await this.metadata.records(project, links, manager);
+        const events = linkEvents('link.created', project.id, links, records);
         return {
           links,
-          records: await this.metadata.records(project, links, manager),
+          records,
           custom: prepared.filter((p) => p.customPath),
+          events,
+          kept: keep ? await this.outbox.keep(manager, events) : null,
         };
       })
-      .then(async ({ links, records, custom }) => {
+      .then(async ({ links, records, custom, events, kept }) => {
         await this.mirror.mirror(links);
         await this.announce(custom);
-        this.events.publishSoon(linkEvents('link.created', project.id, links, records));
+        this.outbox.handOver(events, kept);
         return records;
       });
   }
@@ -141,6 +147,9 @@ export class LinksService {
     const [controls] = await resolveEach([input.controls]);
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
+    let events: OutgoingEvent[] = [];
+    let kept: string | null = null;
+    const keep = await this.outbox.mustKeep(project.id, 'link.created');
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       context.createdAt = await this.creationTime(project, manager);
       if (checked.parent === undefined) {
@@ -155,10 +164,13 @@ export class LinksService {
       const path = prepared.customPath ? prepared.row.path : null;
       const key = staticFingerprint(prepared.row, prepared.customPath);
       const found = (link: LinkEntity) => this.staticRecord(project, link, false, manager);
-      const made = (link: LinkEntity) => {
+      const made = async (link: LinkEntity) => {
         if (prepared.customPath) created = prepared;
         inserted = link;
-        return this.staticRecord(project, link, true, manager);
+        const madeRecord = await this.staticRecord(project, link, true, manager);
+        events = linkEvents('link.created', project.id, [link], [madeRecord]);
+        if (keep) kept = await this.outbox.keep(manager, events);
+        return madeRecord;
       };
       if (password !== null && prepared.row.passwordHash) {
         // Serialised per fingerprint: the password's link is found by verifying, not by a key.
@@ -202,9 +214,7 @@ export class LinksService {
     });
     if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
-    if (inserted) {
-      this.events.publishSoon(linkEvents('link.created', project.id, [inserted], [record]));
-    }
+    this.outbox.handOver(events, kept);
     return record;
   }
 

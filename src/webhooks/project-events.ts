@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LiveFeed } from '../events/live-feed';
 import { OutgoingEvent, ProjectEvent } from '../events/project-event';
 import { EnqueueOptions, JobQueue } from '../queue/job-queue';
@@ -28,8 +28,6 @@ export const EVENTS_PER_JOB = 100;
  */
 @Injectable()
 export class ProjectEvents {
-  private readonly logger = new Logger('ProjectEvents');
-
   constructor(
     private readonly targets: WebhookTargets,
     private readonly queue: JobQueue,
@@ -66,16 +64,6 @@ export class ProjectEvents {
     await this.queue.addBulk(
       QUEUES.webhooks,
       jobs.map((job) => ({ name: 'deliver', data: job, options: deliveryOptions(job, 0, 'd') })),
-    );
-  }
-
-  /**
-   * Like publish, for callers whose own answer must not wait on or fail with the events (the link
-   * services after their commit): a failure is logged.
-   */
-  publishSoon(events: OutgoingEvent[]): void {
-    this.publish(events).catch((error: Error) =>
-      this.logger.error({ err: error, events: events.length }, 'events could not be handed over'),
     );
   }
 

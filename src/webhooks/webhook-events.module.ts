@@ -4,6 +4,7 @@ import { LinksModule } from '../links/links.module';
 import { MailModule } from '../mail/mail.module';
 import { ClickEvents } from './click-events';
 import { DeliveryLog } from './delivery-log';
+import { EventOutbox } from './event-outbox';
 import { ProjectEvents } from './project-events';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
@@ -20,6 +21,7 @@ import { WebhookTargets } from './webhook-targets';
   imports: [EventsModule, MailModule, LinksModule],
   providers: [
     DeliveryLog,
+    EventOutbox,
     WebhookTargets,
     ProjectEvents,
     ClickEvents,
@@ -27,6 +29,13 @@ import { WebhookTargets } from './webhook-targets';
     WebhookDeliveriesProcessor,
     WebhookLogPruner,
   ],
-  exports: [DeliveryLog, WebhookTargets, ProjectEvents, ClickEvents, WebhookDeliveries],
+  exports: [
+    DeliveryLog,
+    EventOutbox,
+    WebhookTargets,
+    ProjectEvents,
+    ClickEvents,
+    WebhookDeliveries,
+  ],
 })
 export class WebhookEventsModule {}

@@ -4,6 +4,8 @@ import { TestApp, createTestApp } from '../support/app';
 import { BROWSER, GOOGLEBOT } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createProject } from '../factories/projects';
+import { EventOutbox } from '../../src/webhooks/event-outbox';
+import { ProjectEvents } from '../../src/webhooks/project-events';
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 
@@ -272,6 +274,84 @@ describe('webhook deliveries', () => {
     await convert('pageview', '0');
     await arrived('conversion.created', 1);
     expect(receiver.of('conversion.created')[0].body.data.conversion.type).toBe('pageview');
+  });
+
+  it('keeps the events of requests in the outbox until queued, and sweeps what was left', async () => {
+    const outbox = t.app.get(EventOutbox);
+    const events = t.app.get(ProjectEvents);
+    const kept = async () =>
+      (
+        await t.db.query<{ id: string; events: { event: { id: string; type: string } }[] }>(
+          'SELECT id::text, events FROM event_outbox ORDER BY id',
+        )
+      ).rows;
+    // A project without such a webhook keeps nothing.
+    const none = await webhook(['link.clicked']);
+    await link();
+    expect(await kept()).toEqual([]);
+    await admin(`/webhooks/${none.id}/destroy`).expect(200);
+
+    await webhook(['link.created', 'link.updated', 'conversion.created']);
+    // Queued at once after the commit: the row goes.
+    await link();
+    await arrived('link.created', 1);
+    await eventually(async () => expect(await kept()).toEqual([]));
+
+    // The queue refuses them (as a process killed after the commit would never queue them): the
+    // answers are the same, and every request's events stay in the outbox.
+    receiver.received.length = 0;
+    const refused = jest.spyOn(events, 'publish').mockRejectedValue(new Error('queue unreachable'));
+    let made: { svc_id: string };
+    try {
+      made = await link({ notes: 'kept' });
+      await t.http
+        .post('/url/static.json')
+        .type('form')
+        .send({ v: '3', key, tool: 't', channel: 'email', url: 'https://outbox.example/' })
+        .expect(200);
+      await t.http
+        .post(`/url/update/${made.svc_id}.json`)
+        .type('form')
+        .send({ v: '3', key, tool: 't', notes: 'kept again' })
+        .expect(200);
+      await t.http
+        .get('/conversions/new')
+        .query({
+          key,
+          svc_url: made.svc_id,
+          conversion_type: 'goal_1',
+          conversion_value: '5',
+          ip: '203.0.113.9',
+          user_agent: BROWSER,
+        })
+        .expect(200);
+    } finally {
+      refused.mockRestore();
+    }
+    const left = await kept();
+    expect(left.flatMap((row) => row.events.map((e) => e.event.type))).toEqual([
+      'link.created',
+      'link.created',
+      'link.updated',
+      'conversion.created',
+    ]);
+    // Not before they are due (30 s after the commit); then with the ids the requests gave them.
+    expect(await outbox.sweep()).toBe(0);
+    await t.db.query("UPDATE event_outbox SET due_at = now() - interval '1 second'");
+    // (The app's own sweep, every 10 s, may take some of them first.)
+    await outbox.sweep();
+    await arrived('link.created', 2);
+    await arrived('link.updated', 1);
+    await arrived('conversion.created', 1);
+    expect(receiver.received.map((r) => r.body.id).sort()).toEqual(
+      left.flatMap((row) => row.events.map((e) => e.event.id)).sort(),
+    );
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(receiver.of('link.updated')[0].body.data).toMatchObject({
+      svc_id: made.svc_id,
+      notes: 'kept again',
+    });
+    expect(await kept()).toEqual([]);
   });
 
   it('retries a failed delivery with the same id until it succeeds, logging every attempt', async () => {

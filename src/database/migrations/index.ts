@@ -14,6 +14,7 @@ import { LinkChains1764020000000 } from './1764020000000-link-chains';
 import { Webhooks1764030000000 } from './1764030000000-webhooks';
 import { PendingJobs1764030000001 } from './1764030000001-pending-jobs';
 import { WebhookDeliveryLog1764030000002 } from './1764030000002-webhook-delivery-log';
+import { EventOutbox1764030000003 } from './1764030000003-event-outbox';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Webhooks1764030000000,
   PendingJobs1764030000001,
   WebhookDeliveryLog1764030000002,
+  EventOutbox1764030000003,
 ];

@@ -1,0 +1,121 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { EventType, OutgoingEvent } from '../events/project-event';
+import { ProjectEvents } from './project-events';
+import { WebhookTargets } from './webhook-targets';
+
+/** How often the outbox is swept where jobs run. */
+const SWEEP_EVERY_MS = 10_000;
+/** Rows taken per sweep statement. */
+const ROWS_PER_SWEEP = 100;
+
+/**
+ * At least once for the events of API requests (link.created, link.updated, conversion.created;
+ * docs/architecture.md, "Webhooks and live events"): when a webhook of the project takes the
+ * type, the request's transaction also writes its events to `event_outbox`; after the commit they
+ * are handed over (ProjectEvents.publish) and the row deleted. A process killed between the commit
+ * and the hand-over, or a queue that refused it, leaves the row: the sweep, where jobs run, hands
+ * over the rows past their `due_at` (30 s after the commit) with the same event ids (a second
+ * delivery at worst). No transaction is held while events are handed over (on PGlite a
+ * transaction holds the only session): a sweep claims its rows by moving their `due_at` a minute
+ * on, so a sweep that dies leaves them to the next.
+ * Projects without such a webhook write nothing; their live streams get the events after the
+ * commit, at most once.
+ */
+@Injectable()
+export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('EventOutbox');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly targets: WebhookTargets,
+    private readonly events: ProjectEvents,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runsWorkers) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: Error) => this.logger.warn(`event outbox not swept: ${error.message}`))
+        .finally(() => (this.running = undefined));
+    }, SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Before the transaction: whether an enabled webhook of the project takes events of `type`. */
+  async mustKeep(projectId: string, type: EventType): Promise<boolean> {
+    const targets = await this.targets.forProject(projectId);
+    return targets.some((target) => target.events.has(type));
+  }
+
+  /** In the transaction: keeps the events (one row); the row's id, for `handOver`. */
+  async keep(manager: EntityManager, events: OutgoingEvent[]): Promise<string> {
+    const rows: { id: string }[] = await manager.query(
+      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
+      `WITH kept AS (INSERT INTO event_outbox (events) VALUES ($1::json) RETURNING id::text)
+       SELECT id FROM kept`,
+      [JSON.stringify(events)],
+    );
+    return rows[0].id;
+  }
+
+  /**
+   * After the commit: hands the events over, then deletes their row (`kept`, null when none was
+   * written). Never throws: a failure is logged and the row left for the sweep.
+   */
+  handOver(events: OutgoingEvent[], kept: string | null): void {
+    if (events.length === 0) return;
+    this.events
+      .publish(events)
+      .then(async () => {
+        if (kept !== null) {
+          await this.dataSource.query('DELETE FROM event_outbox WHERE id = $1', [kept]);
+        }
+      })
+      .catch((error: Error) =>
+        this.logger.error(
+          { err: error, events: events.length, kept },
+          'events not handed over; the outbox sweep will',
+        ),
+      );
+  }
+
+  /**
+   * Hands over the rows past their `due_at`, a hundred at a time: claimed (their `due_at` a minute
+   * on; a row another sweep holds locked is skipped), handed over, then deleted. Answers how many
+   * rows it handed over.
+   */
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows: { id: string; events: OutgoingEvent[] | string }[] = await this.dataSource.query(
+        `WITH claimed AS (
+           UPDATE event_outbox SET due_at = now() + interval '1 minute'
+           WHERE id IN (SELECT id FROM event_outbox WHERE due_at <= now()
+                        ORDER BY id LIMIT ${ROWS_PER_SWEEP} FOR UPDATE SKIP LOCKED)
+           RETURNING id::text, events)
+         SELECT id, events FROM claimed ORDER BY id::bigint`,
+      );
+      if (rows.length === 0) return total;
+      await this.events.publish(
+        rows.flatMap((row) =>
+          typeof row.events === 'string' ? (JSON.parse(row.events) as OutgoingEvent[]) : row.events,
+        ),
+      );
+      await this.dataSource.query('DELETE FROM event_outbox WHERE id = ANY($1::bigint[])', [
+        rows.map((row) => row.id),
+      ]);
+      total += rows.length;
+      if (rows.length < ROWS_PER_SWEEP) return total;
+    }
+  }
+}
