@@ -8,6 +8,7 @@ import {
 } from '../../src/subscriptions/subscriptions.service';
 import { createLink } from '../factories/links';
 import { CreatedProject, createProject } from '../factories/projects';
+import { WebhookTargets } from '../../src/webhooks/webhook-targets';
 import { TestApp, createTestApp } from '../support/app';
 import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
 
@@ -934,6 +935,41 @@ describe('webhooks administration API', () => {
       expect(log.body.response.deliveries[0]).toMatchObject({ attempt: 2, status_code: null });
       await embeddedPost(`/webhooks/${id}/destroy`, {}).expect(200);
       await embeddedPost(`/webhooks/${id}/show`, {}).expect(404);
+    });
+
+    it('keeps the events of a request in the outbox and delivers them on PGlite', async () => {
+      const dataSource = e.app.get(DataSource);
+      const [{ id, project_id }] = await dataSource.query<{ id: string; project_id: string }[]>(
+        `INSERT INTO webhooks (subscription_id, project_id, url, events, secret)
+         SELECT subscription_id, id, 'http://127.0.0.1:9/', '{link.created}', 'whsec_AAAA'
+           FROM projects WHERE api_key = $1
+         RETURNING id, project_id`,
+        [projectKey],
+      );
+      await e.app.get(WebhookTargets).changed(project_id);
+      const made = await e.http
+        .get('/url.json')
+        .query({
+          v: '3',
+          key: projectKey,
+          tool: 't',
+          channel: 'email',
+          url: 'https://shop.example/',
+        })
+        .expect(200);
+      // Sent (and refused: the address is this machine's), logged, and the outbox row gone.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const log = await embeddedPost(`/webhooks/${id}/deliveries`, {}).expect(200);
+        const [attempt] = log.body.response.deliveries as Record<string, unknown>[];
+        if (attempt) {
+          expect(attempt).toMatchObject({ event_type: 'link.created', error: 'forbidden_address' });
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`no delivery of ${made.body.svc_id}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await dataSource.query('SELECT id FROM event_outbox')).toEqual([]);
     });
   });
 });
