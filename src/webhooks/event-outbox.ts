@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { PeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { EventType, OutgoingEvent } from '../events/project-event';
 import { ProjectEvents } from './project-events';
@@ -26,8 +27,10 @@ const ROWS_PER_SWEEP = 100;
 @Injectable()
 export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EventOutbox');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly sweeping = new PeriodicTask(
+    () => this.sweep(),
+    (error) => this.logger.warn(`event outbox not swept: ${error.message}`),
+  );
 
   constructor(
     private readonly config: AppConfig,
@@ -37,18 +40,11 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.runsWorkers) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error: Error) => this.logger.warn(`event outbox not swept: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, SWEEP_EVERY_MS);
-    this.timer.unref();
+    if (this.config.runsWorkers) this.sweeping.start(SWEEP_EVERY_MS, false);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeping.stop();
   }
 
   /** Before the transaction: whether an enabled webhook of the project takes events of `type`. */

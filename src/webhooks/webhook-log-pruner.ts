@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { DeliveryLog } from './delivery-log';
 
@@ -13,8 +14,10 @@ const EVERY_MS = 3_600_000;
 @Injectable()
 export class WebhookLogPruner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WebhookLogPruner');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly pruning = new PeriodicTask(
+    () => this.prune(),
+    (error) => this.logger.warn(`webhook log not pruned: ${error.message}`),
+  );
 
   constructor(
     private readonly config: AppConfig,
@@ -22,20 +25,11 @@ export class WebhookLogPruner implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.runsWorkers) return;
-    const run = () => {
-      this.running ??= this.prune()
-        .catch((error: Error) => this.logger.warn(`webhook log not pruned: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    };
-    run();
-    this.timer = setInterval(run, EVERY_MS);
-    this.timer.unref();
+    if (this.config.runsWorkers) this.pruning.start(EVERY_MS, true);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.pruning.stop();
   }
 
   /** Deletes what is older than the kept days, in short statements. */
