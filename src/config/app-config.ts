@@ -67,7 +67,7 @@ export class AppConfig {
   readonly mailFrom: string;
   /** Create-API requests per hour per project (CREATE_RATE_LIMIT; default 8,000). */
   readonly createRateLimit: number;
-  /** url/list and statistics requests per hour per project (READ_RATE_LIMIT; default 3,600). */
+  /** url/list, statistics and live-feed requests per hour per project (READ_RATE_LIMIT; default 3,600). */
   readonly readRateLimit: number;
   /** Tests only: the crawler may reach loopback addresses (CRAWLER_ALLOW_LOOPBACK). */
   readonly crawlerAllowLoopback: boolean;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { EventsController } from './events.controller';
 import { DEFAULT_LIVE_FEED_OPTIONS, LIVE_FEED_OPTIONS, LiveFeed } from './live-feed';
 
@@ -9,7 +10,7 @@ import { DEFAULT_LIVE_FEED_OPTIONS, LIVE_FEED_OPTIONS, LiveFeed } from './live-f
  */
 @Global()
 @Module({
-  imports: [ProjectsModule],
+  imports: [ProjectsModule, RateLimitModule],
   controllers: [EventsController],
   providers: [
     LiveFeed,

@@ -54,7 +54,8 @@ export function ApiEventStream(): MethodDecorator {
     }),
     ApiResponse({
       status: 429,
-      description: 'Too many open streams of the project on this instance',
+      description:
+        'Too many open streams of the project on this instance, or over READ_RATE_LIMIT (Retry-After)',
       content: { 'application/json': { schema: ERROR } },
     }),
     ApiResponse({

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { getStorageToken } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
@@ -248,7 +250,8 @@ describe('caps on link controls, url on update, the order by clicks of a search'
 
 const readLimited = {
   error: 429,
-  error_message: 'Rate limit exceeded: at most 5 list and statistics requests per hour per project',
+  error_message:
+    'Rate limit exceeded: at most 5 list, statistics and live-feed requests per hour per project',
 };
 const createLimited = {
   error: 429,
@@ -314,6 +317,30 @@ describe.each([
     await createLink(t, key);
     const { api_key: other } = await createProject(t);
     expect(headers(await list(other).expect(200))).toEqual(['5', '4']);
+  });
+
+  it('opening the live feed counts in the read budget', async () => {
+    const server: http.Server = t.app.getHttpServer();
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    }
+    const { port } = server.address() as AddressInfo;
+    const { api_key: key } = await createProject(t);
+    /** Opens the stream and closes it once its headers arrive: their status. */
+    const open = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.get(`http://127.0.0.1:${port}/events/stream?key=${key}`, (res) => {
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        });
+        req.on('error', reject);
+      });
+    for (let i = 0; i < 5; i++) expect(await open()).toBe(200);
+    const limited = await t.http.get('/events/stream').query({ key }).expect(429);
+    expect(limited.body).toEqual(readLimited);
+    expectRetryAfter(limited);
+    // The budget is the project's: its list is over it too.
+    expect((await list(key).expect(429)).body).toEqual(readLimited);
   });
 
   it('totals over several projects count in the read budget of each', async () => {

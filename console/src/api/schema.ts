@@ -3594,7 +3594,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Too many open streams of the project on this instance */
+            /** @description Too many open streams of the project on this instance, or over READ_RATE_LIMIT (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;

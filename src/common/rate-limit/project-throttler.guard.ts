@@ -142,7 +142,7 @@ export class ProjectThrottlerGuard extends ProjectBudgetGuard {
   }
 }
 
-/** The read budget (READ_RATE_LIMIT): url/list and the statistics endpoints together. */
+/** The read budget (READ_RATE_LIMIT): url/list, the statistics endpoints and the live feed together. */
 @Injectable()
 export class ReadThrottlerGuard extends ProjectBudgetGuard {
   protected readonly budget = 'read';

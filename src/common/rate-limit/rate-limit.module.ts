@@ -10,7 +10,7 @@ const HOUR_MS = 3600 * 1000;
 /**
  * The per-project budgets (docs/api.md, "Limits"): the create API's (CREATE_RATE_LIMIT, 8,000
  * requests per hour; ProjectThrottlerGuard) and the reads' (READ_RATE_LIMIT, 3,600 requests per
- * hour over url/list and statistics; ReadThrottlerGuard), counted in Redis when REDIS_URL is set
+ * hour over url/list, statistics and the live feed; ReadThrottlerGuard), counted in Redis when REDIS_URL is set
  * so they hold across instances, in memory otherwise. A module that applies either guard imports
  * this one and ProjectsModule.
  */
@@ -31,7 +31,7 @@ const HOUR_MS = 3600 * 1000;
       inject: [AppConfig],
       useFactory: (config: AppConfig): ThrottlerModuleOptions => ({
         throttlers: [{ name: 'default', ttl: HOUR_MS, limit: config.readRateLimit }],
-        errorMessage: `Rate limit exceeded: at most ${config.readRateLimit} list and statistics requests per hour per project`,
+        errorMessage: `Rate limit exceeded: at most ${config.readRateLimit} list, statistics and live-feed requests per hour per project`,
       }),
     },
   ],
