@@ -84,9 +84,7 @@ export class ConversionsService {
     const click = await this.convertingClick(project.id, link.id, input, convertedAt);
     const redirectionId = click?.id ?? randomUUID();
     const { clickerId, href } = readVisitDetails(params);
-    const keep = await this.outbox.mustKeep(project.id, 'conversion.created');
-    let events: OutgoingEvent[] = [];
-    let kept: string | null = null;
+    const events = await this.outbox.open(project.id, 'conversion.created');
     const row = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {
@@ -115,18 +113,13 @@ export class ConversionsService {
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
       await this.repository.addEvent(inserted, click);
-      events = [
-        conversionEvent(
-          project.id,
-          link.id,
-          this.toRecord(project, inserted),
-          new Date(inserted.converted_at),
-        ),
-      ];
-      if (keep) kept = await this.outbox.keep(manager, events);
+      const record = this.toRecord(project, inserted);
+      await events.add(manager, [
+        conversionEvent(project.id, link.id, record, new Date(inserted.converted_at)),
+      ]);
       return inserted;
     });
-    this.outbox.handOver(events, kept);
+    events.handOver();
     return this.toRecord(project, row!);
   }
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
-import { OutgoingEvent } from '../events/project-event';
 import { linkEvents } from '../webhooks/link-events';
 import { EventOutbox } from '../webhooks/event-outbox';
 import { Errors } from '../common/app-error';
@@ -93,9 +92,7 @@ export class LinkUpdateService {
       check(await this.repository.findBySvcId(id), project, id, input, controlsOnly);
     }
     const controls = input.controls ? await resolveControls(input.controls) : {};
-    const keep = await this.outbox.mustKeep(project.id, 'link.updated');
-    let events: OutgoingEvent[] = [];
-    let kept: string | null = null;
+    const events = await this.outbox.open(project.id, 'link.updated');
     const record = await this.dataSource.transaction(async (manager) => {
       const link = check(
         await this.repository.findBySvcId(id, manager),
@@ -173,15 +170,14 @@ export class LinkUpdateService {
       updated = saved;
       const [record] = await this.metadata.records(project, [saved], manager);
       const answer = { ...record, updated_at: isoTimestamp(saved.updatedAt) };
-      events = linkEvents('link.updated', project.id, [saved], [answer]);
-      if (keep) kept = await this.outbox.keep(manager, events);
+      await events.add(manager, linkEvents('link.updated', project.id, [saved], [answer]));
       return answer;
     });
     if (!controlsOnly) await this.mirror.mirror([updated!]);
     // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
     if (input.parent !== undefined) await this.chainMoves.enqueue(updated!);
     if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
-    this.outbox.handOver(events, kept);
+    events.handOver();
     return record;
   }
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
-import { OutgoingEvent } from '../events/project-event';
 import { linkEvents } from '../webhooks/link-events';
 import { EventOutbox } from '../webhooks/event-outbox';
 import { ErrorCode, Errors } from '../common/app-error';
@@ -88,7 +87,7 @@ export class LinksService {
       this.check(project, input, context, options.requireChannel),
     );
     const controls = await resolveEach(inputs.map((input) => input.controls));
-    const keep = await this.outbox.mustKeep(project.id, 'link.created');
+    const events = await this.outbox.open(project.id, 'link.created');
     return this.dataSource
       .transaction(async (manager) => {
         context.createdAt = await this.creationTime(project, manager);
@@ -107,19 +106,13 @@ export class LinksService {
         }
         const links = await this.insertAll(prepared, manager);
         const records = await this.metadata.records(project, links, manager);
-        const events = linkEvents('link.created', project.id, links, records);
-        return {
-          links,
-          records,
-          custom: prepared.filter((p) => p.customPath),
-          events,
-          kept: keep ? await this.outbox.keep(manager, events) : null,
-        };
+        await events.add(manager, linkEvents('link.created', project.id, links, records));
+        return { links, records, custom: prepared.filter((p) => p.customPath) };
       })
-      .then(async ({ links, records, custom, events, kept }) => {
+      .then(async ({ links, records, custom }) => {
         await this.mirror.mirror(links);
         await this.announce(custom);
-        this.outbox.handOver(events, kept);
+        events.handOver();
         return records;
       });
   }
@@ -147,9 +140,7 @@ export class LinksService {
     const [controls] = await resolveEach([input.controls]);
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
-    let events: OutgoingEvent[] = [];
-    let kept: string | null = null;
-    const keep = await this.outbox.mustKeep(project.id, 'link.created');
+    const events = await this.outbox.open(project.id, 'link.created');
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       context.createdAt = await this.creationTime(project, manager);
       if (checked.parent === undefined) {
@@ -168,8 +159,7 @@ export class LinksService {
         if (prepared.customPath) created = prepared;
         inserted = link;
         const madeRecord = await this.staticRecord(project, link, true, manager);
-        events = linkEvents('link.created', project.id, [link], [madeRecord]);
-        if (keep) kept = await this.outbox.keep(manager, events);
+        await events.add(manager, linkEvents('link.created', project.id, [link], [madeRecord]));
         return madeRecord;
       };
       if (password !== null && prepared.row.passwordHash) {
@@ -214,7 +204,7 @@ export class LinksService {
     });
     if (inserted) await this.mirror.mirror([inserted]);
     if (created) await this.announce([created]);
-    this.outbox.handOver(events, kept);
+    events.handOver();
     return record;
   }
 

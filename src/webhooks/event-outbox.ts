@@ -47,13 +47,20 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
     return this.sweeping.stop();
   }
 
-  /** Before the transaction: whether an enabled webhook of the project takes events of `type`. */
-  async mustKeep(projectId: string, type: EventType): Promise<boolean> {
+  /**
+   * Before a request's transaction: the hand-over of its events of `type`. Whether they must be
+   * kept (an enabled webhook of the project takes the type) is read now, not inside the
+   * transaction, which on PGlite holds the only session.
+   */
+  async open(projectId: string, type: EventType): Promise<RequestEvents> {
     const targets = await this.targets.forProject(projectId);
-    return targets.some((target) => target.events.has(type));
+    return new RequestEvents(
+      this,
+      targets.some((target) => target.events.has(type)),
+    );
   }
 
-  /** In the transaction: keeps the events (one row); the row's id, for `handOver`. */
+  /** In the transaction: keeps the events (one row); the row's id. */
   async keep(manager: EntityManager, events: OutgoingEvent[]): Promise<string> {
     const rows: { id: string }[] = await manager.query(
       // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
@@ -113,5 +120,28 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
       total += rows.length;
       if (rows.length < ROWS_PER_SWEEP) return total;
     }
+  }
+}
+
+/**
+ * One request's events on their way out (EventOutbox.open): `add` them in its transaction (kept in
+ * the outbox when a webhook takes them), `handOver` after the commit. None added, nothing sent.
+ */
+export class RequestEvents {
+  private events: OutgoingEvent[] = [];
+  private kept: string | null = null;
+
+  constructor(
+    private readonly outbox: EventOutbox,
+    private readonly mustKeep: boolean,
+  ) {}
+
+  async add(manager: EntityManager, events: OutgoingEvent[]): Promise<void> {
+    this.events = events;
+    if (this.mustKeep) this.kept = await this.outbox.keep(manager, events);
+  }
+
+  handOver(): void {
+    this.outbox.handOver(this.events, this.kept);
   }
 }

@@ -66,7 +66,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       await this.disable(webhook, 'gone');
       return;
     }
-    if (failed.length < job.events.length) await this.succeeded(webhook.id);
+    if (failed.length < job.events.length) await this.endFailingStreak(webhook.id);
     if (failed.length > 0 && (await this.failingTooLong(webhook.id))) {
       await this.disable(webhook, 'failing');
       return;
@@ -131,7 +131,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
   }
 
   /** A success ends a failing streak. */
-  private async succeeded(webhookId: string): Promise<void> {
+  private async endFailingStreak(webhookId: string): Promise<void> {
     await this.dataSource.query(
       'UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
       [webhookId],
