@@ -298,6 +298,40 @@ async function redirectLink(port, key) {
   return { link, path, headers };
 }
 
+// The baseline of bench:redirect (and bench:webhooks' ratio): what Node itself does for a 302 with
+// the same headers, nothing else. Run with startChild(['-e', BARE_SERVER], …).
+const BARE_SERVER = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  res.writeHead(302, { Location: ${JSON.stringify(REDIRECT.LOCATION)}, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
+  res.end();
+});
+server.keepAliveTimeout = 5000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+/** A child process that prints its port first: `node -e source` or `node file args…`. */
+function startChild(args, label) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${label} exited (${code})`)));
+    child.stdout.once('data', (chunk) =>
+      resolve({
+        port: Number(String(chunk).trim()),
+        pid: child.pid,
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            if (child.exitCode !== null) return done();
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      }),
+    );
+  });
+}
+
 /** Fails unless `port` answers GET `path` with a 302 to REDIRECT.LOCATION. */
 async function expectRedirect(port, path, headers, label) {
   const check = await request({ port, method: 'GET', path, headers });
@@ -336,4 +370,4 @@ async function seededStore() {
   };
 }
 
-module.exports = { REDIRECT, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };
+module.exports = { REDIRECT, BARE_SERVER, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };

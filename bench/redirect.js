@@ -3,7 +3,6 @@
 // processes and driven by the same autocannon load from this process. Alternating rounds, medians
 // of req/s, p50 and p99; then every click must have reached the analytics store: clicks counted must
 // equal the 302 responses completed.
-const { spawn } = require('node:child_process');
 const os = require('node:os');
 const { randomBytes } = require('node:crypto');
 const lib = require('./lib');
@@ -12,38 +11,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const { DOMAIN, LOCATION } = lib.REDIRECT;
-
-// The baseline: what Node itself does for a 302 with the same headers, nothing else.
-const BARE_SERVER = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  res.writeHead(302, { Location: ${JSON.stringify(LOCATION)}, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
-  res.end();
-});
-server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
-`;
-
-function startBare() {
-  const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
-    child.stdout.once('data', (chunk) =>
-      resolve({
-        port: Number(String(chunk).trim()),
-        pid: child.pid,
-        stop: () =>
-          new Promise((done) => {
-            child.removeAllListeners('exit');
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      }),
-    );
-  });
-}
+const { DOMAIN } = lib.REDIRECT;
 
 /** One drained autocannon run of `seconds` (lib.load) with BENCH_CONNECTIONS connections. */
 const load = (port, path, headers, seconds) => lib.load(port, path, headers, seconds, CONNECTIONS);
@@ -74,7 +42,7 @@ async function main() {
   if (split && !env.CLICKHOUSE_URL) throw new Error('BENCH_ROLES=split needs a ClickHouse server (BENCH_CLICKHOUSE_URL): the embedded store serves one process');
   const service = await lib.startService({ ...env, ROLE: split ? 'api' : 'all' });
   const worker = split ? await lib.startService({ ...env, ROLE: 'worker' }) : null;
-  const bare = await startBare();
+  const bare = await lib.startChild(['-e', lib.BARE_SERVER], 'bare server');
   try {
     const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
     // Both answer the same thing; the service's first redirect counts as a click too.

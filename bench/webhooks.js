@@ -20,7 +20,7 @@
 // Targets (issue "Webhooks and a live feed", Speed and limits): ≥ 3,000 events/s, p99 ≤ 2 s, the
 // two ratios within noise, no event lost across the SIGKILL. The last line is for scripts; the exit
 // status is 1 when a target is missed or an event is missing.
-const { execFileSync, spawn } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -59,7 +59,6 @@ const TARGET_RATE = 3000;
 const TARGET_P99_MS = 2000;
 /** Ratios closer than this are within noise whatever the rounds' spread. */
 const RATIO_NOISE_FLOOR = 0.03;
-const { LOCATION } = lib.REDIRECT;
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -131,39 +130,6 @@ server.headersTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
 `;
-
-// The baseline of bench:redirect: what Node itself does for a 302 with the same headers, nothing else.
-const BARE_SERVER = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  res.writeHead(302, { Location: ${JSON.stringify(LOCATION)}, 'Cache-Control': 'private, max-age=0', 'Content-Length': '0' });
-  res.end();
-});
-server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
-`;
-
-/** A child process that prints its port first: `node -e source` or `node file args…`. */
-function startChild(args, label) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${label} exited (${code})`)));
-    child.stdout.once('data', (chunk) =>
-      resolve({
-        port: Number(String(chunk).trim()),
-        pid: child.pid,
-        stop: () =>
-          new Promise((done) => {
-            child.removeAllListeners('exit');
-            if (child.exitCode !== null) return done();
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      }),
-    );
-  });
-}
 
 /** Creates a webhook of the project (`key`) for link.clicked to `url` (webhooks/new); returns its record. */
 async function createWebhook(port, subscriptionKey, applicationKey, key, url) {
@@ -275,7 +241,7 @@ async function main() {
   let worker = null;
   try {
     if (!storeUrl) {
-      const store = await startChild([path.join(__dirname, 'chdb-server.js'), path.join(dataDir, 'store')], 'bench/chdb-server.js');
+      const store = await lib.startChild([path.join(__dirname, 'chdb-server.js'), path.join(dataDir, 'store')], 'bench/chdb-server.js');
       started.push(store);
       storeUrl = `http://127.0.0.1:${store.port}`;
       lower(store.pid);
@@ -301,10 +267,10 @@ async function main() {
       return w;
     };
     worker = await startWorker();
-    const receiver = await startChild(['-e', RECEIVER], 'receiver');
+    const receiver = await lib.startChild(['-e', RECEIVER], 'receiver');
     started.push(receiver);
     lower(receiver.pid);
-    const bare = PHASES.includes('B') ? await startChild(['-e', BARE_SERVER], 'bare server') : null;
+    const bare = PHASES.includes('B') ? await lib.startChild(['-e', lib.BARE_SERVER], 'bare server') : null;
     if (bare) started.push(bare);
 
     const receiverStats = async (svcId, latencies = false) => {
