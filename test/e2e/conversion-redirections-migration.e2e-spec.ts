@@ -1,35 +1,18 @@
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/app-config';
-import { dataSourceOptions } from '../../src/database/data-source';
-import { createTestDatabase, dropTestDatabase } from '../support/app';
-import { databaseUrl } from '../support/env';
+import { migratedDatabase, undoThrough } from '../support/migrations';
 
 /** Migration 1763950000000: conversions recorded without a redirection id get one; the column then requires it. */
 describe('migration: every conversion has a redirection_id', () => {
-  let name: string;
   let dataSource: DataSource;
+  let drop: () => Promise<void>;
   beforeAll(async () => {
-    name = await createTestDatabase();
-    const url = databaseUrl(name);
-    dataSource = new DataSource(dataSourceOptions(loadConfig({ DATABASE_URL: url }), url));
-    await dataSource.initialize();
+    ({ dataSource, drop } = await migratedDatabase());
   });
-  afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(name);
-  });
+  afterAll(() => drop());
 
   it('fills the ids conversions lacked, keeps the others, and makes the column NOT NULL (down undoes that)', async () => {
     // Back to just before this migration (later ones undone first).
-    const last = async () =>
-      (
-        await dataSource.query<{ name: string }[]>(
-          `SELECT name FROM migrations ORDER BY id DESC LIMIT 1`,
-        )
-      )[0].name;
-    while ((await last()) !== 'ConversionRedirections1763950000000')
-      await dataSource.undoLastMigration({ transaction: 'each' });
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    await undoThrough(dataSource, 'ConversionRedirections1763950000000');
     const insert = (redirection: string | null) =>
       dataSource.query(
         `INSERT INTO conversions (project_id, link_id, svc_id, type, converted_at, redirection_id)

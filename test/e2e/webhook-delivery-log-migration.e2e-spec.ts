@@ -1,9 +1,6 @@
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/app-config';
-import { dataSourceOptions } from '../../src/database/data-source';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
-import { createTestDatabase, dropTestDatabase } from '../support/app';
-import { databaseUrl } from '../support/env';
+import { lastMigration, migratedDatabase, undoThrough } from '../support/migrations';
 
 /**
  * Migration 1764030000002: the delivery log of a row per attempt (`webhook_deliveries`) and the
@@ -11,30 +8,15 @@ import { databaseUrl } from '../support/env';
  * with its event's body; down gives the two tables back.
  */
 describe('migration: the delivery log in rows of jobs', () => {
-  let name: string;
   let dataSource: DataSource;
+  let drop: () => Promise<void>;
   beforeAll(async () => {
-    name = await createTestDatabase();
-    const url = databaseUrl(name);
-    dataSource = new DataSource(dataSourceOptions(loadConfig({ DATABASE_URL: url }), url));
-    await dataSource.initialize();
+    ({ dataSource, drop } = await migratedDatabase());
   });
-  afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(name);
-  });
-
-  const last = async () =>
-    (
-      await dataSource.query<{ name: string }[]>(
-        `SELECT name FROM migrations ORDER BY id DESC LIMIT 1`,
-      )
-    )[0].name;
+  afterAll(() => drop());
 
   it('carries every attempt over with its body, and down carries them back', async () => {
-    while ((await last()) !== 'WebhookDeliveryLog1764030000002')
-      await dataSource.undoLastMigration({ transaction: 'each' });
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    await undoThrough(dataSource, 'WebhookDeliveryLog1764030000002');
 
     const [{ id: subscription }] = await dataSource.query<{ id: string }[]>(
       `INSERT INTO subscriptions (name, key_hash) VALUES ('s', repeat('a', 64)) RETURNING id`,
@@ -134,9 +116,7 @@ describe('migration: the delivery log in rows of jobs', () => {
       data: { webhook_id: webhook },
     });
 
-    while ((await last()) !== 'WebhookDeliveryLog1764030000002')
-      await dataSource.undoLastMigration({ transaction: 'each' });
-    await dataSource.undoLastMigration({ transaction: 'each' });
+    await undoThrough(dataSource, 'WebhookDeliveryLog1764030000002');
     const back = await dataSource.query<{ event_id: string; attempt: number }[]>(
       `SELECT event_id, attempt FROM webhook_deliveries ORDER BY id`,
     );
@@ -151,6 +131,6 @@ describe('migration: the delivery log in rows of jobs', () => {
     );
     expect(events).toEqual([{ id: kept, body }]);
     await dataSource.runMigrations({ transaction: 'each' });
-    expect(await last()).not.toBe('PendingJobs1764030000001');
+    expect(await lastMigration(dataSource)).not.toBe('PendingJobs1764030000001');
   });
 });
