@@ -85,7 +85,7 @@ export class ConversionsService {
     const redirectionId = click?.id ?? randomUUID();
     const { clickerId, href } = readVisitDetails(params);
     const events = await this.outbox.open(project.id, 'conversion.created');
-    const row = await this.dataSource.transaction(async (manager) => {
+    const record = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(
         {
           id: randomUUID(),
@@ -108,8 +108,14 @@ export class ConversionsService {
         },
         manager,
       );
-      if (!inserted)
-        return this.repository.findByAccountId(project.id, accountConversionId!, manager);
+      if (!inserted) {
+        const found = await this.repository.findByAccountId(
+          project.id,
+          accountConversionId!,
+          manager,
+        );
+        return this.toRecord(project, found!);
+      }
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
       await this.repository.addEvent(inserted, click);
@@ -117,10 +123,10 @@ export class ConversionsService {
       await events.add(manager, [
         conversionEvent(project.id, link.id, record, new Date(inserted.converted_at)),
       ]);
-      return inserted;
+      return record;
     });
     events.handOver();
-    return this.toRecord(project, row!);
+    return record;
   }
 
   /**

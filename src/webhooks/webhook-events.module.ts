@@ -11,6 +11,16 @@ import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
 import { WebhookLogPruner } from './webhook-log-pruner';
 import { WebhookTargets } from './webhook-targets';
 
+/** What the link services, the clicks worker, conversions and the webhooks API call. */
+const EXPORTED = [
+  DeliveryLog,
+  EventOutbox,
+  WebhookTargets,
+  ProjectEvents,
+  ClickEvents,
+  WebhookDeliveries,
+];
+
 /**
  * Events on their way out (docs/api.md, "Webhooks and live events"): ProjectEvents, which the link
  * services, the clicks worker and conversions hand their events to, and the delivery of webhooks.
@@ -19,23 +29,7 @@ import { WebhookTargets } from './webhook-targets';
 @Global()
 @Module({
   imports: [EventsModule, MailModule, LinksModule],
-  providers: [
-    DeliveryLog,
-    EventOutbox,
-    WebhookTargets,
-    ProjectEvents,
-    ClickEvents,
-    WebhookDeliveries,
-    WebhookDeliveriesProcessor,
-    WebhookLogPruner,
-  ],
-  exports: [
-    DeliveryLog,
-    EventOutbox,
-    WebhookTargets,
-    ProjectEvents,
-    ClickEvents,
-    WebhookDeliveries,
-  ],
+  providers: [...EXPORTED, WebhookDeliveriesProcessor, WebhookLogPruner],
+  exports: EXPORTED,
 })
 export class WebhookEventsModule {}
