@@ -171,8 +171,8 @@ export class WebhookDeliveries implements OnApplicationShutdown {
 
   /** The project's admins learn that a webhook was disabled (the mail queue, or the outbox). */
   private async tellAdmins(webhook: WebhookTarget, reason: DisabledReason): Promise<void> {
-    const admins: { email: string; name: string }[] = await this.dataSource.query(
-      `SELECT u.email, p.name FROM project_users pu
+    const admins: { userId: string; email: string; name: string }[] = await this.dataSource.query(
+      `SELECT u.id AS "userId", u.email, p.name FROM project_users pu
        JOIN users u ON u.id = pu.user_id JOIN projects p ON p.id = pu.project_id
        WHERE pu.project_id = $1 AND pu.role = 'admin'`,
       [webhook.projectId],
@@ -181,9 +181,10 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       reason === 'gone'
         ? 'its endpoint answered 410 Gone'
         : 'its endpoint has failed every delivery for longer than the service allows';
-    for (const { email, name } of admins) {
+    for (const { userId, email, name } of admins) {
       await this.mail.enqueue({
-        id: `webhook-disabled-${webhook.id}-${Date.now()}-${email}`,
+        // Ids only: the id names the outbox file and the job (docs/operations.md, "Mail").
+        id: `webhook-disabled-${webhook.id}-${Date.now()}-${userId}`,
         to: email,
         subject: `A webhook of ${name} was disabled`,
         text: [
