@@ -11,7 +11,7 @@ import { PARAMETER_LIMIT, parseQueryOnce, parseQueryString } from './common/quer
 import { bodyOfType } from './common/request-body';
 import { setupSwagger } from './openapi-document';
 import { AppConfig } from './config/app-config';
-import { compileTrust } from './common/ip';
+import { compileTrust, plainRequestIp } from './common/ip';
 import { serveConsole } from './web-console/web-console';
 
 /**
@@ -52,6 +52,8 @@ export async function createApp(
   app.set('query parser', parseQueryString);
   // The redirect listener's client address and Express's req.ip agree (docs/operations.md, "Proxies").
   app.set('trust proxy', compileTrust(config.trustProxy));
+  // An IPv4 client as IPv4 in every store and log (docs/api.md, "Security").
+  plainRequestIp(app.getHttpAdapter().getInstance().request);
   app.disable('x-powered-by');
   app.useBodyParser('urlencoded', {
     extended: true,

@@ -1,4 +1,5 @@
 import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
+import * as ipaddr from 'ipaddr.js';
 
 export type IpMode = 'full' | 'anonymised' | 'none';
 
@@ -11,11 +12,52 @@ export function anonymiseIp(ip: string): string {
   return `${groups.slice(0, 3).join(':')}::`;
 }
 
-/** An IP address as stored under CLICK_IP (IPv4-mapped IPv6 read as IPv4); null for none. */
+/** Node's spelling of an IPv4 client on a dual-stack listener. */
+const MAPPED_DOTTED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/**
+ * An address as the service stores, answers and logs it (docs/api.md, "Security"): an IPv4 client
+ * seen through an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, however written) as plain IPv4;
+ * any other address as given. The one conversion: the client address (clientAddress, and
+ * Express's req.ip through plainRequestIp) and an address a caller gives both pass through it.
+ */
+export function plainIp(address: string): string {
+  if (!address.includes(':')) return address;
+  const dotted = MAPPED_DOTTED.exec(address);
+  if (dotted && isIPv4(dotted[1])) return dotted[1];
+  if (!ipaddr.IPv6.isValid(address)) return address;
+  const parsed = ipaddr.IPv6.parse(address);
+  return parsed.isIPv4MappedAddress() ? parsed.toIPv4Address().toString() : address;
+}
+
+/** An IP address as stored under CLICK_IP (plainIp first); null for none. */
 export function storedIp(ip: string | null | undefined, mode: IpMode): string | null {
   if (!ip || mode === 'none') return null;
-  const plain = ip.startsWith('::ffff:') && isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
+  const plain = plainIp(ip);
   return mode === 'anonymised' ? anonymiseIp(plain) : plain;
+}
+
+/**
+ * Makes Express's `req.ip` answer plainIp of what Express resolves, for every request of the app
+ * whose request prototype is given (`expressApp.request`): throttler keys, conversions and logs
+ * then read the same address as the redirect listener (docs/operations.md, "Proxies").
+ */
+export function plainRequestIp(requestPrototype: object): void {
+  let owner: object | null = requestPrototype;
+  while (owner !== null && Object.getOwnPropertyDescriptor(owner, 'ip')?.get === undefined) {
+    owner = Object.getPrototypeOf(owner) as object | null;
+  }
+  if (owner === null) throw new Error('the request prototype has no ip getter');
+  const express = owner;
+  Object.defineProperty(requestPrototype, 'ip', {
+    configurable: true,
+    enumerable: true,
+    get(this: object): unknown {
+      // Express's own getter, run on this request.
+      const ip: unknown = Reflect.get(express, 'ip', this);
+      return typeof ip === 'string' ? plainIp(ip) : ip;
+    },
+  });
 }
 
 /**
@@ -130,5 +172,5 @@ export function clientAddress(
       hop++;
     }
   }
-  return isIP(address) === 0 ? null : address;
+  return isIP(address) === 0 ? null : plainIp(address);
 }

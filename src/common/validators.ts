@@ -1,3 +1,22 @@
+import isEmail from 'validator/lib/isEmail';
+
+/** docs/api.md, "Administration": an e-mail address is at most 254 characters (RFC 5321). */
+const MAX_EMAIL_LENGTH = 254;
+
+/**
+ * An e-mail address as users are invited by it (docs/api.md, "Administration"): the `validator`
+ * package's check (one dot-atom or quoted local part, a domain with a TLD, no display name), plus
+ * no whitespace or control character anywhere, which a quoted local part would allow: the address
+ * is written into a mail header line.
+ */
+export function isEmailAddress(value: string): boolean {
+  return (
+    value.length <= MAX_EMAIL_LENGTH &&
+    !/[\s\p{Cc}]/u.test(value) &&
+    isEmail(value, { allow_display_name: false, require_tld: true, allow_ip_domain: false })
+  );
+}
+
 /** An absolute http(s) URL with a host. */
 export function isHttpUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > 4096) return false;

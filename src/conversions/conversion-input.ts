@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Errors } from '../common/app-error';
+import { plainIp } from '../common/ip';
 import { CONVERSION_TYPES } from '../common/goals';
 import { RawParams, bool, isAbsent, singleOf } from '../common/params';
 import { svcIdOfUrl } from '../links/link-path';
@@ -57,11 +58,16 @@ export function readConversion(params: RawParams, request: RequestContext): Conv
   const readHeaders = bool(params, 'read_headers', false);
   let ip = singleOf(params, ['ip', 'ip_address'], 64);
   if (ip !== undefined && isIP(ip) === 0) throw Errors.invalid('ip', 'must be an IP address');
+  // An IPv4 visitor as IPv4, however the caller wrote it (docs/api.md, "Security").
+  if (ip !== undefined) ip = plainIp(ip);
   let userAgent = singleOf(params, ['user_agent'], 2048);
   let language = singleOf(params, ['language'], 255);
   let referrer = singleOf(params, ['referrer'], 2048);
   if (readHeaders) {
-    ip ??= request.clientIp !== null && isIP(request.clientIp) !== 0 ? request.clientIp : undefined;
+    ip ??=
+      request.clientIp !== null && isIP(request.clientIp) !== 0
+        ? plainIp(request.clientIp)
+        : undefined;
     userAgent ??= header(request.headers, 'user-agent');
     language ??= header(request.headers, 'accept-language');
     referrer ??= header(request.headers, 'referer');

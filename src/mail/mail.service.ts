@@ -7,11 +7,36 @@ import { JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
 
 export interface MailMessage {
-  /** Stable id: the outbox file name and the job id, so a retried job writes one message. */
+  /**
+   * Stable id made of ids only (MAIL_ID: letters, digits and hyphens), never of an e-mail
+   * address: the outbox file name and the job id, so a retried job writes one message.
+   */
   id: string;
   to: string;
   subject: string;
   text: string;
+}
+
+/** docs/operations.md, "Mail": a message id is a file name of its own, with no path in it. */
+const MAIL_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,199}$/;
+
+/**
+ * The outbox file of a message: `<id>.eml` directly inside the outbox folder. Throws when the id
+ * is not a MAIL_ID or the resolved path would leave the folder (docs/operations.md, "Mail").
+ */
+export function outboxFile(outboxDir: string, id: string): string {
+  if (!MAIL_ID.test(id)) throw new Error(`mail id ${JSON.stringify(id)} is not made of ids`);
+  const folder = path.resolve(outboxDir);
+  const file = path.resolve(folder, `${id}.eml`);
+  if (path.relative(folder, file) !== path.basename(file)) {
+    throw new Error(`mail id ${JSON.stringify(id)} leaves the outbox`);
+  }
+  return file;
+}
+
+/** A header's value on one line: a line break would start a header of its own. */
+function headerValue(value: string): string {
+  return value.replace(/[\r\n]+/g, ' ');
 }
 
 /**
@@ -29,6 +54,8 @@ export class MailService {
   ) {}
 
   async enqueue(message: MailMessage): Promise<void> {
+    // Refused before it is queued: the id is the job id too.
+    outboxFile(this.config.outboxDir, message.id);
     await this.queue.add(QUEUES.mail, 'send', message, { jobId: message.id });
   }
 
@@ -63,12 +90,12 @@ export class MailService {
       return;
     }
     await mkdir(this.config.outboxDir, { recursive: true });
-    const file = path.join(this.config.outboxDir, `${message.id}.eml`);
+    const file = outboxFile(this.config.outboxDir, message.id);
     const eml = [
       `Message-ID: <${message.id}@svc>`,
       `From: ${this.config.mailFrom}`,
-      `To: ${message.to}`,
-      `Subject: ${message.subject}`,
+      `To: ${headerValue(message.to)}`,
+      `Subject: ${headerValue(message.subject)}`,
       `Date: ${new Date().toUTCString()}`,
       'Content-Type: text/plain; charset=utf-8',
       '',

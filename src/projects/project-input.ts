@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { Errors } from '../common/app-error';
 import { GOALS, RECORDED_GOALS } from '../common/goals';
 import { rejectUnknownFields, stringList } from '../common/json-parameter';
@@ -39,6 +40,8 @@ export interface ConversionsInput {
 export interface LinkSettingsInput {
   redirectionPatterns: Record<string, string | null>;
   utmParameters?: boolean;
+  /** The list that replaces publishable_hosts, when given. */
+  publishableHosts?: string[];
 }
 
 export interface CreateProjectInput {
@@ -74,6 +77,7 @@ const CREATE_FIELDS = [
   'viewers',
   'redirection_patterns',
   'utm_parameters',
+  'publishable_hosts',
 ];
 const UPDATE_FIELDS = [
   ...CREATE_FIELDS,
@@ -83,7 +87,6 @@ const UPDATE_FIELDS = [
   'rotate_publishable_key',
 ];
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The project creation object (docs/api.md, "Administration"); throws a 400 naming the offending field. */
@@ -158,7 +161,35 @@ function parseLinkSettings(json: Record<string, unknown>): LinkSettingsInput {
   if (json.utm_parameters !== undefined) {
     settings.utmParameters = parseBoolean(json.utm_parameters, 'json.utm_parameters');
   }
+  if (json.publishable_hosts !== undefined) {
+    settings.publishableHosts = parsePublishableHosts(json.publishable_hosts);
+  }
   return settings;
+}
+
+/** The most hosts publishable_hosts lists. */
+export const PUBLISHABLE_HOSTS_MAX = 100;
+
+/**
+ * publishable_hosts: an array of hostnames (an internationalised name as given or in punycode),
+ * without scheme, port or path; each also stands for its subdomains (docs/api.md, "Keys").
+ */
+function parsePublishableHosts(value: unknown): string[] {
+  const parameter = 'json.publishable_hosts';
+  if (!Array.isArray(value) || value.some((host) => typeof host !== 'string')) {
+    throw Errors.invalid(parameter, 'must be an array of hostnames');
+  }
+  if (value.length > PUBLISHABLE_HOSTS_MAX) {
+    throw Errors.invalid(parameter, `must list at most ${PUBLISHABLE_HOSTS_MAX} hostnames`);
+  }
+  const hosts = (value as string[]).map((host) => {
+    const ascii = host.length <= 253 ? domainToASCII(host.toLowerCase()) : '';
+    if (!PATTERN_HOST_RE.test(ascii)) {
+      throw Errors.invalid(parameter, `"${host.slice(0, 100)}" is not a hostname`);
+    }
+    return ascii;
+  });
+  return [...new Set(hosts)];
 }
 
 /** The stored settings after applying the given ones. */
@@ -175,11 +206,8 @@ export function applyLinkSettings(
     ...current,
     redirection_patterns: patterns,
     utm_parameters: input.utmParameters ?? current.utm_parameters ?? false,
+    publishable_hosts: input.publishableHosts ?? current.publishable_hosts ?? [],
   };
-}
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL_RE.test(value);
 }
 
 export function isUuid(value: string): boolean {

@@ -3,7 +3,8 @@ import { EntityManager } from 'typeorm';
 import { ErrorCode, Errors } from '../common/app-error';
 import { MailService } from '../mail/mail.service';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
-import { MemberRef, Named, isEmail, isUuid } from './project-input';
+import { isEmailAddress } from '../common/validators';
+import { MemberRef, Named, isUuid } from './project-input';
 import { ProjectRole } from './project-user.entity';
 import { ProjectEntity } from './project.entity';
 import { MemberRow, ProjectMembersRepository } from './project-members.repository';
@@ -112,7 +113,7 @@ export class ProjectMembersService {
   ): Promise<ResolvedUser> {
     if (ref.value.includes('@')) {
       const email = ref.value.toLowerCase();
-      if (!isEmail(email))
+      if (!isEmailAddress(email))
         throw Errors.invalid(ref.parameter, `"${ref.value}" is not a valid e-mail address`);
       const user = await this.repository.findUserByEmail(email, manager);
       return user ? { user } : { user: null, email };
