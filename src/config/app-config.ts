@@ -38,6 +38,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** A budget of requests per hour, per project and per client address. */
+export interface HourlyBudget {
+  project: number;
+  address: number;
+}
+
+/** The publishable key's budgets (AppConfig.publishableRateLimits). */
+export interface PublishableRateLimits {
+  /** url/retweet and url/share. */
+  links: HourlyBudget;
+  /** conversions/new. */
+  conversions: HourlyBudget;
+}
+
 /**
  * The one typed configuration object. Nothing else in the code base reads process.env:
  * everything comes from here, validated once at boot.
@@ -69,6 +83,13 @@ export class AppConfig {
   readonly createRateLimit: number;
   /** url/list, statistics and live-feed requests per hour per project (READ_RATE_LIMIT; default 3,600). */
   readonly readRateLimit: number;
+  /**
+   * The publishable key's budgets per hour, apart from the api_key's (docs/api.md, "Limits"):
+   * retweet and share (PUBLISHABLE_LINK_RATE_LIMIT per project, PUBLISHABLE_LINK_ADDRESS_LIMIT per
+   * client address) and conversions/new (PUBLISHABLE_CONVERSION_RATE_LIMIT,
+   * PUBLISHABLE_CONVERSION_ADDRESS_LIMIT).
+   */
+  readonly publishableRateLimits: PublishableRateLimits;
   /** Tests only: the crawler may reach loopback addresses (CRAWLER_ALLOW_LOOPBACK). */
   readonly crawlerAllowLoopback: boolean;
   /** How long retweet waits for link unwrapping, in ms (UNWRAP_TIMEOUT_MS). */
@@ -97,6 +118,16 @@ export class AppConfig {
    * to redirects (STATS_YIELD_LOAD; 100: never).
    */
   readonly statsYieldLoad: number;
+  /**
+   * Most seconds one read of the analytics store may run (ANALYTICS_MAX_EXECUTION_SECONDS, its
+   * max_execution_time; 0: no limit; docs/operations.md, "Statistics limits").
+   */
+  readonly analyticsMaxExecutionSeconds: number;
+  /**
+   * Most megabytes one read of the analytics store may use (ANALYTICS_MAX_MEMORY_MB, its
+   * max_memory_usage; 0: no limit; docs/operations.md, "Statistics limits").
+   */
+  readonly analyticsMaxMemoryMb: number;
   /** Tests only: webhooks may point at plain-http loopback URLs (WEBHOOK_ALLOW_LOOPBACK). */
   readonly webhookAllowLoopback: boolean;
   /**
@@ -183,6 +214,17 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < min || number > max) {
     throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return number;
+}
+
+/** A number from 0 to `max`, decimals allowed (a fraction of a second or of a megabyte). */
+function readDecimal(env: Env, name: string, fallback: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d{1,9}(\.\d{1,9})?$/.test(value) || number > max) {
+    throw new ConfigError(name, `must be a number from 0 to ${max} (got "${value}")`);
   }
   return number;
 }
@@ -281,6 +323,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
     redirectCacheMb: readInt(env, 'REDIRECT_CACHE_MB', 64, 1, 65_536),
     readRateLimit: readInt(env, 'READ_RATE_LIMIT', 3600, 1, 10_000_000),
+    publishableRateLimits: {
+      links: {
+        project: readInt(env, 'PUBLISHABLE_LINK_RATE_LIMIT', 2000, 1, 10_000_000),
+        address: readInt(env, 'PUBLISHABLE_LINK_ADDRESS_LIMIT', 60, 1, 10_000_000),
+      },
+      conversions: {
+        project: readInt(env, 'PUBLISHABLE_CONVERSION_RATE_LIMIT', 360_000, 1, 100_000_000),
+        address: readInt(env, 'PUBLISHABLE_CONVERSION_ADDRESS_LIMIT', 1200, 1, 10_000_000),
+      },
+    },
     createRateLimit,
     crawlerAllowLoopback: allowLoopback,
     unwrapTimeoutMs,
@@ -291,6 +343,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     clickhouseDatabase,
     chdbDir: path.resolve(read(env, 'CHDB_DIR') ?? path.join(dataDir, 'chdb')),
     statsYieldLoad: readInt(env, 'STATS_YIELD_LOAD', 50, 0, 100),
+    analyticsMaxExecutionSeconds: readDecimal(env, 'ANALYTICS_MAX_EXECUTION_SECONDS', 20, 3600),
+    analyticsMaxMemoryMb: readDecimal(env, 'ANALYTICS_MAX_MEMORY_MB', 1024, 1_048_576),
     webhookAllowLoopback:
       readEnum(env, 'WEBHOOK_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true',
     webhookRetryDelaysMs: readDurations(env, 'WEBHOOK_RETRY_DELAYS', '5s,5m,30m,2h,5h,10h,10h'),

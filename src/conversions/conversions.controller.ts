@@ -1,11 +1,22 @@
-import { Controller, Get, Header, HttpCode, Post, Req, applyDecorators } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Post,
+  Req,
+  UseGuards,
+  applyDecorators,
+} from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NO_KEY } from '../common/api-security';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
+import { ConversionThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import { adminResponse } from '../common/request-echo';
-import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
+import { CurrentKeyKind, CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
+import type { KeyKind } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { ConversionRecord, ConversionsService } from './conversions.service';
 import { ConversionResponseDto } from './dto/conversion-response.dto';
@@ -26,12 +37,14 @@ export class ConversionsController {
   @ApiOperation({ summary: 'Record a pageview or goal against a link' })
   @ApiConversionParameters()
   @ProjectKeyAuth({ publishable: true })
+  @UseGuards(ConversionThrottlerGuard) // below: runs before the key guard
   record(
     @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
     @Params() params: RawParams,
     @Req() req: Request,
   ) {
-    return this.handle(project, params, req);
+    return this.handle(project, key, params, req);
   }
 
   @Post('conversions/new')
@@ -39,12 +52,14 @@ export class ConversionsController {
   @ApiOperation({ summary: 'Record a conversion (POST form)' })
   @ApiConversionParameters()
   @ProjectKeyAuth({ publishable: true })
+  @UseGuards(ConversionThrottlerGuard) // below: runs before the key guard
   recordPost(
     @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
     @Params() params: RawParams,
     @Req() req: Request,
   ) {
-    return this.handle(project, params, req);
+    return this.handle(project, key, params, req);
   }
 
   /** The tracking script: cacheable, no dependencies (README: the snippet). */
@@ -63,10 +78,11 @@ export class ConversionsController {
 
   private async handle(
     project: ProjectEntity,
+    key: KeyKind,
     params: RawParams,
     req: Request,
   ): Promise<{ request: unknown; response: { conversion: ConversionRecord } }> {
-    const conversion = await this.conversions.record(project, params, {
+    const conversion = await this.conversions.record(project, key, params, {
       headers: req.headers,
       clientIp: req.ip ?? null,
     });

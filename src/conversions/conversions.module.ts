@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ConversionsController } from './conversions.controller';
@@ -17,7 +18,7 @@ function allowAnyOrigin(_req: Request, res: Response, next: NextFunction): void 
 }
 
 @Module({
-  imports: [ProjectsModule, LinksModule],
+  imports: [ProjectsModule, LinksModule, RateLimitModule],
   controllers: [ConversionsController],
   providers: [ConversionsRepository, ConversionsService],
 })

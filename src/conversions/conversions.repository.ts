@@ -44,6 +44,11 @@ export interface ConversionRow {
   referrer: string | null;
   session_id: string | null;
   user_agent: string | null;
+  /**
+   * Where account_conversion_id is unique (docs/api.md, "Conversions and the tracking script"):
+   * '' for the api_key, `session:<session_id>` for the publishable key, null: not deduplicated.
+   */
+  idempotency_scope: string | null;
 }
 
 const COLUMNS: (keyof ConversionRow)[] = [
@@ -64,6 +69,7 @@ const COLUMNS: (keyof ConversionRow)[] = [
   'referrer',
   'session_id',
   'user_agent',
+  'idempotency_scope',
 ];
 
 @Injectable()
@@ -76,27 +82,31 @@ export class ConversionsRepository {
 
   /**
    * Inserts the conversion, or returns null when the project already has one with the same
-   * account_conversion_id (uq_conversions_account_id).
+   * account_conversion_id in the same scope (uq_conversions_account_scope).
    */
   async insert(row: ConversionRow, manager: EntityManager): Promise<ConversionRow | null> {
     const rows = await manager.query<ConversionRow[]>(
       `INSERT INTO conversions (${COLUMNS.join(', ')})
        VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (project_id, account_conversion_id) WHERE account_conversion_id IS NOT NULL DO NOTHING
+       ON CONFLICT (project_id, idempotency_scope, account_conversion_id)
+         WHERE account_conversion_id IS NOT NULL AND idempotency_scope IS NOT NULL DO NOTHING
        RETURNING ${COLUMNS.join(', ')}, host(ip) AS ip`,
       COLUMNS.map((c) => row[c]),
     );
     return rows[0] ?? null;
   }
 
+  /** The conversion of an account_conversion_id in its scope (uq_conversions_account_scope). */
   async findByAccountId(
     projectId: string,
+    scope: string,
     accountConversionId: string,
     manager?: EntityManager,
   ): Promise<ConversionRow | null> {
     const rows = await (manager ?? this.dataSource.manager).query<ConversionRow[]>(
-      `SELECT *, host(ip) AS ip FROM conversions WHERE project_id = $1 AND account_conversion_id = $2`,
-      [projectId, accountConversionId],
+      `SELECT *, host(ip) AS ip FROM conversions
+       WHERE project_id = $1 AND idempotency_scope = $2 AND account_conversion_id = $3`,
+      [projectId, scope, accountConversionId],
     );
     return rows[0] ?? null;
   }

@@ -7,6 +7,7 @@ import { storedIp } from '../common/ip';
 import { RawParams } from '../common/params';
 import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
+import type { KeyKind } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { EventOutbox } from '../webhooks/event-outbox';
 import { OutgoingEvent, eventId } from '../events/project-event';
@@ -53,11 +54,14 @@ export class ConversionsService {
 
   /**
    * conversions/new (docs/api.md): records a pageview or goal against the link that brought the
-   * visitor, attributed to the click that led to it. A repeated account_conversion_id returns the
-   * first conversion.
+   * visitor, attributed to the click that led to it. A repeated account_conversion_id, in its
+   * scope (idempotencyScope), returns the first conversion: to the api_key as stored, to the
+   * publishable key as this request gives it, with the first one's ids. The publishable key
+   * never reads a stored record back.
    */
   async record(
     project: ProjectEntity,
+    key: KeyKind,
     params: RawParams,
     request: RequestContext,
   ): Promise<ConversionRecord> {
@@ -69,52 +73,46 @@ export class ConversionsService {
       );
     }
     const input = readConversion(params, request);
-    const { accountConversionId, convertedAt, ip, userAgent, sessionId } = input;
+    const { accountConversionId, convertedAt } = input;
     const link = await this.links.findProjectLink(project, input.svcId);
     if (!link) throw Errors.notFound(`No link ${input.svcUrl} in this project`);
+    const scope = idempotencyScope(key, input.sessionId);
+    const repeat = (first: ConversionRow): ConversionRecord =>
+      key === 'secret'
+        ? this.toRecord(project, first)
+        : this.toRecord(project, {
+            ...newRow(project, link, input, readVisitDetails(params), first.redirection_id, scope),
+            id: first.id,
+          });
 
-    if (accountConversionId !== undefined) {
-      const first = await this.repository.findByAccountId(project.id, accountConversionId);
-      if (first) return this.toRecord(project, first);
+    if (accountConversionId !== undefined && scope !== null) {
+      const first = await this.repository.findByAccountId(project.id, scope, accountConversionId);
+      if (first) return repeat(first);
     }
     // The redirection (click) that led here: the session's, else the visitor's latest click, else
     // a new id standing for a visit not seen yet (a click still on its way from the redirect
     // layer, or older than 30 days): docs/api.md gives every conversion one, and the session's
     // later conversions share it.
     const click = await this.convertingClick(project.id, link.id, input, convertedAt);
-    const redirectionId = click?.id ?? randomUUID();
-    const { clickerId, href } = readVisitDetails(params);
+    const row = newRow(
+      project,
+      link,
+      input,
+      readVisitDetails(params),
+      click?.id ?? randomUUID(),
+      scope,
+    );
     const events = await this.outbox.open(project.id, 'conversion.created');
     const record = await this.dataSource.transaction(async (manager) => {
-      const inserted = await this.repository.insert(
-        {
-          id: randomUUID(),
-          project_id: project.id,
-          link_id: link.id,
-          svc_id: link.svcId,
-          type: input.type,
-          value: input.value,
-          converted_at: convertedAt,
-          account_conversion_id: accountConversionId ?? null,
-          account_user_id: input.accountUserId ?? null,
-          clicker_id: clickerId,
-          href,
-          ip: ip ?? null,
-          language: input.language ?? null,
-          redirection_id: redirectionId,
-          referrer: input.referrer ?? null,
-          session_id: sessionId ?? null,
-          user_agent: userAgent ?? null,
-        },
-        manager,
-      );
+      const inserted = await this.repository.insert(row, manager);
       if (!inserted) {
         const found = await this.repository.findByAccountId(
           project.id,
+          scope!,
           accountConversionId!,
           manager,
         );
-        return this.toRecord(project, found!);
+        return repeat(found!);
       }
       // Into the analytics store before the row commits: when the store does not answer, the
       // request fails (503) and leaves nothing behind, so a retry records the conversion once.
@@ -180,6 +178,48 @@ export class ConversionsService {
       user_agent: row.user_agent,
     };
   }
+}
+
+/**
+ * Where a conversion's account_conversion_id is unique (docs/api.md, "Conversions and the tracking
+ * script"): the api_key's conversions share one scope; the publishable key's are deduplicated per
+ * visitor session only, and not at all without one, so that a page's key, which anyone can read,
+ * cannot claim an order number before the genuine conversion is recorded.
+ */
+function idempotencyScope(key: KeyKind, sessionId: string | undefined): string | null {
+  if (key === 'secret') return '';
+  return sessionId === undefined ? null : `session:${sessionId}`;
+}
+
+/** The row a new conversion is stored as, from this request alone. */
+function newRow(
+  project: ProjectEntity,
+  link: { id: string; svcId: string },
+  input: ConversionInput,
+  visit: { clickerId: string | null; href: string | null },
+  redirectionId: string,
+  scope: string | null,
+): ConversionRow {
+  return {
+    id: randomUUID(),
+    project_id: project.id,
+    link_id: link.id,
+    svc_id: link.svcId,
+    type: input.type,
+    value: input.value,
+    converted_at: input.convertedAt,
+    account_conversion_id: input.accountConversionId ?? null,
+    account_user_id: input.accountUserId ?? null,
+    clicker_id: visit.clickerId,
+    href: visit.href,
+    ip: input.ip ?? null,
+    language: input.language ?? null,
+    redirection_id: redirectionId,
+    referrer: input.referrer ?? null,
+    session_id: input.sessionId ?? null,
+    user_agent: input.userAgent ?? null,
+    idempotency_scope: scope,
+  };
 }
 
 /**

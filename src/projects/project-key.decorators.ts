@@ -12,6 +12,7 @@ import {
   ProjectKeyOptions,
   ProjectRequest,
 } from './project-key.guard';
+import type { KeyKind } from './project-lookups.service';
 import { ProjectEntity } from './project.entity';
 
 /**
@@ -43,3 +44,10 @@ export const CurrentProjects = createParamDecorator(
     return projects;
   },
 );
+
+/** Which key ProjectKeyGuard authenticated: `secret` (the API key) or `publishable`. */
+export const CurrentKeyKind = createParamDecorator((_: unknown, ctx: ExecutionContext): KeyKind => {
+  const kind = ctx.switchToHttp().getRequest<ProjectRequest>().keyKind;
+  if (!kind) throw new Error('No authenticated key: the route lacks @ProjectKeyAuth()');
+  return kind;
+});

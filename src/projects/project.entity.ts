@@ -18,6 +18,12 @@ export interface ProjectSettings {
   redirection_patterns?: Record<string, string>;
   /** Append utm_campaign, utm_medium, utm_source and utm_content to redirect URLs. */
   utm_parameters?: boolean;
+  /**
+   * Hosts (each with its subdomains) that links made with the publishable key may lead to, and
+   * that its retweet and share destinations may redirect to (docs/api.md, "Keys"). None: the
+   * publishable key makes no links.
+   */
+  publishable_hosts?: string[];
 }
 
 @Entity('projects')

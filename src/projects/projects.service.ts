@@ -127,7 +127,8 @@ export class ProjectsService {
       }
       if (
         Object.keys(input.settings.redirectionPatterns).length > 0 ||
-        input.settings.utmParameters !== undefined
+        input.settings.utmParameters !== undefined ||
+        input.settings.publishableHosts !== undefined
       ) {
         changes.settings = applyLinkSettings(project.settings, input.settings);
       }

@@ -47,10 +47,12 @@ abstract class Recorder extends WorkerHost {
   running = 0;
   maxRunning = 0;
 
-  async process(job: Job<{ n: number; failUntil?: number }>): Promise<void> {
+  async process(job: Job<{ n: number; failUntil?: number; holdMs?: number }>): Promise<void> {
     this.running++;
     this.maxRunning = Math.max(this.maxRunning, this.running);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) =>
+      job.data.holdMs ? setTimeout(resolve, job.data.holdMs) : setImmediate(resolve),
+    );
     this.running--;
     this.runs.push({ id: job.id!, n: job.data.n, attemptsMade: job.attemptsMade });
     if (job.attemptsMade + 1 < (job.data.failUntil ?? 0)) throw new Error('refused');
@@ -99,6 +101,29 @@ describe('InProcessJobQueue, a queue in memory (mail)', () => {
     ]);
     expect(await Promise.all(bulk.map((e) => e.stored))).toEqual([true, false, true]);
     expect(mail.runs.map((r) => r.n).sort()).toEqual([0, 1, 2]);
+  });
+
+  it('runs a burst at the processor’s concurrency, added or awaited (a crawl per retweet)', async () => {
+    const { queue, mail } = setup();
+    const jobs = Array.from({ length: 20 }, (_, n) => ({ name: 'send', data: { n } }));
+    const added = await queue.addBulk(QUEUES.mail, jobs);
+    const awaited = jobs.map((job) => queue.addAndWait(QUEUES.mail, 'send', job.data, 10_000));
+    await Promise.all([...added.map((e) => e.stored), ...awaited]);
+    expect(mail.runs).toHaveLength(40);
+    // @JobProcessor's default concurrency, as a BullMQ worker runs it.
+    expect(mail.maxRunning).toBe(4);
+  });
+
+  it('does not run an awaited job whose caller gave up before its turn', async () => {
+    const { queue, mail } = setup();
+    const busy = Array.from({ length: 4 }, (_, n) =>
+      queue.addAndWait(QUEUES.mail, 'send', { n, holdMs: 50 }, 10_000),
+    );
+    const late = queue.addAndWait(QUEUES.mail, 'send', { n: 99 }, 0);
+    await expect(late).rejects.toThrow('job mail/send timed out after 0 ms');
+    await Promise.all(busy);
+    await queue.drain();
+    expect(mail.runs.map((r) => r.n).sort()).toEqual([0, 1, 2, 3]);
   });
 });
 

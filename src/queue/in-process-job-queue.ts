@@ -11,6 +11,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { PROCESSOR_METADATA, WORKER_METADATA } from '@nestjs/bullmq/dist/bull.constants';
 import { DurableQueue, jobOf } from './durable-queue';
+import { JobDeferred } from './job-defer';
 import {
   BulkJob,
   DEFAULT_ATTEMPTS,
@@ -22,6 +23,7 @@ import {
 } from './job-queue';
 import { PendingJob, PendingJobs } from './pending-jobs';
 import { QueueName } from './queue-names';
+import { Slots } from './slots';
 
 /** A job id seen before: that job, not this hand-over, holds the work. */
 const ALREADY_HELD: Enqueued = { stored: Promise.resolve(false) };
@@ -45,6 +47,7 @@ export class InProcessJobQueue
   private readonly durables = new Map<QueueName, DurableQueue>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly seenJobIds = new Set<string>();
+  private readonly slots = new Map<QueueName, Slots>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -97,7 +100,12 @@ export class InProcessJobQueue
     const processor = this.processorFor(queue);
     const job = jobOf(queue, name, data, randomUUID());
     let timer: NodeJS.Timeout | undefined;
-    const run = processor.process(job) as Promise<R>;
+    // A job still waiting for its turn when the caller gives up is not run.
+    const abandoned = new AbortController();
+    const run = this.slotsFor(queue).run(
+      () => processor.process(job) as Promise<R>,
+      abandoned.signal,
+    );
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -108,15 +116,21 @@ export class InProcessJobQueue
       return await Promise.race([
         run,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`job ${queue}/${name} timed out after ${timeoutMs} ms`)),
-            timeoutMs,
-          );
+          timer = setTimeout(() => {
+            const error = new Error(`job ${queue}/${name} timed out after ${timeoutMs} ms`);
+            abandoned.abort(error);
+            reject(error);
+          }, timeoutMs);
         }),
       ]);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A durable queue's job waiting in pending_jobs runs now; in memory a deferred job keeps its time. */
+  async wake(queue: QueueName, jobId: string): Promise<boolean> {
+    return (await this.durables.get(queue)?.wake(jobId)) ?? false;
   }
 
   async drain(timeoutMs = 30_000): Promise<void> {
@@ -169,9 +183,7 @@ export class InProcessJobQueue
     let durable = this.durables.get(queue);
     if (!durable) {
       const processor = this.processorFor(queue);
-      const worker = Reflect.getMetadata(WORKER_METADATA, processor.constructor) as
-        { concurrency?: number } | undefined;
-      durable = new DurableQueue(queue, processor, worker?.concurrency ?? 1, this.pending);
+      durable = new DurableQueue(queue, processor, concurrencyOf(processor), this.pending);
       this.durables.set(queue, durable);
     }
     return durable;
@@ -193,7 +205,7 @@ export class InProcessJobQueue
     );
     for (let attempt = 1; ; attempt++) {
       try {
-        await processor.process(job);
+        await this.slotsFor(job.queueName as QueueName).run(() => processor.process(job));
         return true;
       } catch (error) {
         (job as { attemptsMade: number }).attemptsMade = attempt;
@@ -207,6 +219,20 @@ export class InProcessJobQueue
         await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, options)));
       }
     }
+  }
+
+  /**
+   * The jobs of a queue kept in memory run as many at once as its processor's concurrency, as a
+   * BullMQ worker would run them: a burst of retweets that unwrap cannot start a crawl each at
+   * once (docs/api.md, "Security": bounded work).
+   */
+  private slotsFor(queue: QueueName): Slots {
+    let slots = this.slots.get(queue);
+    if (!slots) {
+      slots = new Slots(concurrencyOf(this.processorFor(queue)));
+      this.slots.set(queue, slots);
+    }
+    return slots;
   }
 
   private processorFor(queue: QueueName): WorkerHost {
@@ -229,6 +255,13 @@ export class InProcessJobQueue
     }
     return this.processors;
   }
+}
+
+/** How many jobs of a processor's queue run at once (@JobProcessor's concurrency). */
+function concurrencyOf(processor: WorkerHost): number {
+  const worker = Reflect.getMetadata(WORKER_METADATA, processor.constructor) as
+    { concurrency?: number } | undefined;
+  return worker?.concurrency ?? 1;
 }
 
 /** The row of a job handed to a durable queue at `now`. */

@@ -15,6 +15,9 @@ import { Webhooks1764030000000 } from './1764030000000-webhooks';
 import { PendingJobs1764030000001 } from './1764030000001-pending-jobs';
 import { WebhookDeliveryLog1764030000002 } from './1764030000002-webhook-delivery-log';
 import { EventOutbox1764030000003 } from './1764030000003-event-outbox';
+import { ConversionScopes1764040000000 } from './1764040000000-conversion-scopes';
+import { WebhookFairness1764040000200 } from './1764040000200-webhook-fairness';
+import { ChainMoves1764040000300 } from './1764040000300-chain-moves';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -35,4 +38,7 @@ export const MIGRATIONS = [
   PendingJobs1764030000001,
   WebhookDeliveryLog1764030000002,
   EventOutbox1764030000003,
+  ConversionScopes1764040000000,
+  WebhookFairness1764040000200,
+  ChainMoves1764040000300,
 ];

@@ -11,7 +11,7 @@ import type { ProjectRequest } from '../../projects/project-key.guard';
  * sent on to the destination, with what they gave (docs/api.md, "Retweet"). Only for a valid key:
  * ProjectKeyGuard has put its project on the request (also when a check before the key failed).
  * Without one the service would be an open redirect, so the key's 403 is answered instead
- * (docs/api.md, "Security"). A route filter, so it sees the guards' refusals as well as the
+ * (docs/api.md, "Security"); with the publishable key, the error itself. A route filter, so it sees the guards' refusals as well as the
  * handler's; any other failure is answered by the application's filter as usual.
  */
 @Catch()
@@ -30,6 +30,12 @@ export class DestinationFallbackFilter extends AppExceptionFilter {
     }
     if (req.project === undefined) {
       super.catch(withoutValidKey(exception), host);
+      return;
+    }
+    // A page's key, which anyone can read, sends nobody anywhere after a failure: the error is
+    // answered (docs/api.md, "Keys").
+    if (requestParams(req).key === req.project.publishableKey) {
+      super.catch(exception, host);
       return;
     }
     this.normalise(exception, req); // logs an unexpected failure, as an answered one would be

@@ -5,7 +5,12 @@ import { Errors } from '../../common/app-error';
 import { RawParams } from '../../common/params';
 import { Params } from '../../common/params.decorator';
 import { ProjectThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
-import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
+import {
+  CurrentKeyKind,
+  CurrentProject,
+  ProjectKeyAuth,
+} from '../../projects/project-key.decorators';
+import type { KeyKind } from '../../projects/project-lookups.service';
 import { ProjectEntity } from '../../projects/project.entity';
 import { CONTROLS } from '../controls/link-control-columns';
 import { RetweetResponseDto } from '../dto/link-record.dto';
@@ -18,14 +23,16 @@ import {
   retweetFallback,
   shareFallback,
 } from './destination';
+import { requirePublishableHost } from './publishable-hosts';
 import { RetweetService } from './retweet.service';
 import { retweetChecks, retweetPostChecks, shareChecks } from './retweet-checks';
 
 /**
  * retweet and share are called from pages, so the publishable key may call them, never with a
- * link control (docs/api.md, "Keys"); every other link endpoint needs the API key.
+ * link control nor `unwrap`, which makes the service crawl (docs/api.md, "Keys"); every other link
+ * endpoint needs the API key.
  */
-const FROM_PAGES = { refuse: CONTROLS.map((control) => control.parameter) };
+const FROM_PAGES = { refuse: [...CONTROLS.map((control) => control.parameter), 'unwrap'] };
 
 /**
  * What both GET forms of retweet share: their answers (a redirect to the destination on failure
@@ -68,8 +75,12 @@ export class RetweetController {
   @ApiOkResponse({ type: RetweetResponseDto, description: 'txt: svc_text' })
   @ApiResponse(LINK_ERRORS)
   @ProjectKeyAuth({ version: true, before: retweetPostChecks, publishable: FROM_PAGES })
-  retweetPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
+  retweetPost(
+    @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
+    @Params() params: RawParams,
+  ) {
+    return this.retweet(project, key, params);
   }
 
   @Get('url/retweet')
@@ -84,8 +95,12 @@ export class RetweetController {
     description: 'With destination: redirect to it, SVC_TEXT replaced by the new text',
   })
   @RetweetGetAnswers()
-  retweetGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
+  retweetGet(
+    @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
+    @Params() params: RawParams,
+  ) {
+    return this.retweet(project, key, params);
   }
 
   @Get('url/retweet.:format')
@@ -96,8 +111,12 @@ export class RetweetController {
   @ApiFormatted()
   @ApiRetweetParameters(true)
   @RetweetGetAnswers()
-  retweetGetFormatted(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.retweet(project, params);
+  retweetGetFormatted(
+    @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
+    @Params() params: RawParams,
+  ) {
+    return this.retweet(project, key, params);
   }
 
   @Get('url/share')
@@ -125,18 +144,30 @@ export class RetweetController {
   @ProjectKeyAuth({ version: true, before: shareChecks, publishable: FROM_PAGES })
   async share(
     @CurrentProject() project: ProjectEntity,
+    @CurrentKeyKind() key: KeyKind,
     @Params() params: RawParams,
   ): Promise<FormattedResult> {
     const destination = readDestination(params);
     if (destination === undefined) throw Errors.missing('destination');
-    const record = await this.retweets.share(project, params);
+    if (key === 'publishable') requirePublishableHost(project, destination, 'destination');
+    const record = await this.retweets.share(project, key, params);
     return FormattedResult.redirect(fillUrl(destination, record.svc_url));
   }
 
-  /** With a destination, a failure still sends the visitor on (DestinationFallbackFilter). */
-  private async retweet(project: ProjectEntity, params: RawParams): Promise<FormattedResult> {
+  /**
+   * With a destination, a failure still sends the visitor on (DestinationFallbackFilter), except
+   * with the publishable key, whose destination must be on one of the project's publishable_hosts.
+   */
+  private async retweet(
+    project: ProjectEntity,
+    key: KeyKind,
+    params: RawParams,
+  ): Promise<FormattedResult> {
     const destination = readDestination(params);
-    const result = await this.retweets.retweet(project, params);
+    if (key === 'publishable' && destination !== undefined) {
+      requirePublishableHost(project, destination, 'destination');
+    }
+    const result = await this.retweets.retweet(project, key, params);
     if (destination !== undefined) {
       return FormattedResult.redirect(
         retweetDestination(destination, result.svc_text, result.svc_urls[0]?.svc_url ?? ''),

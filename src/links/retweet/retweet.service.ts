@@ -2,13 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/app-error';
 import { RawParams, bool, single } from '../../common/params';
 import { isHttpUrl } from '../../common/validators';
+import type { KeyKind } from '../../projects/project-lookups.service';
 import { ProjectEntity } from '../../projects/project.entity';
 import { URL_MAX } from './destination';
 import { LinkInput, readLinkInput } from '../link-input';
 import { LinkParentsService } from '../link-parents.service';
 import { LinkRecord } from '../link-record';
 import { LinksService } from '../links.service';
-import { TEXT_MAX, extractLinks, replaceLinks } from './text-links';
+import { requirePublishableHost } from './publishable-hosts';
+import { TEXT_LINKS_MAX, TEXT_MAX, extractLinks, replaceLinks } from './text-links';
 import { UnwrapService } from './unwrap.service';
 
 export interface RetweetResult {
@@ -37,7 +39,7 @@ export class RetweetService {
    * Every link in `text` becomes a new link of the project (unwrapped to its final destination
    * when asked); links of this service found in the text become parents unless make_parent=false.
    */
-  async retweet(project: ProjectEntity, params: RawParams): Promise<RetweetResult> {
+  async retweet(project: ProjectEntity, key: KeyKind, params: RawParams): Promise<RetweetResult> {
     const text = single(params, 'text', TEXT_MAX);
     if (text === undefined) throw Errors.missing('text');
     const input = metadataInput(params);
@@ -46,8 +48,15 @@ export class RetweetService {
     const makeParent = bool(params, 'make_parent', true);
     const unwrap = bool(params, 'unwrap', false);
     const found = extractLinks(text);
+    if (found.length > TEXT_LINKS_MAX) {
+      throw Errors.invalid(
+        'text',
+        `holds ${found.length} links; one retweet makes at most ${TEXT_LINKS_MAX}`,
+      );
+    }
     if (found.length === 0) return { svc_text: text, svc_urls: [] };
     const urls = found.map((link) => link.url);
+    if (key === 'publishable') for (const url of urls) requirePublishableHost(project, url, 'text');
     const parents =
       makeParent && input.parent === undefined
         ? await this.parents.candidates(project, urls)
@@ -75,10 +84,11 @@ export class RetweetService {
   }
 
   /** share: one link for `url`, returned for the redirect to `destination`. */
-  async share(project: ProjectEntity, params: RawParams): Promise<LinkRecord> {
+  async share(project: ProjectEntity, key: KeyKind, params: RawParams): Promise<LinkRecord> {
     const url = single(params, 'url', URL_MAX);
     if (url !== undefined && !isHttpUrl(url))
       throw Errors.invalid('url', 'must be an absolute http(s) URL');
+    if (key === 'publishable' && url !== undefined) requirePublishableHost(project, url, 'url');
     const [record] = await this.links.create(project, [{ ...metadataInput(params), url }], {
       requireChannel: true,
     });

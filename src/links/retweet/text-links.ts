@@ -11,6 +11,9 @@ export interface TextLink {
 /** The longest text retweet scans, on every path (docs/api.md, "Security": the text cap). */
 export const TEXT_MAX = 100_000;
 
+/** The most links one retweet makes (docs/api.md, "Security": bounded work): each is a new link. */
+export const TEXT_LINKS_MAX = 50;
+
 const LINK_RE = /\bhttp:\/\/[^\s<>"'`]+/gi;
 const PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', "'", '"', '»', '”', '’']);
 const OPENER: Record<string, string> = { ')': '(', ']': '[', '}': '{' };

@@ -118,6 +118,14 @@ export class ProjectRecordDto {
   /** Show and list: whether redirect URLs get the UTM parameters. */
   @ApiPropertyOptional({ example: false })
   utm_parameters?: boolean;
+
+  /**
+   * Show and list (**extension**): the hosts, each with its subdomains, that links made with the
+   * publishable key may lead to and its retweet and share destinations may redirect to; empty:
+   * the publishable key makes no links (docs/api.md, "Keys").
+   */
+  @ApiPropertyOptional({ type: [String], example: ['example.com', 'twitter.com'] })
+  publishable_hosts?: string[];
 }
 
 export function toConversionsRecord(details: ProjectDetails): ConversionsRecordDto {
@@ -161,6 +169,7 @@ export function toProjectRecord(
     record.conversions = toConversionsRecord(details);
     record.redirection_patterns = { ...(project.settings.redirection_patterns ?? {}) };
     record.utm_parameters = project.settings.utm_parameters ?? false;
+    record.publishable_hosts = [...(project.settings.publishable_hosts ?? [])];
   }
   return record;
 }
