@@ -17,6 +17,21 @@ describe('redactText', () => {
     expect(redactText('KEY=abc APIKEY=def')).toBe(`KEY=${REDACTED} APIKEY=${REDACTED}`);
   });
 
+  it("redacts the live feed's key and stream token in its URL, whatever their form", () => {
+    expect(redactText('/events/stream?token=opaque-1&last_event_id=evt_1')).toBe(
+      `/events/stream?token=${REDACTED}&last_event_id=evt_1`,
+    );
+    expect(redactText('GET /events/stream?key=short&token=stk_x&api_key=k')).toBe(
+      `GET /events/stream?key=${REDACTED}&token=${REDACTED}&api_key=${REDACTED}`,
+    );
+    expect(redactText('next=%2Fevents%2Fstream%3Ftoken%3Dabc%26x%3D1')).toBe(
+      `next=%2Fevents%2Fstream%3Ftoken%3D${REDACTED}%26x%3D1`,
+    );
+    expect(redactValue({ token: 'abc', tokens: 2 })).toEqual({ token: REDACTED, tokens: 2 });
+    const text = 'tokens=1&token_type=bearer&csrf_token=x';
+    expect(redactText(text)).toBe(text);
+  });
+
   it('redacts bracketed and percent-encoded names, and keys inside an encoded URL', () => {
     expect(redactText('key[]=a&key[0]=b&key%5B%5D=c')).toBe(
       `key[]=${REDACTED}&key[0]=${REDACTED}&key%5B%5D=${REDACTED}`,

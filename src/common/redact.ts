@@ -8,7 +8,8 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * The parameters that carry secrets: project keys (`key`, `api_key`, the admin echo's `apikey`,
- * `publishable_key`), administration keys, link passwords.
+ * `publishable_key`), administration keys, link passwords, and the live feed's stream tokens
+ * (`token`, in the stream's URL: docs/api.md, "Live feed").
  */
 const SECRET_PARAMETERS = [
   'key',
@@ -18,6 +19,7 @@ const SECRET_PARAMETERS = [
   'subscription_key',
   'application_key',
   'password',
+  'token',
 ] as const;
 
 /**
@@ -27,7 +29,7 @@ const SECRET_PARAMETERS = [
 const SECRET_MEMBERS = new Set<string>([...SECRET_PARAMETERS, 'parameters']);
 
 // Longest first, so that `api_key` is never read as `key` (a name is preceded by a non-word character).
-const NAMES = '(?:publishable_key|subscription_key|application_key|api_?key|password|key)';
+const NAMES = '(?:publishable_key|subscription_key|application_key|api_?key|password|token|key)';
 // `key[]` and `key[0]`, plain or percent-encoded.
 const BRACKETS = '(?:\\[[^\\]\\s&=]{0,16}\\]|%5B[^\\s&=%]{0,16}%5D)*';
 // What may stand before a parameter's name: a non-word character, or an encoded `?`, `&` or space.
@@ -72,7 +74,7 @@ const RULES: [RegExp, string][] = [
  * What every rule's match holds (a parameter's name, an administration path, a key's hex digits or
  * `pk_`): a text without any of it, as most log lines are, is returned after this one pass.
  */
-const MAY_HOLD_SECRET = /key|password|\/projects\/|pk_|[0-9A-Fa-f]{64}/i;
+const MAY_HOLD_SECRET = /key|password|token|\/projects\/|pk_|[0-9A-Fa-f]{64}/i;
 
 /** A text without the secrets it may quote: paths, query strings, bodies, error messages. */
 export function redactText(text: string): string {

@@ -19,6 +19,8 @@ export interface LiveFeedOptions {
   heartbeatMs: number;
   /** Open streams per project on one instance; one more is answered 429. */
   maxStreamsPerProject: number;
+  /** How long a stream token opens a stream, in ms (docs/api.md, "Live feed": a minute). */
+  tokenTtlMs: number;
 }
 
 export const LIVE_FEED_OPTIONS = Symbol('LIVE_FEED_OPTIONS');
@@ -26,6 +28,7 @@ export const LIVE_FEED_OPTIONS = Symbol('LIVE_FEED_OPTIONS');
 export const DEFAULT_LIVE_FEED_OPTIONS: Readonly<LiveFeedOptions> = {
   heartbeatMs: 15_000,
   maxStreamsPerProject: 20,
+  tokenTtlMs: 60_000,
 };
 
 /** What a stream is sent: an event, or `reset` when its Last-Event-ID is out of the window. */

@@ -224,7 +224,7 @@ export class RedisFeedBackend implements FeedBackend {
 }
 
 /** `promise`, or a rejection once `ms` have passed without its answer. */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer from Redis in ${ms} ms`)), ms);
