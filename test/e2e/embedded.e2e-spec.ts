@@ -156,6 +156,7 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
       },
       redirection_patterns: {},
       utm_parameters: false,
+      publishable_hosts: [],
     };
     const shown = await http.get(`/projects/${key}/show`).query(keys);
     expect(shown.status).toBe(200);

@@ -184,6 +184,7 @@ describe('projects administration', () => {
             conversions: conversions(true, ['shop.acme.test'], { goal_1_label: 'Signup' }),
             redirection_patterns: {},
             utm_parameters: false,
+            publishable_hosts: [],
           }),
         },
       });
@@ -337,14 +338,14 @@ describe('projects administration', () => {
         error: {
           code: 1002,
           message:
-            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters)',
+            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts)',
         },
       });
       expectError(
         await create({ name: 'x', foo: 1, bar: 2 }),
         400,
         1002,
-        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters)',
+        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts)',
       );
       expectError(
         await create({ name: 'x', conversions: { enabled: true, goal_6_label: 'Six' } }),
@@ -483,6 +484,7 @@ describe('projects administration', () => {
           conversions: conversions(false, []),
           redirection_patterns: {},
           utm_parameters: false,
+          publishable_hosts: [],
         }),
       );
       const otherList = await post('/projects/list', other);
@@ -496,6 +498,7 @@ describe('projects administration', () => {
               conversions: conversions(false, []),
               redirection_patterns: {},
               utm_parameters: false,
+              publishable_hosts: [],
             }),
           ],
         },
@@ -770,7 +773,7 @@ describe('projects administration', () => {
         await update({ colour: 'red' }),
         400,
         1002,
-        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, remove_domain, remove_user, change_role, rotate_publishable_key)',
+        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, remove_domain, remove_user, change_role, rotate_publishable_key)',
       );
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });

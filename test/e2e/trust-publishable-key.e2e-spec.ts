@@ -41,6 +41,8 @@ describe('the publishable key', () => {
     t = await createTestApp();
     project = await createProject(t, {
       conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' },
+      // The hosts its pages' key may make links and redirects to (trust-page-key.e2e-spec).
+      publishable_hosts: ['example.com', 'facebook.com'],
     });
     pk = project.publishable_key;
     link = await createLink(t, project.api_key, { password: 'secret-1', notes: 'kept' });

@@ -60,6 +60,13 @@ export class ProjectCreationObjectDto {
   sharers?: string[];
   @ApiPropertyOptional({ type: [String] })
   viewers?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['example.com', 'twitter.com'],
+    description:
+      'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
+  })
+  publishable_hosts?: string[];
 }
 
 /** The project update object (only what changes), sent as the JSON string `json` of projects/{api_key}/update. */
@@ -93,4 +100,11 @@ export class ProjectUpdateObjectDto {
       'Extension. true replaces the publishable key; the old one is refused at once (a JSON boolean only)',
   })
   rotate_publishable_key?: boolean;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['example.com', 'twitter.com'],
+    description:
+      'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
+  })
+  publishable_hosts?: string[];
 }

@@ -88,13 +88,13 @@ export class UpdateProjectParamsDto extends ProjectWriteKeysParamsDto {
    * remove_domain, default_domain, admins/sharers/viewers (added, or role changed), remove_user,
    * change_role [{user, role}], conversions {enabled, domains (added; 'all' for every redirection),
    * remove_domain, goal_1_label … goal_5_label (null clears)}, rotate_publishable_key (true
-   * replaces the publishable key).
+   * replaces the publishable key), publishable_hosts (replaces the list).
    */
   @ApiProperty({
     type: String,
     required: true,
     description:
-      'Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions; extension: rotate_publishable_key (true replaces the publishable key).',
+      'Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions; extension: rotate_publishable_key (true replaces the publishable key), publishable_hosts (the hosts the publishable key may make links to; replaces the list).',
     example: JSON.stringify(UPDATE_EXAMPLE),
   })
   @IsOptional()
