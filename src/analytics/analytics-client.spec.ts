@@ -1,4 +1,5 @@
-import { chTime, fromChTime, withSettingsClause } from './analytics-client';
+import { chTime, fromChTime } from './analytics-client';
+import { withSettingsClause } from './read-statement';
 
 describe('chTime', () => {
   it('writes every millisecond as ISO 8601 does, in the form ClickHouse reads, and back', () => {

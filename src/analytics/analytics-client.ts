@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   ClickHouseClient,
@@ -7,7 +8,23 @@ import {
 } from '@clickhouse/client';
 // Types only: the engine itself is loaded by openAnalyticsClient, and only when embedded.
 import type { RawInsertParams, RawInsertSummary } from 'chdb';
-import { AppError, ErrorCode } from '../common/app-error';
+import {
+  AnalyticsUnavailableError,
+  ReadLimits,
+  StatementCancelledError,
+  analyticsError,
+} from './analytics-errors';
+
+export {
+  AnalyticsLimitError,
+  AnalyticsUnavailableError,
+  StatementCancelledError,
+  messageOf,
+} from './analytics-errors';
+import { ReadStatement, StatementSettings, limitSettings, readStatement } from './read-statement';
+
+export type { ReadLimits } from './analytics-errors';
+export type { StatementSettings } from './read-statement';
 
 /** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
 export type Params = Record<string, unknown>;
@@ -27,11 +44,17 @@ export interface Page<T> {
   before: number;
 }
 
-/**
- * Settings of one statement (e.g. `{ max_threads: 1 }`): they apply to that statement alone, on the
- * embedded engine as on a server.
- */
-export type StatementSettings = Readonly<Record<string, number>>;
+/** How one read runs. */
+export interface ReadOptions {
+  /** Settings of this statement alone, besides the limits every read carries. */
+  settings?: StatementSettings;
+  /**
+   * Aborted when the answer is no longer wanted (its client went away): a server kills the
+   * statement; the embedded engine does not start it, or lets it finish unread (docs/operations.md,
+   * "Statistics limits").
+   */
+  signal?: AbortSignal;
+}
 
 /** What the store reports of each call (the /metrics histograms and counter). */
 export interface AnalyticsObserver {
@@ -46,6 +69,11 @@ export interface AnalyticsObserver {
  */
 export class AnalyticsClient {
   observer: AnalyticsObserver | null = null;
+  /**
+   * What every read (query, queryPage) may take of the store, as max_execution_time and
+   * max_memory_usage (docs/api.md, "Statistics limits"); writes and DDL run to their end.
+   */
+  limits: ReadLimits = { seconds: 0, megabytes: 0 };
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -74,10 +102,10 @@ export class AnalyticsClient {
   }
 
   /** Runs a SELECT and returns its rows (64-bit integers may come as strings: read them with Number). */
-  async query<T>(sql: string, params: Params = {}, settings: StatementSettings = {}): Promise<T[]> {
-    return this.timed(async () => {
+  async query<T>(sql: string, params: Params = {}, options: ReadOptions = {}): Promise<T[]> {
+    return this.read(sql, options, async (statement) => {
       const result = await this.client.query({
-        ...this.queryOf(sql, settings),
+        ...statement,
         query_params: params,
         format: 'JSONEachRow',
       });
@@ -94,11 +122,11 @@ export class AnalyticsClient {
   async queryPage<T>(
     sql: string,
     params: Params = {},
-    settings: StatementSettings = {},
+    options: ReadOptions = {},
   ): Promise<Page<T>> {
-    return this.timed(async () => {
+    return this.read(sql, options, async (statement) => {
       const result = await this.client.query({
-        ...this.queryOf(sql, settings),
+        ...statement,
         query_params: params,
         format: 'JSONEachRowWithProgress',
       });
@@ -178,7 +206,7 @@ export class AnalyticsClient {
       await run(options.token ? { insert_deduplication_token: options.token } : {});
       ok = true;
     } catch (error) {
-      throw unavailableOr(error);
+      throw analyticsError(error, this.limits);
     } finally {
       this.observer?.inserted(table, ok ? rows : 0, seconds(started), ok);
     }
@@ -194,21 +222,52 @@ export class AnalyticsClient {
   }
 
   /**
-   * A statement with its own settings. A server takes them with the request; the embedded
-   * connection would turn them into a `SET` that outlives the statement, so there they go into the
-   * statement's SETTINGS clause.
+   * Runs a read with the limits and its own settings (readStatement), under a query id of its own:
+   * when `signal` aborts, the client drops the request and a server is told to kill the statement
+   * (it would otherwise run on, docs/operations.md, "Statistics limits").
    */
-  private queryOf(
+  private async read<T>(
     sql: string,
-    settings: StatementSettings,
-  ): { query: string; clickhouse_settings?: StatementSettings } {
-    if (Object.keys(settings).length === 0) return { query: sql };
-    return this.rawInsert
-      ? { query: withSettingsClause(sql, settings) }
-      : { query: sql, clickhouse_settings: settings };
+    options: ReadOptions,
+    run: (statement: ReadStatement) => Promise<T>,
+  ): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) throw new StatementCancelledError();
+    const queryId = randomUUID();
+    const kill = () => void this.kill(queryId);
+    if (!this.rawInsert) signal?.addEventListener('abort', kill, { once: true });
+    try {
+      return await this.timed(
+        () =>
+          run({
+            ...readStatement(
+              sql,
+              { ...limitSettings(this.limits), ...options.settings },
+              {
+                embedded: this.rawInsert !== null,
+              },
+            ),
+            query_id: queryId,
+            abort_signal: signal,
+          }),
+        signal,
+      );
+    } finally {
+      signal?.removeEventListener('abort', kill);
+    }
   }
 
-  private async timed<T>(run: () => Promise<T>): Promise<T> {
+  /** Asks the server to stop a statement; one that ended or never arrived is not found, which is fine. */
+  private async kill(queryId: string): Promise<void> {
+    try {
+      // The id is ours (a UUID): 18.16 binds no parameters, so it is written in.
+      await this.client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
+    } catch {
+      // Out of reach: the server drops the statement with its connection's end, or at its limit.
+    }
+  }
+
+  private async timed<T>(run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const started = process.hrtime.bigint();
     let ok = false;
     try {
@@ -216,32 +275,12 @@ export class AnalyticsClient {
       ok = true;
       return result;
     } catch (error) {
-      throw unavailableOr(error);
+      throw signal?.aborted ? new StatementCancelledError() : analyticsError(error, this.limits);
     } finally {
       this.observer?.queried(seconds(started), ok);
     }
   }
 }
-
-/**
- * `sql` with `settings` in its SETTINGS clause: added to the clause that ends it, or a clause of
- * their own. Names are words and values numbers, so nothing but a setting enters the statement.
- */
-export function withSettingsClause(sql: string, settings: StatementSettings): string {
-  const pairs = Object.entries(settings).map(([name, value]) => {
-    if (!/^\w+$/.test(name) || !Number.isFinite(value))
-      throw new Error(`bad setting ${name} = ${value}`);
-    return `${name} = ${value}`;
-  });
-  if (pairs.length === 0) return sql;
-  const statement = sql.trimEnd();
-  return ENDING_SETTINGS.test(statement)
-    ? `${statement}, ${pairs.join(', ')}`
-    : `${statement}\nSETTINGS ${pairs.join(', ')}`;
-}
-
-/** A SETTINGS clause at the end of a statement (`SETTINGS a = 1, b = 'x'`). */
-const ENDING_SETTINGS = /\sSETTINGS\s+\w+\s*=\s*[\w.']+(?:\s*,\s*\w+\s*=\s*[\w.']+)*$/;
 
 function seconds(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
@@ -289,53 +328,6 @@ export async function openAnalyticsClient(options: {
     `embedded chDB in ${options.embeddedDir}`,
     (params) => connection.chdb.rawInsert(params),
   );
-}
-
-/** The analytics store did not answer: a request answers 503, a job retries. */
-export class AnalyticsUnavailableError extends AppError {
-  constructor(readonly reason: unknown) {
-    super(
-      503,
-      ErrorCode.unavailable,
-      `Statistics are temporarily unavailable: the analytics store does not answer (${messageOf(reason)}); retry shortly`,
-    );
-    this.name = 'AnalyticsUnavailableError';
-  }
-}
-
-/**
- * A store out of reach (refused or reset connection, timeout, a closed engine) becomes
- * AnalyticsUnavailableError (503); an error of the statement itself (bad SQL, a type) stays as it
- * is: a bug, logged and answered 500.
- */
-function unavailableOr(error: unknown): unknown {
-  if (error instanceof AnalyticsUnavailableError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (typeof code === 'string' && UNREACHABLE_CODES.has(code)) || UNREACHABLE.test(message)
-    ? new AnalyticsUnavailableError(error)
-    : error;
-}
-
-/** What a store out of reach fails with: the socket's errors, the client's timeout, a closed engine. */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-  'CHDB_CLOSED',
-  'CHDB_CONNECTION',
-]);
-const UNREACHABLE =
-  /socket hang up|timeout error|connect ECONNREFUSED|ECONNRESET|other side closed|connection (is )?closed/i;
-
-export function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0].slice(0, 300);
 }
 
 /**

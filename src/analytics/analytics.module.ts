@@ -42,6 +42,10 @@ class AnalyticsLifecycle implements OnApplicationShutdown {
           database: config.clickhouseDatabase,
         });
         client.observer = new AnalyticsMetrics(metrics);
+        client.limits = {
+          seconds: config.analyticsMaxExecutionSeconds,
+          megabytes: config.analyticsMaxMemoryMb,
+        };
         const logger = new Logger('Analytics');
         // The tables are made before anything is served; a server that does not answer yet is
         // waited for (as PostgreSQL is), so `docker compose up` may start both at once. A statement

@@ -1,5 +1,6 @@
 import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { AnalyticsClient } from '../analytics/analytics-client';
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { BackfillProgress, BackfillService } from './backfill.service';
 import { ClicksRepository } from '../clicks/clicks.repository';
@@ -304,6 +305,8 @@ export async function runCli(
         abortOnError: false,
       },
     );
+    // An operator's command runs to its end: the limits of reads are the API's (docs/operations.md, "Statistics limits").
+    if (spec.analytics) context.get(AnalyticsClient).limits = { seconds: 0, megabytes: 0 };
     const result = await spec.run(context, parsed.options, out);
     out.stdout(render(result, parsed.json));
     return EXIT.ok;

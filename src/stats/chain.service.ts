@@ -33,7 +33,11 @@ export class ChainService {
     private readonly lookups: LinkLookupsService,
   ) {}
 
-  async chain(project: ProjectEntity, query: ChainQuery): Promise<Record<string, unknown>> {
+  async chain(
+    project: ProjectEntity,
+    query: ChainQuery,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const link = await this.lookups.findProjectLink(project, query.svcId);
     if (!link) throw Errors.notFound(`No link ${query.svcId} in this project`);
     // A link made before chains and not backfilled yet is its own root.
@@ -49,8 +53,8 @@ export class ChainService {
       withBots: query.withBots,
     };
     const [generations, children] = await Promise.all([
-      this.repository.cascadeGenerations(request),
-      this.repository.cascadeChildren(request, query),
+      this.repository.cascadeGenerations(request, signal),
+      this.repository.cascadeChildren(request, query, signal),
     ]);
     const labels = project.goalLabels;
     const figures = (f: Figures, shares: boolean): Record<string, unknown> => {

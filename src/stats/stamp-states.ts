@@ -43,17 +43,21 @@ export class StampStates {
   ) {}
 
   /** The projects' stamp state when the request reads stamps (readsStamps), else null: joined. */
-  async forRequest(query: StatsQuery, projectIds: string[]): Promise<StampState | null> {
-    return readsStamps(query) ? this.of(projectIds) : null;
+  async forRequest(
+    query: StatsQuery,
+    projectIds: string[],
+    signal?: AbortSignal,
+  ): Promise<StampState | null> {
+    return readsStamps(query) ? this.of(projectIds, signal) : null;
   }
 
   /** The projects' stamp state: kept, or read (and kept with a sole writer). */
-  private async of(projectIds: string[]): Promise<StampState> {
+  private async of(projectIds: string[], signal: AbortSignal | undefined): Promise<StampState> {
     const writes = stampStateWrites(this.analytics);
     const key = projectIds.join(',');
     const kept = writes === null ? undefined : this.kept.get(key);
     if (kept && kept.writes === writes) return kept.state;
-    const state = await this.repository.stampState(projectIds);
+    const state = await this.repository.stampState(projectIds, signal);
     if (writes !== null) {
       if (this.kept.size >= STAMP_STATES_KEPT) this.kept.clear();
       this.kept.set(key, { writes, state });

@@ -73,4 +73,28 @@ describe('StatementYield', () => {
     expect(await Promise.all([...admitted, later])).toEqual([1, 2, 3, 4]);
     expect(runs.map((r) => r.at)).toEqual([0, 300, 600, 900]);
   });
+
+  it('never starts a waiting statement whose request was closed: it leaves the queue at once, and the next takes its turn', async () => {
+    const { runs, statement } = statements(100);
+    const yielding = new StatementYield(() => true, YIELD_PAUSE, 2);
+    const gone = new AbortController();
+    const first = yielding.run(statement);
+    const cancelled = yielding.run(statement, gone.signal);
+    const third = yielding.run(statement);
+    const refused = expect(cancelled).rejects.toMatchObject({
+      name: 'StatementCancelledError',
+      status: 503,
+    });
+    await jest.advanceTimersByTimeAsync(50);
+    gone.abort();
+    await refused;
+    // Its place is free: one more may wait beside the third.
+    const fourth = yielding.run(statement);
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(await Promise.all([first, third, fourth])).toEqual([1, 2, 3]);
+    expect(runs.map((r) => r.at)).toEqual([0, 300, 600]);
+    // A statement of a request already closed is refused before it waits or runs.
+    await expect(yielding.run(statement, gone.signal)).rejects.toMatchObject({ status: 503 });
+    expect(runs).toHaveLength(3);
+  });
 });

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { StatementSettings } from '../analytics/analytics-client';
+import { StatementCancelledError, StatementSettings } from '../analytics/analytics-client';
 import { AppError, ErrorCode } from '../common/app-error';
 
 /**
@@ -24,11 +24,12 @@ export const YIELD_PAUSE = 2;
  * threads as there are cores, and so takes the cores the redirects' event loop needs: while the
  * event loop is busy (`busy()`), statements are admitted one at a time, each runs with
  * YIELDING_SETTINGS, and the next is admitted `pause` times the statement's own time after it
- * ended; otherwise a statement runs at once, with all the threads it can use.
+ * ended; otherwise a statement runs at once, with all the threads it can use. A waiting statement
+ * whose request was closed (`signal`) leaves the queue and never starts.
  */
 export class StatementYield {
   private admitted = false;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: (() => boolean)[] = [];
 
   constructor(
     private readonly busy: () => boolean,
@@ -37,7 +38,11 @@ export class StatementYield {
     private readonly maxWaiting = MAX_WAITING_STATEMENTS,
   ) {}
 
-  async run<T>(statement: (settings: StatementSettings) => Promise<T>): Promise<T> {
+  async run<T>(
+    statement: (settings: StatementSettings) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (signal?.aborted) throw new StatementCancelledError();
     if (!this.busy()) return statement({});
     if (this.admitted) {
       if (this.waiting.length >= this.maxWaiting) {
@@ -47,7 +52,7 @@ export class StatementYield {
           `Statistics are temporarily unavailable: ${this.waiting.length} statistics queries are waiting while redirects keep the server busy; retry shortly`,
         );
       }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await this.turn(signal);
     }
     this.admitted = true;
     const started = process.hrtime.bigint();
@@ -60,10 +65,28 @@ export class StatementYield {
     }
   }
 
+  /** Waits for this statement's turn; rejects when `signal` aborts first. */
+  private turn(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const admit = (): boolean => {
+        if (signal?.aborted) return false;
+        signal?.removeEventListener('abort', leave);
+        resolve();
+        return true;
+      };
+      const leave = () => {
+        const at = this.waiting.indexOf(admit);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new StatementCancelledError());
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.waiting.push(admit);
+    });
+  }
+
   private admitNext(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.admitted = false;
+    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) if (next()) return;
+    this.admitted = false;
   }
 }
 

@@ -13,6 +13,7 @@ import { Errors } from '../common/app-error';
 import { RawParams, readPaging } from '../common/params';
 import { ChainService } from './chain.service';
 import { Params } from '../common/params.decorator';
+import { RequestSignal } from '../common/request-signal';
 import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import {
   CurrentProject,
@@ -44,7 +45,8 @@ import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service
  * The statistics endpoints (docs/api.md, "Statistics"). ProjectKeyGuard checks the format, `v` and
  * the key (on totals, `key[]` of up to MAX_TOTALS_KEYS projects) and hands the project(s) over;
  * stats-params.ts and stats-query.ts read the rest on common/params.ts. Each request counts in
- * the read budget of every project it names (READ_RATE_LIMIT; docs/api.md, "Limits").
+ * the read budget of every project it names (READ_RATE_LIMIT; docs/api.md, "Limits"). Its
+ * statements are cancelled when the client goes away (RequestSignal; docs/api.md, "Statistics limits").
  */
 @ApiTags('stats')
 @Controller('stats')
@@ -62,8 +64,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: RangeIntervalsResponseDto })
   @ProjectKeyAuth({ version: true })
-  rangeIntervalsGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.rangeIntervals(project, params);
+  rangeIntervalsGet(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.rangeIntervals(project, params, signal);
   }
 
   @Post('range/intervals.json')
@@ -72,8 +78,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: RangeIntervalsResponseDto })
   @ProjectKeyAuth({ version: true })
-  rangeIntervalsPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.rangeIntervals(project, params);
+  rangeIntervalsPost(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.rangeIntervals(project, params, signal);
   }
 
   @Get('svc_ids/batch.json')
@@ -82,8 +92,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: LinkBatchDetailsResponseDto })
   @ProjectKeyAuth({ version: true })
-  batchGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.batch(project, params);
+  batchGet(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.batch(project, params, signal);
   }
 
   @Post('svc_ids/batch.json')
@@ -92,8 +106,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: LinkBatchDetailsResponseDto })
   @ProjectKeyAuth({ version: true })
-  batchPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.batch(project, params);
+  batchPost(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.batch(project, params, signal);
   }
 
   @Get(':svc_id/intervals.json')
@@ -106,8 +124,9 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.intervals(project, svcId, params);
+    return this.intervals(project, svcId, params, signal);
   }
 
   @Post(':svc_id/intervals.json')
@@ -120,8 +139,9 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.intervals(project, svcId, params);
+    return this.intervals(project, svcId, params, signal);
   }
 
   @Get(':svc_id/chain.json')
@@ -136,8 +156,9 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.chain(project, svcId, params);
+    return this.chain(project, svcId, params, signal);
   }
 
   @Post(':svc_id/chain.json')
@@ -150,8 +171,9 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.chain(project, svcId, params);
+    return this.chain(project, svcId, params, signal);
   }
 
   @Get('range.json')
@@ -160,8 +182,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })
   @ProjectKeyAuth({ version: true })
-  rangeGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.aggregate([project], params, 'range');
+  rangeGet(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.aggregate([project], params, 'range', signal);
   }
 
   @Post('range.json')
@@ -170,8 +196,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })
   @ProjectKeyAuth({ version: true })
-  rangePost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.aggregate([project], params, 'range');
+  rangePost(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.aggregate([project], params, 'range', signal);
   }
 
   @Get('totals.json')
@@ -180,8 +210,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })
   @ProjectKeyAuth({ version: true, many: MAX_TOTALS_KEYS })
-  totalsGet(@CurrentProjects() projects: ProjectEntity[], @Params() params: RawParams) {
-    return this.aggregate(projects, params, 'totals');
+  totalsGet(
+    @CurrentProjects() projects: ProjectEntity[],
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.aggregate(projects, params, 'totals', signal);
   }
 
   @Post('totals.json')
@@ -190,8 +224,12 @@ export class StatsController {
   @ApiResponse(STATS_ERRORS)
   @ApiOkResponse({ type: AggregateResponseDto })
   @ProjectKeyAuth({ version: true, many: MAX_TOTALS_KEYS })
-  totalsPost(@CurrentProjects() projects: ProjectEntity[], @Params() params: RawParams) {
-    return this.aggregate(projects, params, 'totals');
+  totalsPost(
+    @CurrentProjects() projects: ProjectEntity[],
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.aggregate(projects, params, 'totals', signal);
   }
 
   @Get(':svc_id.json')
@@ -204,8 +242,9 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.details(project, svcId, params);
+    return this.details(project, svcId, params, signal);
   }
 
   @Post(':svc_id.json')
@@ -218,32 +257,39 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
   ) {
-    return this.details(project, svcId, params);
+    return this.details(project, svcId, params, signal);
   }
 
   private async aggregate(
     projects: ProjectEntity[],
     params: RawParams,
     kind: StatsKind,
+    signal: AbortSignal,
   ): Promise<FormattedResult> {
     // docs/api.md, "Statistics": with an array of keys (key[]=…, even of one project), group_by and
     // pivot may be project.
     const query = readStatsQuery(params, kind, kind === 'totals' && Array.isArray(params.key));
-    return new FormattedResult(await this.stats.aggregate(projects, query));
+    return new FormattedResult(await this.stats.aggregate(projects, query, signal));
   }
 
   private async details(
     project: ProjectEntity,
     svcId: string,
     params: RawParams,
+    signal: AbortSignal,
   ): Promise<FormattedResult> {
     return new FormattedResult(
-      await this.stats.linkDetails(project, svcId, this.detailsOptions(params)),
+      await this.stats.linkDetails(project, svcId, this.detailsOptions(params), signal),
     );
   }
 
-  private async batch(project: ProjectEntity, params: RawParams): Promise<FormattedResult> {
+  private async batch(
+    project: ProjectEntity,
+    params: RawParams,
+    signal: AbortSignal,
+  ): Promise<FormattedResult> {
     const raw = params.svc_id;
     const ids = (
       Array.isArray(raw) ? raw : raw === undefined || raw === '' ? [] : [raw]
@@ -253,7 +299,7 @@ export class StatsController {
     if (ids.some((id) => typeof id !== 'string' || id === ''))
       throw Errors.invalid('svc_id', 'must be link ids');
     return new FormattedResult(
-      await this.stats.linkBatch(project, ids as string[], this.detailsOptions(params)),
+      await this.stats.linkBatch(project, ids as string[], this.detailsOptions(params), signal),
     );
   }
 
@@ -266,6 +312,7 @@ export class StatsController {
   private async rangeIntervals(
     project: ProjectEntity,
     params: RawParams,
+    signal: AbortSignal,
   ): Promise<FormattedResult> {
     const { start, end } = readPeriod(params, { required: true, earliest: EARLIEST.range });
     const query = readStatsQuery(params, 'range', false);
@@ -273,12 +320,11 @@ export class StatsController {
       throw Errors.invalid(query.groupBy ? 'group_by' : 'pivot', 'is not used by range intervals');
     if (query.withChain) throw Errors.invalid('with_chain', 'is not used by range intervals');
     return new FormattedResult(
-      await this.stats.rangeIntervals(project, {
-        ...query,
-        start: start!,
-        end: end!,
-        interval: readInterval(params),
-      }),
+      await this.stats.rangeIntervals(
+        project,
+        { ...query, start: start!, end: end!, interval: readInterval(params) },
+        signal,
+      ),
     );
   }
 
@@ -286,18 +332,16 @@ export class StatsController {
     project: ProjectEntity,
     svcId: string,
     params: RawParams,
+    signal: AbortSignal,
   ): Promise<FormattedResult> {
     const { start, end } = readPeriod(params, { required: false, earliest: EARLIEST.range });
     const { withConversions, withBots } = readSwitches(params);
     return new FormattedResult(
-      await this.chains.chain(project, {
-        svcId,
-        start,
-        end,
-        withConversions,
-        withBots,
-        ...readPaging(params),
-      }),
+      await this.chains.chain(
+        project,
+        { svcId, start, end, withConversions, withBots, ...readPaging(params) },
+        signal,
+      ),
     );
   }
 
@@ -305,18 +349,23 @@ export class StatsController {
     project: ProjectEntity,
     svcId: string,
     params: RawParams,
+    signal: AbortSignal,
   ): Promise<FormattedResult<IntervalsResponse>> {
     const { start, end } = readPeriod(params, { required: true, earliest: INTERVALS_EARLIEST });
-    const response = await this.stats.intervals(project, {
-      svcId,
-      start: start!,
-      end: end!,
-      interval: readInterval(params),
-      ...readSwitches(params),
-      filters: readDimensionFilters(params),
-      attribution: readAttribution(params),
-      chainParams: params.attribution === undefined ? [] : ['attribution'],
-    });
+    const response = await this.stats.intervals(
+      project,
+      {
+        svcId,
+        start: start!,
+        end: end!,
+        interval: readInterval(params),
+        ...readSwitches(params),
+        filters: readDimensionFilters(params),
+        attribution: readAttribution(params),
+        chainParams: params.attribution === undefined ? [] : ['attribution'],
+      },
+      signal,
+    );
     return new FormattedResult(response);
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { AnalyticsClient, fromChTime } from '../analytics/analytics-client';
+import { AnalyticsClient, Page, fromChTime } from '../analytics/analytics-client';
 import { AppConfig } from '../config/app-config';
 import {
   Figures,
@@ -106,9 +106,11 @@ export class StatsRepository implements OnModuleDestroy {
   /** A link's clicks per interval with clicks in the period, and its latest click of all time. */
   async linkIntervals(
     request: LinkIntervalsRequest & { withBots: boolean },
+    signal?: AbortSignal,
   ): Promise<{ rows: IntervalRow[]; last: Date | null }> {
     const buckets = await this.rows<{ bucket: string; clicks: Count; last: string }>(
       linkIntervalsQuery(this.db, request),
+      signal,
     );
     let last: string | null = null;
     for (const bucket of buckets) if (last === null || bucket.last > last) last = bucket.last;
@@ -121,16 +123,21 @@ export class StatsRepository implements OnModuleDestroy {
   }
 
   /** A link's conversions per interval and type in the period. */
-  async linkIntervalConversions(request: LinkIntervalsRequest): Promise<IntervalConversionRow[]> {
-    return this.conversionRows(linkIntervalConversionsQuery(this.db, request));
+  async linkIntervalConversions(
+    request: LinkIntervalsRequest,
+    signal?: AbortSignal,
+  ): Promise<IntervalConversionRow[]> {
+    return this.conversionRows(linkIntervalConversionsQuery(this.db, request), signal);
   }
 
   /** Each link's clicks in the period and latest click, by link id (link details and batch). */
   async linkClicks(
     request: LinkClicksRequest,
+    signal?: AbortSignal,
   ): Promise<Map<string, { clicks: number; last: Date | null }>> {
     const rows = await this.rows<{ link_id: Count; clicks: Count; last: string | null }>(
       linkClicksQuery(this.db, request),
+      signal,
     );
     return new Map(
       rows.map((r) => [
@@ -143,9 +150,11 @@ export class StatsRepository implements OnModuleDestroy {
   /** A project's clicks and shares per interval (range intervals). */
   async rangeIntervals(
     request: RangeIntervalsRequest & { withBots: boolean },
+    signal?: AbortSignal,
   ): Promise<{ bucket: Date; clicks: number; shares: number }[]> {
     const rows = await this.rows<{ bucket: string; clicks: Count; shares: Count }>(
       rangeIntervalsQuery(this.db, request),
+      signal,
     );
     return rows.map((r) => ({
       bucket: fromChTime(r.bucket),
@@ -155,13 +164,16 @@ export class StatsRepository implements OnModuleDestroy {
   }
 
   /** A project's conversions per interval and type (range intervals). */
-  async rangeIntervalConversions(request: RangeIntervalsRequest): Promise<IntervalConversionRow[]> {
-    return this.conversionRows(rangeIntervalConversionsQuery(this.db, request));
+  async rangeIntervalConversions(
+    request: RangeIntervalsRequest,
+    signal?: AbortSignal,
+  ): Promise<IntervalConversionRow[]> {
+    return this.conversionRows(rangeIntervalConversionsQuery(this.db, request), signal);
   }
 
   /** The projects' stamp state, as the store holds it now. */
-  async stampState(projectIds: string[]): Promise<StampState> {
-    const found = await this.rows<{ what: string }>(stampStateQuery(this.db, projectIds));
+  async stampState(projectIds: string[], signal?: AbortSignal): Promise<StampState> {
+    const found = await this.rows<{ what: string }>(stampStateQuery(this.db, projectIds), signal);
     const has = new Set(found.map((row) => row.what));
     return {
       updated: has.has('updated'),
@@ -173,39 +185,39 @@ export class StatsRepository implements OnModuleDestroy {
    * Range and totals: the totals, one page of groups and the page's pivots, in one statement
    * when the request allows (range-totals.query.ts), else two or three.
    */
-  async aggregate(request: RowsRequest): Promise<Aggregate> {
+  async aggregate(request: RowsRequest, signal?: AbortSignal): Promise<Aggregate> {
     const { query } = request;
     if (!query.groupBy) {
-      const [totals] = await this.rows<Row>(aggregateTotalsQuery(this.db, request));
+      const [totals] = await this.rows<Row>(aggregateTotalsQuery(this.db, request), signal);
       return { totals: readFigures(totals), groups: [], totalResults: 0, pivots: [] };
     }
     if (fusesPivots(query)) {
-      const fused = await this.groupsWithPivots(request);
+      const fused = await this.groupsWithPivots(request, signal);
       if (fused) return fused;
     }
     const pageQuery = groupPageQuery(this.db, request);
     // Totals that are not the sum of the groups (a link in several groups, or chains) are a
     // statement of their own, run beside the page's.
     const [page, ownTotals] = await Promise.all([
-      this.yielding.run((settings) =>
-        this.analytics.queryPage<Row>(pageQuery.sql, pageQuery.params, settings),
-      ),
-      countsOnceByGroup(query) ? null : this.rows<Row>(aggregateTotalsQuery(this.db, request)),
+      this.page(pageQuery, signal),
+      countsOnceByGroup(query)
+        ? null
+        : this.rows<Row>(aggregateTotalsQuery(this.db, request), signal),
     ]);
     const totals = readFigures(ownTotals ? ownTotals[0] : page.totals);
     const groups = page.rows.map((row) => ({ value: readValue(row.g), ...readFigures(row) }));
     const pivots = query.pivot
-      ? await this.pagePivots(request, groups)
+      ? await this.pagePivots(request, groups, signal)
       : groups.map((): SortablePivot[] => []);
     return { totals, totalResults: page.before, groups, pivots };
   }
 
   /** A link's cascade per generation, and the distinct sharers below it (chain.json). */
-  async cascadeGenerations(request: CascadeRequest): Promise<{ rows: Row[]; sharers: number }> {
-    const statement = cascadeGenerationsQuery(this.db, request);
-    const page = await this.yielding.run((settings) =>
-      this.analytics.queryPage<Row>(statement.sql, statement.params, settings),
-    );
+  async cascadeGenerations(
+    request: CascadeRequest,
+    signal?: AbortSignal,
+  ): Promise<{ rows: Row[]; sharers: number }> {
+    const page = await this.page(cascadeGenerationsQuery(this.db, request), signal);
     return { rows: page.rows, sharers: Number(page.totals?.all_sharers ?? 0) };
   }
 
@@ -213,20 +225,24 @@ export class StatsRepository implements OnModuleDestroy {
   async cascadeChildren(
     request: CascadeRequest,
     page: { perPage: number; offset: number },
+    signal?: AbortSignal,
   ): Promise<Row[]> {
-    return this.rows<Row>(cascadeChildrenQuery(this.db, request, page));
+    return this.rows<Row>(cascadeChildrenQuery(this.db, request, page), signal);
   }
 
   /** Every pivot value of the whole result (with_zeros). */
-  async pivotValues(request: RowsRequest): Promise<GroupValue[]> {
-    const rows = await this.rows<Row>(pivotValuesQuery(this.db, request));
+  async pivotValues(request: RowsRequest, signal?: AbortSignal): Promise<GroupValue[]> {
+    const rows = await this.rows<Row>(pivotValuesQuery(this.db, request), signal);
     return rows.map(({ p }) => readValue(p));
   }
 
   /** Groups with their pivots from one statement; null when the page is empty. */
-  private async groupsWithPivots(request: RowsRequest): Promise<Aggregate | null> {
+  private async groupsWithPivots(
+    request: RowsRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<Aggregate | null> {
     const { withConversions } = request.query;
-    const found = await this.rows<Row>(groupsWithPivotsQuery(this.db, request));
+    const found = await this.rows<Row>(groupsWithPivotsQuery(this.db, request), signal);
     if (found.length === 0) return null;
     // Each tuple is (p, figures…[, last_shared]), figures in figureColumns' order.
     const sharedAt = pivotTuplesHoldShared(request.query)
@@ -245,10 +261,14 @@ export class StatsRepository implements OnModuleDestroy {
   }
 
   /** The pivots of the page's groups, by group (found[i]: groups[i]'s); none without groups. */
-  private async pagePivots(request: RowsRequest, groups: GroupRow[]): Promise<SortablePivot[][]> {
+  private async pagePivots(
+    request: RowsRequest,
+    groups: GroupRow[],
+    signal: AbortSignal | undefined,
+  ): Promise<SortablePivot[][]> {
     if (groups.length === 0) return [];
     const values = groups.map((group) => group.value);
-    const found = await this.rows<Row>(pagePivotsQuery(this.db, request, values));
+    const found = await this.rows<Row>(pagePivotsQuery(this.db, request, values), signal);
     const byGroup = new Map<string, SortablePivot[]>();
     for (const row of found) {
       const key = keyOf(readValue(row.g));
@@ -259,9 +279,13 @@ export class StatsRepository implements OnModuleDestroy {
     return values.map((value) => byGroup.get(keyOf(value)) ?? []);
   }
 
-  private async conversionRows(statement: Statement): Promise<IntervalConversionRow[]> {
+  private async conversionRows(
+    statement: Statement,
+    signal: AbortSignal | undefined,
+  ): Promise<IntervalConversionRow[]> {
     const rows = await this.rows<{ bucket: string; type: string; count: Count; value: Count }>(
       statement,
+      signal,
     );
     return rows.map((r) => ({
       bucket: fromChTime(r.bucket),
@@ -271,9 +295,22 @@ export class StatsRepository implements OnModuleDestroy {
     }));
   }
 
-  private rows<T>(statement: Statement): Promise<T[]> {
-    return this.yielding.run((settings) =>
-      this.analytics.query<T>(statement.sql, statement.params, settings),
+  /**
+   * Every statement of statistics runs here or in `page`: with the store's limits (AnalyticsClient),
+   * yielding (StatementYield), and cancelled with its request (`signal`; docs/api.md, "Statistics limits").
+   */
+  private rows<T>(statement: Statement, signal: AbortSignal | undefined): Promise<T[]> {
+    return this.yielding.run(
+      (settings) => this.analytics.query<T>(statement.sql, statement.params, { settings, signal }),
+      signal,
+    );
+  }
+
+  private page(statement: Statement, signal: AbortSignal | undefined): Promise<Page<Row>> {
+    return this.yielding.run(
+      (settings) =>
+        this.analytics.queryPage<Row>(statement.sql, statement.params, { settings, signal }),
+      signal,
     );
   }
 }

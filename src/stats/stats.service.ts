@@ -4,10 +4,12 @@ import { isoTimestamp } from '../common/time';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { LinkRecord } from '../links/link-record';
 import { ProjectEntity } from '../projects/project.entity';
+import { chainEcho, chainObject } from './chain-echo';
+import { filtersEcho, metadataOf } from './stats-echo';
 import { ConversionsObject, conversionsObject, emptyCounts } from './conversions-object';
-import { Figures, GroupRow, GroupValue, PivotRow } from './figures';
+import { Figures, GroupRow, PivotRow } from './figures';
 import { countByBucket, mergeBuckets, withZeros } from './interval-rows';
-import { amplification, orderPivots } from './pivot-order';
+import { orderPivots } from './pivot-order';
 import { RowsRequest } from './queries/range-totals.query';
 import { RowsContext } from './queries/row-parts';
 import { StampStates } from './stamp-states';
@@ -71,7 +73,11 @@ export class StatsService {
   ) {}
 
   /** stats/{svc_id}/intervals.json: a link's clicks per hour, day or week. */
-  async intervals(project: ProjectEntity, query: IntervalsQuery): Promise<IntervalsResponse> {
+  async intervals(
+    project: ProjectEntity,
+    query: IntervalsQuery,
+    signal?: AbortSignal,
+  ): Promise<IntervalsResponse> {
     const count = countIntervals(query.start, query.end, query.interval);
     if (count > MAX_INTERVALS) {
       throw Errors.invalid(
@@ -90,10 +96,10 @@ export class StatsService {
       filters: query.filters,
       attribution: query.attribution,
     };
-    const { rows: activity, last } = await this.repository.linkIntervals({
-      ...period,
-      withBots: query.withBots,
-    });
+    const { rows: activity, last } = await this.repository.linkIntervals(
+      { ...period, withBots: query.withBots },
+      signal,
+    );
     const rows = query.withZeros
       ? withZeros(activity, query.start, query.end, query.interval)
       : activity;
@@ -111,7 +117,7 @@ export class StatsService {
       intervals: [],
     };
     const { byBucket, total } = countByBucket(
-      query.withConversions ? await this.repository.linkIntervalConversions(period) : [],
+      query.withConversions ? await this.repository.linkIntervalConversions(period, signal) : [],
     );
     if (query.withConversions) response.conversions = conversionsObject(total, project.goalLabels);
     // An interval with conversions and no click is activity too: listed without with_zeros.
@@ -144,8 +150,9 @@ export class StatsService {
     project: ProjectEntity,
     svcId: string,
     options: DetailsOptions,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    const [details] = (await this.linkBatch(project, [svcId], options)).svc_ids;
+    const [details] = (await this.linkBatch(project, [svcId], options, signal)).svc_ids;
     return {
       start_date: options.start ? isoTimestamp(options.start) : null,
       end_date: options.end ? isoTimestamp(options.end) : null,
@@ -159,6 +166,7 @@ export class StatsService {
     project: ProjectEntity,
     svcIds: string[],
     options: DetailsOptions,
+    signal?: AbortSignal,
   ): Promise<{ svc_ids: Record<string, unknown>[] }> {
     const links = [];
     for (const svcId of svcIds) {
@@ -166,13 +174,16 @@ export class StatsService {
       if (!link) throw Errors.notFound(`No link ${svcId} in this project`);
       links.push(link);
     }
-    const clicks = await this.repository.linkClicks({
-      projectId: project.id,
-      linkIds: links.map((l) => l.id),
-      start: options.start,
-      end: options.end,
-      withBots: options.withBots,
-    });
+    const clicks = await this.repository.linkClicks(
+      {
+        projectId: project.id,
+        linkIds: links.map((l) => l.id),
+        start: options.start,
+        end: options.end,
+        withBots: options.withBots,
+      },
+      signal,
+    );
     const records = options.withMetadata ? await this.lookups.records(project, links) : [];
     return {
       svc_ids: links.map((link, i) => {
@@ -192,6 +203,7 @@ export class StatsService {
   async rangeIntervals(
     project: ProjectEntity,
     query: StatsQuery & { start: Date; end: Date; interval: Interval },
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const count = countIntervals(query.start, query.end, query.interval);
     if (count > MAX_INTERVALS) {
@@ -209,10 +221,13 @@ export class StatsService {
       toolKeys: await this.toolKeys([project.id], query),
       attribution: query.attribution,
     };
-    const activity = await this.repository.rangeIntervals({ ...request, withBots: query.withBots });
+    const activity = await this.repository.rangeIntervals(
+      { ...request, withBots: query.withBots },
+      signal,
+    );
     // With conversions, an interval with conversions and no click or share is activity too.
     const { byBucket, total } = countByBucket(
-      query.withConversions ? await this.repository.rangeIntervalConversions(request) : [],
+      query.withConversions ? await this.repository.rangeIntervalConversions(request, signal) : [],
     );
     const zero = { shares: 0 };
     const rows = query.withZeros
@@ -245,7 +260,7 @@ export class StatsService {
       with_zeros: query.withZeros,
       with_conversions: query.withConversions,
       ...chainEcho(query),
-      filters: await this.filtersEcho([project], query),
+      filters: await filtersEcho(this.lookups, [project], query),
       totals,
     };
   }
@@ -254,17 +269,21 @@ export class StatsService {
    * stats/range.json and stats/totals.json: totals, one page of groups and their pivots, with the
    * full echo.
    */
-  async aggregate(projects: ProjectEntity[], query: StatsQuery): Promise<Record<string, unknown>> {
+  async aggregate(
+    projects: ProjectEntity[],
+    query: StatsQuery,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const labels = projects[0].goalLabels;
     const ids = projects.map((p) => p.id);
     const request: RowsRequest = {
       query,
       scope: { ids, keys: projects.map((p) => p.apiKey) },
-      context: await this.rowsContext(query, ids),
+      context: await this.rowsContext(query, ids, signal),
     };
-    const found = await this.repository.aggregate(request);
+    const found = await this.repository.aggregate(request, signal);
     const { totals, groups, totalResults } = found;
-    const pivots = await this.orderedPivots(request, found);
+    const pivots = await this.orderedPivots(request, found, signal);
     // A group's or pivot's figures, added to its object (which holds its value first). By click
     // dimensions shares are null: they count links, which have no place nor device.
     const byDimensions = usesDimensions(query);
@@ -286,7 +305,7 @@ export class StatsService {
       groups.map(async (group: GroupRow, i) => {
         const object = withFigures({ [query.groupBy!]: group.value }, group);
         if (query.withMetadata)
-          object.metadata = await this.metadata(projects, query.groupBy!, group.value);
+          object.metadata = await metadataOf(this.lookups, projects, query.groupBy!, group.value);
         if (query.pivot) {
           const pivot = query.pivot;
           object.pivots = pivots[i].map((row: PivotRow) =>
@@ -303,7 +322,7 @@ export class StatsService {
       with_conversions: query.withConversions,
       with_zeros: query.withZeros,
       ...chainEcho(query),
-      filters: await this.filtersEcho(projects, query),
+      filters: await filtersEcho(this.lookups, projects, query),
       group_by: query.groupBy,
       sort_type: query.groupBy ? query.sortType : null,
       sort_order: query.groupBy ? query.sortOrder : null,
@@ -324,10 +343,14 @@ export class StatsService {
    * What range's or totals' rows are made from: the tool filter's keys (PostgreSQL, only with a
    * tool filter), then the stamp state (StampStates).
    */
-  private async rowsContext(query: StatsQuery, projectIds: string[]): Promise<RowsContext> {
+  private async rowsContext(
+    query: StatsQuery,
+    projectIds: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<RowsContext> {
     return {
       toolKeys: await this.toolKeys(projectIds, query),
-      stamped: await this.stampStates.forRequest(query, projectIds),
+      stamped: await this.stampStates.forRequest(query, projectIds, signal),
     };
   }
 
@@ -344,80 +367,14 @@ export class StatsService {
    * Each group's pivots in pivot_sort_type order; with with_zeros, every pivot value of the whole
    * result (not only of this page) in every group. As found without a pivot or groups.
    */
-  private async orderedPivots(request: RowsRequest, found: Aggregate): Promise<PivotRow[][]> {
+  private async orderedPivots(
+    request: RowsRequest,
+    found: Aggregate,
+    signal: AbortSignal | undefined,
+  ): Promise<PivotRow[][]> {
     const { query } = request;
     if (!query.pivot || found.groups.length === 0) return found.pivots;
-    const zeroValues = query.withZeros ? await this.repository.pivotValues(request) : null;
+    const zeroValues = query.withZeros ? await this.repository.pivotValues(request, signal) : null;
     return orderPivots(found.pivots, query, zeroValues);
   }
-
-  /**
-   * The filters applied, each with its `<field>_metadata` (an empty array when there are none):
-   * null, or with with_metadata=true the link, user or campaign it names (docs/api.md).
-   */
-  private async filtersEcho(
-    projects: ProjectEntity[],
-    query: StatsQuery,
-  ): Promise<Record<string, unknown> | []> {
-    const entries = Object.entries(query.filters);
-    if (entries.length === 0) return [];
-    const echo: Record<string, unknown> = {};
-    for (const [name, value] of entries) {
-      echo[name] = value;
-      echo[`${name}_metadata`] = query.withMetadata
-        ? await this.metadata(projects, name, value)
-        : null;
-    }
-    return echo;
-  }
-
-  /**
-   * svc_id: original_url, notes; user_id: username, icon_url, profile_url; campaign: name,
-   * description.
-   */
-  private async metadata(
-    projects: ProjectEntity[],
-    field: string,
-    value: GroupValue,
-  ): Promise<Record<string, string | null> | null> {
-    if (value === null || typeof value !== 'string') return null;
-    const ids = projects.map((p) => p.id);
-    if (field === 'svc_id') return this.lookups.linkMetadata(ids, value);
-    if (field === 'user_id') return this.lookups.userMetadata(ids, value);
-    if (field === 'campaign') return this.lookups.campaignMetadata(ids, value);
-    return null;
-  }
-}
-
-/**
- * A row's chain object (docs/api.md, "Share chains"): its descendants' shares, clicks and, with
- * conversions, conversions; amplification, their clicks per own click.
- */
-function chainObject(
-  f: Figures,
-  withConversions: boolean,
-  labels: Partial<Record<string, string>>,
-): Record<string, unknown> {
-  const chain = f.chain ?? { clicks: 0, shares: 0, pageviews: 0, goals: {} };
-  const object: Record<string, unknown> = {
-    shares: chain.shares,
-    clicks: chain.clicks,
-    amplification: amplification(f),
-  };
-  if (withConversions)
-    object.conversions = conversionsObject(
-      { pageviews: chain.pageviews, goals: chain.goals },
-      labels,
-    );
-  return object;
-}
-
-/** with_chain and attribution as the request gave them; nothing when it gave neither. */
-export function chainEcho(
-  query: Pick<StatsQuery, 'withChain' | 'attribution' | 'chainParams'>,
-): Record<string, unknown> {
-  const echo: Record<string, unknown> = {};
-  if (query.chainParams.includes('with_chain')) echo.with_chain = query.withChain;
-  if (query.chainParams.includes('attribution')) echo.attribution = query.attribution;
-  return echo;
 }

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { ApiFormatted, FormattedResult } from '../../common/api-format';
 import { RawParams } from '../../common/params';
 import { Params } from '../../common/params.decorator';
+import { RequestSignal } from '../../common/request-signal';
 import { ReadThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
 import { ProjectEntity } from '../../projects/project.entity';
@@ -34,8 +35,12 @@ export class LinkListController {
   @ApiOkResponse({ type: LinkListResponseDto, description: 'txt: one svc_url per line' })
   @ApiResponse(LINK_LIST_ERRORS)
   @ProjectKeyAuth({ version: true })
-  listGet(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.list(project, params);
+  listGet(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.list(project, params, signal);
   }
 
   @Post('url/list.:format')
@@ -45,15 +50,21 @@ export class LinkListController {
   @ApiOkResponse({ type: LinkListResponseDto, description: 'txt: one svc_url per line' })
   @ApiResponse(LINK_LIST_ERRORS)
   @ProjectKeyAuth({ version: true })
-  listPost(@CurrentProject() project: ProjectEntity, @Params() params: RawParams) {
-    return this.list(project, params);
+  listPost(
+    @CurrentProject() project: ProjectEntity,
+    @Params() params: RawParams,
+    @RequestSignal() signal: AbortSignal,
+  ) {
+    return this.list(project, params, signal);
   }
 
   private async list(
     project: ProjectEntity,
     params: RawParams,
+    signal: AbortSignal,
   ): Promise<FormattedResult<LinkListAnswer>> {
-    const answer = await this.lists.list(project, readLinkListQuery(params));
+    // Its reads of the analytics store are cancelled when the client goes away (docs/api.md, "Statistics limits").
+    const answer = await this.lists.list(project, readLinkListQuery(params), signal);
     return new FormattedResult(answer, () => answer.links.map((link) => link.svc_url).join('\n'));
   }
 }

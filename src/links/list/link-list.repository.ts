@@ -71,8 +71,8 @@ export class LinkListRepository {
   }
 
   /** A page of the project's links that pass the filters, by creation time. */
-  async createdPage(request: PageRequest): Promise<LinkListPage> {
-    const page = await this.page<{ id: string }>(createdPageStatement(this.db, request));
+  async createdPage(request: PageRequest, signal?: AbortSignal): Promise<LinkListPage> {
+    const page = await this.page<{ id: string }>(createdPageStatement(this.db, request), signal);
     return { ids: page.rows.map((row) => row.id), clicks: new Map(), total: page.before };
   }
 
@@ -80,11 +80,12 @@ export class LinkListRepository {
    * A page of the project's links that pass the filters, by clicks: without filters, most clicked
    * first, from the links with clicks alone when they fill the page (clickedPageStatement).
    */
-  async clicksPage(request: PageRequest): Promise<LinkListPage> {
+  async clicksPage(request: PageRequest, signal?: AbortSignal): Promise<LinkListPage> {
     const { query } = request;
     if (Object.keys(query.filters).length === 0 && query.sortOrder === 'desc') {
       const clicked = await this.page<{ id: string; clicks: Count; total: Count }>(
         clickedPageStatement(this.db, request),
+        signal,
       );
       if (clicked.rows.length === query.perPage) {
         return {
@@ -96,6 +97,7 @@ export class LinkListRepository {
     }
     const page = await this.page<{ id: string; clicks: Count }>(
       clicksPageStatement(this.db, request),
+      signal,
     );
     return {
       ids: page.rows.map((row) => row.id),
@@ -105,10 +107,16 @@ export class LinkListRepository {
   }
 
   /** The all-time human clicks of the project's links, by id (absent: none); `few`: a page's. */
-  async clicks(projectId: string, linkIds: string[], few: boolean): Promise<Map<string, number>> {
+  async clicks(
+    projectId: string,
+    linkIds: string[],
+    few: boolean,
+    signal?: AbortSignal,
+  ): Promise<Map<string, number>> {
     if (linkIds.length === 0) return new Map();
     const rows = await this.rows<{ id: string; clicks: Count }>(
       clicksStatement(this.db, projectId, linkIds, few),
+      signal,
     );
     return new Map(rows.map((row) => [row.id, Number(row.clicks)]));
   }
@@ -130,11 +138,11 @@ export class LinkListRepository {
     return this.dataSource.query<T[]>(statement.sql, statement.params);
   }
 
-  private page<T>(statement: Statement) {
-    return this.analytics.queryPage<T>(statement.sql, statement.params);
+  private page<T>(statement: Statement, signal: AbortSignal | undefined) {
+    return this.analytics.queryPage<T>(statement.sql, statement.params, { signal });
   }
 
-  private rows<T>(statement: Statement): Promise<T[]> {
-    return this.analytics.query<T>(statement.sql, statement.params);
+  private rows<T>(statement: Statement, signal: AbortSignal | undefined): Promise<T[]> {
+    return this.analytics.query<T>(statement.sql, statement.params, { signal });
   }
 }

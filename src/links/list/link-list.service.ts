@@ -42,12 +42,16 @@ export class LinkListService {
     private readonly metadata: LinkMetadataService,
   ) {}
 
-  async list(project: ProjectEntity, query: LinkListQuery): Promise<LinkListAnswer> {
-    const found = await this.find(project, query);
+  async list(
+    project: ProjectEntity,
+    query: LinkListQuery,
+    signal?: AbortSignal,
+  ): Promise<LinkListAnswer> {
+    const found = await this.find(project, query, signal);
     const [clicks, links] = await Promise.all([
       query.sortType === 'clicks'
         ? Promise.resolve(found.clicks)
-        : this.repository.clicks(project.id, found.ids, true),
+        : this.repository.clicks(project.id, found.ids, true, signal),
       this.repository.links(project.id, found.ids),
     ]);
     // In the order found; a link the store lists but PostgreSQL lacks (none: links are deleted
@@ -65,10 +69,14 @@ export class LinkListService {
     };
   }
 
-  private async find(project: ProjectEntity, query: LinkListQuery): Promise<LinkListPage> {
+  private async find(
+    project: ProjectEntity,
+    query: LinkListQuery,
+    signal: AbortSignal | undefined,
+  ): Promise<LinkListPage> {
     if (query.search.length > 0) {
       return query.sortType === 'clicks'
-        ? this.searchByClicks(project, query)
+        ? this.searchByClicks(project, query, signal)
         : this.repository.searchPage(project.id, query);
     }
     const request = {
@@ -80,8 +88,8 @@ export class LinkListService {
           : await this.repository.toolKeysByLabel(project.id, query.filters.tool),
     };
     return query.sortType === 'clicks'
-      ? this.repository.clicksPage(request)
-      : this.repository.createdPage(request);
+      ? this.repository.clicksPage(request, signal)
+      : this.repository.createdPage(request, signal);
   }
 
   /**
@@ -91,6 +99,7 @@ export class LinkListService {
   private async searchByClicks(
     project: ProjectEntity,
     query: LinkListQuery,
+    signal: AbortSignal | undefined,
   ): Promise<LinkListPage> {
     const ids = await this.repository.searchIds(project.id, query, SEARCH_BY_CLICKS_MAX + 1);
     if (ids.length > SEARCH_BY_CLICKS_MAX) {
@@ -99,7 +108,7 @@ export class LinkListService {
         `finds more than ${SEARCH_BY_CLICKS_MAX} links, too many to sort by clicks: add words or filters, or sort by created_at`,
       );
     }
-    const clicks = await this.repository.clicks(project.id, ids, false);
+    const clicks = await this.repository.clicks(project.id, ids, false, signal);
     const sign = query.sortOrder === 'asc' ? 1 : -1;
     const ordered = ids
       .map((id) => ({ id, clicks: clicks.get(id) ?? 0 }))
