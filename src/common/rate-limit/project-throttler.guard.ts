@@ -149,36 +149,6 @@ abstract class ProjectBudgetGuard extends ThrottlerGuard {
   }
 }
 
-/**
- * The publishable key's counts in a budget of its own (docs/api.md, "Limits"): one for its client
- * address, checked first, so that one address cannot spend its project's whole budget, and one
- * for its project.
- */
-function publishableCounts(
-  budget: string,
-  limits: HourlyBudget,
-  projectId: string,
-  address: string,
-  what: string,
-): Count[] {
-  const message = (limit: number, per: string) =>
-    `Rate limit exceeded: at most ${limit} ${what} per hour ${per} with the publishable key`;
-  return [
-    {
-      budget,
-      tracker: address,
-      limit: limits.address,
-      message: message(limits.address, 'per client address'),
-    },
-    {
-      budget,
-      tracker: `project:${projectId}`,
-      limit: limits.project,
-      message: message(limits.project, 'per project'),
-    },
-  ];
-}
-
 /** The storage key names the budget and a hash of the tracker (no client address in plain text). */
 function storageKey(count: Count): string {
   return `${count.budget}-${createHash('sha256').update(count.tracker).digest('hex')}`;
@@ -193,24 +163,58 @@ function addressOf(req: Request): string {
 }
 
 /**
- * The create API's budget (CREATE_RATE_LIMIT): one for create, batch, static, retweet, share and
- * update together (docs/api.md, "Rate limit"), not one per handler as the stock guard counts. The
- * publishable key's retweets and shares count in its own budget instead (page-links).
+ * A budget the publishable key is counted in too, in one of its own (docs/api.md, "Limits"): one
+ * count for its client address, checked first, so that one address cannot spend its project's
+ * whole budget, and one for its project.
  */
 @Injectable()
-export class ProjectThrottlerGuard extends ProjectBudgetGuard {
-  // The create budget's storage keys are named 'default', so a deployment keeps its windows.
-  protected readonly budget = 'default';
-
+abstract class PageBudgetGuard extends ProjectBudgetGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     projects: ProjectLookupsService,
-    private readonly config: AppConfig,
+    protected readonly config: AppConfig,
   ) {
     super(options, storage, reflector, projects);
   }
+
+  /** The publishable key's counts in `budget`, its 429s saying per what and for what. */
+  protected pageCounts(
+    budget: string,
+    limits: HourlyBudget,
+    projectId: string,
+    address: string,
+    what: string,
+  ): Count[] {
+    const message = (limit: number, per: string) =>
+      `Rate limit exceeded: at most ${limit} ${what} per hour ${per} with the publishable key`;
+    return [
+      {
+        budget,
+        tracker: address,
+        limit: limits.address,
+        message: message(limits.address, 'per client address'),
+      },
+      {
+        budget,
+        tracker: `project:${projectId}`,
+        limit: limits.project,
+        message: message(limits.project, 'per project'),
+      },
+    ];
+  }
+}
+
+/**
+ * The create API's budget (CREATE_RATE_LIMIT): one for create, batch, static, retweet, share and
+ * update together (docs/api.md, "Rate limit"), not one per handler as the stock guard counts. The
+ * publishable key's retweets and shares count in a budget of their own instead (page-links).
+ */
+@Injectable()
+export class ProjectThrottlerGuard extends PageBudgetGuard {
+  // The create budget's storage keys are named 'default', so a deployment keeps its windows.
+  protected readonly budget = 'default';
 
   protected override countFor(
     found: KeyedProject | null,
@@ -221,7 +225,7 @@ export class ProjectThrottlerGuard extends ProjectBudgetGuard {
       return super.countFor(found, address, takesPublishable);
     }
     const { links } = this.config.publishableRateLimits;
-    return publishableCounts(
+    return this.pageCounts(
       'page-links',
       links,
       found.project.id,
@@ -253,23 +257,13 @@ export class ReadThrottlerGuard extends ProjectBudgetGuard {
  * the publisher's own servers, are not counted.
  */
 @Injectable()
-export class ConversionThrottlerGuard extends ProjectBudgetGuard {
+export class ConversionThrottlerGuard extends PageBudgetGuard {
   protected readonly budget = 'page-conversions';
-
-  constructor(
-    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
-    @InjectThrottlerStorage() storage: ThrottlerStorage,
-    reflector: Reflector,
-    projects: ProjectLookupsService,
-    private readonly config: AppConfig,
-  ) {
-    super(options, storage, reflector, projects);
-  }
 
   protected override countFor(found: KeyedProject | null, address: string): Count[] {
     if (found?.kind === 'secret') return [];
     const { conversions } = this.config.publishableRateLimits;
-    const counts = publishableCounts(
+    const counts = this.pageCounts(
       this.budget,
       conversions,
       found?.project.id ?? '',

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 
 /** The conversions object of project creation and update (docs/api.md, "Administration"). */
 export class ConversionsSettingsDto {
@@ -37,6 +37,14 @@ export class ChangeRoleDto {
   role: (typeof ROLES)[number];
 }
 
+/** publishable_hosts, in the creation and update objects alike (docs/api.md, "Keys"). */
+const PUBLISHABLE_HOSTS: ApiPropertyOptions = {
+  type: [String],
+  example: ['example.com', 'twitter.com'],
+  description:
+    'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
+};
+
 /** The project creation object, sent as the JSON string `json` of projects/new. */
 export class ProjectCreationObjectDto {
   @ApiProperty({
@@ -60,12 +68,7 @@ export class ProjectCreationObjectDto {
   sharers?: string[];
   @ApiPropertyOptional({ type: [String] })
   viewers?: string[];
-  @ApiPropertyOptional({
-    type: [String],
-    example: ['example.com', 'twitter.com'],
-    description:
-      'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
-  })
+  @ApiPropertyOptional(PUBLISHABLE_HOSTS)
   publishable_hosts?: string[];
 }
 
@@ -100,11 +103,6 @@ export class ProjectUpdateObjectDto {
       'Extension. true replaces the publishable key; the old one is refused at once (a JSON boolean only)',
   })
   rotate_publishable_key?: boolean;
-  @ApiPropertyOptional({
-    type: [String],
-    example: ['example.com', 'twitter.com'],
-    description:
-      'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
-  })
+  @ApiPropertyOptional(PUBLISHABLE_HOSTS)
   publishable_hosts?: string[];
 }
