@@ -43,6 +43,8 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
   let hookUrl: string;
   /** Console errors, failed requests and uncaught exceptions of the console's pages. */
   const errors: string[] = [];
+  /** Every request the console's pages made: method, URL and, for a POST, its body. */
+  const requests: { method: string; url: string; body: string | null }[] = [];
 
   beforeAll(async () => {
     if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
@@ -92,6 +94,9 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
         );
     });
     page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught ${error.message}`));
+    page.on('request', (req) =>
+      requests.push({ method: req.method(), url: req.url(), body: req.postData() }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -309,5 +314,28 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     await expect(page.locator('section.live').count()).resolves.toBe(0);
     await expect(feeds()).resolves.toEqual([2, 2]);
     expect(errors).toEqual([]);
+
+    // No URL the console requested holds the api_key (docs/api.md, "Live feed"), but for the
+    // administration's paths, which name the project by it (docs/api.md, "Administration"): each
+    // stream opened with a token the console got by POSTing the key in a form body.
+    const administration = `${base}/projects/${key}/`;
+    expect(
+      requests
+        .filter((req) => req.url.includes(key) && !req.url.startsWith(administration))
+        .map((req) => req.url),
+    ).toEqual([]);
+    const streams = requests.filter((req) => req.url.includes('/events/stream'));
+    expect(
+      streams.map((req) => [req.method, req.url.replace(/stk_[0-9a-f]{64}/, 'stk_…')]),
+    ).toEqual([
+      ['POST', `${base}/events/stream/token`],
+      ['GET', `${base}/events/stream?token=stk_…`],
+      ['POST', `${base}/events/stream/token`],
+      ['GET', `${base}/events/stream?token=stk_…`],
+    ]);
+    expect(streams.filter((req) => req.method === 'POST').map((req) => req.body)).toEqual([
+      `key=${key}`,
+      `key=${key}`,
+    ]);
   }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { fetchStreamToken, streamUrl } from '../api/live-feed';
 import { displayValue } from '../dimensions';
 import { href } from '../router';
 
@@ -44,11 +45,17 @@ export function countryFlag(code: string | null): string {
   );
 }
 
+/** Reconnections after a stream was cut, each after twice the wait of the one before. */
+const RECONNECTS = 5;
+const FIRST_WAIT_MS = 1_000;
+
 /**
  * The project's clicks as they happen, from the live feed (GET /events/stream, docs/api.md "Live
  * feed"); with `svcId`, that link's only. The feed opens when the reader starts it (an open stream
  * holds one of the project's 20 per instance) and closes when they stop it or leave the page.
- * EventSource can send no header, so the api_key goes in the stream's query, as the feed takes it.
+ * The api_key never goes in a URL: each stream opens with a fresh single-use token (EventSource
+ * sends no header). So EventSource's own reconnection, which would present a used token, is
+ * replaced by the panel's: a new token, and `last_event_id` to resume where the stream was cut.
  */
 export function LivePanel({ apiKey, svcId }: { apiKey: string; svcId?: string }) {
   const [on, setOn] = useState(false);
@@ -63,13 +70,28 @@ export function LivePanel({ apiKey, svcId }: { apiKey: string; svcId?: string })
       return undefined;
     }
     setStatus('connecting');
-    const feed = new EventSource(`/events/stream?key=${encodeURIComponent(apiKey)}`);
-    feed.onopen = () => setStatus('live');
-    // EventSource reconnects by itself (resuming with Last-Event-ID) unless the feed refused it.
-    feed.onerror = () =>
-      setStatus(feed.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
-    feed.addEventListener('reset', () => setMissed(true));
-    feed.addEventListener('link.clicked', (message: MessageEvent<string>) => {
+    let stopped = false;
+    let feed: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let lastEventId: string | null = null;
+    /** Whether a stream of this start was ever live, and the reconnections since the last one. */
+    let wasLive = false;
+    let failures = 0;
+
+    // Refused before any stream was live (a wrong key, too many streams): closed, as the feed said.
+    const failed = () => {
+      if (stopped) return;
+      if (!wasLive || failures >= RECONNECTS) {
+        setStatus('closed');
+        return;
+      }
+      setStatus('reconnecting');
+      retry = setTimeout(() => void connect(), FIRST_WAIT_MS * 2 ** failures);
+      failures += 1;
+    };
+
+    const onClick = (message: MessageEvent<string>) => {
+      lastEventId = message.lastEventId || lastEventId;
       const event = JSON.parse(message.data) as ClickedEvent;
       if (svcId !== undefined && event.data.svc_id !== svcId) return;
       const { click } = event.data;
@@ -84,8 +106,38 @@ export function LivePanel({ apiKey, svcId }: { apiKey: string; svcId?: string })
       setClicks((list) =>
         list.some((c) => c.id === seen.id) ? list : [seen, ...list].slice(0, KEPT),
       );
-    });
-    return () => feed.close();
+    };
+
+    const connect = async () => {
+      let token: string;
+      try {
+        token = await fetchStreamToken(apiKey);
+      } catch {
+        failed();
+        return;
+      }
+      if (stopped) return;
+      const source = new EventSource(streamUrl(token, lastEventId));
+      feed = source;
+      source.onopen = () => {
+        wasLive = true;
+        failures = 0;
+        setStatus('live');
+      };
+      source.onerror = () => {
+        source.close();
+        failed();
+      };
+      source.addEventListener('reset', () => setMissed(true));
+      source.addEventListener('link.clicked', onClick);
+    };
+
+    void connect();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      feed?.close();
+    };
   }, [on, starts, apiKey, svcId]);
   const shown = status === 'closed' ? false : on;
   return (
