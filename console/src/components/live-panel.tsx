@@ -78,7 +78,8 @@ export function LivePanel({ apiKey, svcId }: { apiKey: string; svcId?: string })
     let wasLive = false;
     let failures = 0;
 
-    // Refused before any stream was live (a wrong key, too many streams): closed, as the feed said.
+    // A stream cut after it was live is opened again; one refused before any was (a wrong key,
+    // too many streams), or too many reconnections in a row, leave the panel closed.
     const failed = () => {
       if (stopped) return;
       if (!wasLive || failures >= RECONNECTS) {
