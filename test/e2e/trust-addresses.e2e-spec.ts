@@ -1,10 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TestApp, createTestApp } from '../support/app';
+import { adminPost } from '../factories/admin';
+import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 /**
- * docs/api.md, "Security": an IPv4 client is stored and answered as IPv4, and the SSRF guard
+ * docs/api.md, "Addresses": an IPv4 client is stored and answered as IPv4, and the SSRF guard
  * refuses every IPv6 form of a private IPv4 address. The app listens dual-stack (`::`, as a
  * server started without a host does) and supertest reaches it over IPv4, so Node names the
  * client `::ffff:127.0.0.1`.
@@ -19,72 +21,41 @@ describe('addresses', () => {
     const server: Server = t.app.getHttpServer();
     await new Promise<void>((resolve) => server.listen(0, '::', resolve));
     expect((server.address() as AddressInfo).family).toBe('IPv6');
-    key = (
-      await createProject(t, {
-        conversions: { enabled: true, domains: 'all', goal_1_label: 'Signup' },
-      })
-    ).api_key;
-    const res = await t.http
-      .get('/url.json')
-      .query({ v: '3', key, tool: 't', channel: 'email', url: 'https://shop.example/' })
-      .expect(200);
-    svcId = res.body.svc_id;
+    key = (await createProject(t, { conversions: { enabled: true, domains: 'all' } })).api_key;
+    svcId = (await createLink(t, key)).svc_id;
   });
   afterAll(() => t.close());
 
-  const admin = (route: string, json: unknown) =>
-    t.http
-      .post(route)
-      .type('form')
-      .send({
-        subscription_key: t.subscriptionKey,
-        application_key: t.applicationKey,
-        json: JSON.stringify(json),
-      });
-
-  async function storedIp(id: string): Promise<{ ip: string; family: number }> {
+  /** A goal through the API key, whose answer carries the visitor fields. */
+  async function convert(
+    query: Record<string, string>,
+  ): Promise<{ answered: string; stored: { ip: string; family: number } }> {
+    const res = await t.http
+      .get('/conversions/new')
+      .query({ key, svc_url: svcId, conversion_type: 'goal_1', conversion_value: '1', ...query })
+      .expect(200);
+    const { id, ip_address } = res.body.response.conversion as { id: string; ip_address: string };
     const result = await t.db.query<{ ip: string; family: number }>(
       'SELECT host(ip) AS ip, family(ip) AS family FROM conversions WHERE id = $1',
       [id],
     );
-    return result.rows[0];
+    return { answered: ip_address, stored: result.rows[0] };
   }
 
   describe('an IPv4 client is IPv4', () => {
     it('conversions/new with read_headers answers and stores 127.0.0.1, not ::ffff:127.0.0.1', async () => {
-      const res = await t.http
-        .get('/conversions/new')
-        .query({
-          key,
-          svc_url: svcId,
-          conversion_type: 'goal_1',
-          conversion_value: '1',
-          read_headers: 'true',
-        })
-        .expect(200);
-      const { id, ip_address } = res.body.response.conversion as { id: string; ip_address: string };
-      expect(ip_address).toBe('127.0.0.1');
-      expect(await storedIp(id)).toEqual({ ip: '127.0.0.1', family: 4 });
+      expect(await convert({ read_headers: 'true' })).toEqual({
+        answered: '127.0.0.1',
+        stored: { ip: '127.0.0.1', family: 4 },
+      });
     });
 
     it.each([
-      ['::ffff:198.51.100.7', '198.51.100.7'],
-      ['::FFFF:c633:6407', '198.51.100.7'],
-      ['2001:db8::7', '2001:db8::7'],
-    ])('an ip parameter of %s is answered and stored as %s', async (given, plain) => {
-      const res = await t.http
-        .get('/conversions/new')
-        .query({
-          key,
-          svc_url: svcId,
-          conversion_type: 'goal_1',
-          conversion_value: '1',
-          ip: given,
-        })
-        .expect(200);
-      const { id, ip_address } = res.body.response.conversion as { id: string; ip_address: string };
-      expect(ip_address).toBe(plain);
-      expect(await storedIp(id)).toEqual({ ip: plain, family: plain.includes(':') ? 6 : 4 });
+      ['::ffff:198.51.100.7', '198.51.100.7', 4],
+      ['::FFFF:c633:6407', '198.51.100.7', 4],
+      ['2001:db8::7', '2001:db8::7', 6],
+    ])('an ip parameter of %s is answered and stored as %s', async (ip, plain, family) => {
+      expect(await convert({ ip })).toEqual({ answered: plain, stored: { ip: plain, family } });
     });
   });
 
@@ -104,11 +75,8 @@ describe('addresses', () => {
       // IPv4-compatible 10.0.0.1.
       ['https://[::a00:1]/hook', '::a00:1'],
     ])('webhooks/new refuses %s with 400 naming json.url', async (url, host) => {
-      const res = await admin('/webhooks/new', {
-        project: key,
-        url,
-        events: ['link.clicked'],
-      }).expect(400);
+      const json = { project: key, url, events: ['link.clicked'] };
+      const res = await adminPost(t, '/webhooks/new', json).expect(400);
       expect(res.body.error).toEqual({
         code: 1002,
         message: `Invalid parameter json.url: ${host} resolves to a forbidden address`,

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { eventually } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { adminPost } from '../factories/admin';
 import { createProject } from '../factories/projects';
 
 /** The address of issue 42: as a mail's file name, it climbs out of DATA_DIR/outbox into ../tmp. */
@@ -45,15 +46,7 @@ describe('mail cannot be written outside the outbox', () => {
     rmSync(base, { recursive: true, force: true });
   });
 
-  const admin = (route: string, json: unknown) =>
-    t.http
-      .post(route)
-      .type('form')
-      .send({
-        subscription_key: t.subscriptionKey,
-        application_key: t.applicationKey,
-        json: JSON.stringify(json),
-      });
+  const admin = (route: string, json: unknown) => adminPost(t, route, json);
 
   async function userCount(email: string): Promise<number> {
     const result = await t.db.query<{ n: string }>(
