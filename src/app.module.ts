@@ -24,6 +24,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { WebhookEventsModule } from './webhooks/webhook-events.module';
 import { LinksModule } from './links/links.module';
+import { LiveFeedModule } from './live-feed/live-feed.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedirectsModule } from './redirects/redirects.module';
 import { StatsModule } from './stats/stats.module';
@@ -66,6 +67,7 @@ export class AppModule implements NestModule {
         ProjectsModule,
         DomainsModule,
         EventsModule,
+        LiveFeedModule,
         WebhooksModule,
         WebhookEventsModule,
         LinksModule,
