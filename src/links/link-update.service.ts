@@ -85,6 +85,7 @@ export class LinkUpdateService {
    */
   async update(project: ProjectEntity, id: string, input: LinkInput): Promise<LinkRecord> {
     let updated: LinkEntity | null = null;
+    let move: string | null = null;
     const controlsOnly = givesControls(input.controls) && !givesMetadata(input);
     // A new password is hashed (scrypt) only for a link the request may update, and before the
     // transaction: on PGlite a transaction holds the only session.
@@ -145,6 +146,7 @@ export class LinkUpdateService {
       }
       if (input.parent !== undefined) {
         changes.parent = await this.parents.explicit(project, input.parent, manager);
+        // Under the project's re-parent lock, held to the commit (docs/api.md, "Security").
         await this.chainMoves.checkParent(link, changes.parent, manager);
       }
       if (input.sharerId !== undefined) {
@@ -168,6 +170,7 @@ export class LinkUpdateService {
       }
       const saved = await this.repository.updateLink(link.id, changes, manager);
       updated = saved;
+      if (input.parent !== undefined) move = await this.chainMoves.record(saved, manager);
       const [record] = await this.metadata.records(project, [saved], manager);
       const answer = { ...record, updated_at: isoTimestamp(saved.updatedAt) };
       await events.add(manager, linkEvents('link.updated', project.id, [saved], [answer]));
@@ -175,7 +178,7 @@ export class LinkUpdateService {
     });
     if (!controlsOnly) await this.mirror.mirror([updated!]);
     // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
-    if (input.parent !== undefined) await this.chainMoves.enqueue(updated!);
+    if (move !== null) await this.chainMoves.enqueue(updated!, move);
     if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
     events.handOver();
     return record;

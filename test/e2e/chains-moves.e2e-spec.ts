@@ -327,7 +327,7 @@ describe('share chains: re-parent the queue refuses', () => {
       expect(add.mock.calls[0].slice(0, 3)).toEqual([
         'chain-moves',
         'move',
-        { projectId: expect.any(String), linkId: bId },
+        { projectId: expect.any(String), linkId: bId, move: expect.stringMatching(/^\d+$/) },
       ]);
     } finally {
       add.mockRestore();
