@@ -22,7 +22,14 @@ export function requestSignal(res: Response): AbortSignal {
   return signal;
 }
 
-/** The handler's parameter: requestSignal of its response. */
+/**
+ * The type of a RequestSignal parameter: an alias, so that the parameter's design type is Object and
+ * the global ValidationPipe hands the signal over as it is (it would rebuild an AbortSignal, whose
+ * constructor refuses).
+ */
+export type ClientSignal = AbortSignal;
+
+/** The handler's parameter (typed ClientSignal): requestSignal of its response. */
 export const RequestSignal = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext): AbortSignal =>
     requestSignal(ctx.switchToHttp().getResponse<Response>()),

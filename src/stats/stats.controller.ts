@@ -13,7 +13,7 @@ import { Errors } from '../common/app-error';
 import { RawParams, readPaging } from '../common/params';
 import { ChainService } from './chain.service';
 import { Params } from '../common/params.decorator';
-import { RequestSignal } from '../common/request-signal';
+import { ClientSignal, RequestSignal } from '../common/request-signal';
 import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
 import {
   CurrentProject,
@@ -67,7 +67,7 @@ export class StatsController {
   rangeIntervalsGet(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.rangeIntervals(project, params, signal);
   }
@@ -81,7 +81,7 @@ export class StatsController {
   rangeIntervalsPost(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.rangeIntervals(project, params, signal);
   }
@@ -95,7 +95,7 @@ export class StatsController {
   batchGet(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.batch(project, params, signal);
   }
@@ -109,7 +109,7 @@ export class StatsController {
   batchPost(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.batch(project, params, signal);
   }
@@ -124,7 +124,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.intervals(project, svcId, params, signal);
   }
@@ -139,7 +139,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.intervals(project, svcId, params, signal);
   }
@@ -156,7 +156,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.chain(project, svcId, params, signal);
   }
@@ -171,7 +171,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.chain(project, svcId, params, signal);
   }
@@ -185,7 +185,7 @@ export class StatsController {
   rangeGet(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.aggregate([project], params, 'range', signal);
   }
@@ -199,7 +199,7 @@ export class StatsController {
   rangePost(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.aggregate([project], params, 'range', signal);
   }
@@ -213,7 +213,7 @@ export class StatsController {
   totalsGet(
     @CurrentProjects() projects: ProjectEntity[],
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.aggregate(projects, params, 'totals', signal);
   }
@@ -227,7 +227,7 @@ export class StatsController {
   totalsPost(
     @CurrentProjects() projects: ProjectEntity[],
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.aggregate(projects, params, 'totals', signal);
   }
@@ -242,7 +242,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.details(project, svcId, params, signal);
   }
@@ -257,7 +257,7 @@ export class StatsController {
     @CurrentProject() project: ProjectEntity,
     @Param('svc_id') svcId: string,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.details(project, svcId, params, signal);
   }

@@ -3,7 +3,9 @@ import { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import {
   AnalyticsClient,
+  AnalyticsLimitError,
   AnalyticsUnavailableError,
+  StatementCancelledError,
   openAnalyticsClient,
   tsvValue,
 } from '../../src/analytics/analytics-client';
@@ -392,6 +394,81 @@ describe('ClickHouse server transport', () => {
       }
       await proxy.restore();
       expect(await viaProxy.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    });
+  });
+  describe('limits and cancellation of reads (docs/api.md, "Statistics limits")', () => {
+    let limited: AnalyticsClient;
+    beforeAll(async () => {
+      limited = await open(SERVER_URL, database);
+    });
+    afterAll(() => limited?.close());
+
+    /** The statements of this server whose text holds `marker`, but the one looking for them. */
+    async function running(marker: string): Promise<number> {
+      const [{ n }] = await store.query<{ n: string }>(
+        `SELECT toString(count()) AS n FROM system.processes
+         WHERE position(query, '${marker}') > 0 AND position(query, 'system.processes') = 0`,
+      );
+      return Number(n);
+    }
+
+    it('the server takes max_execution_time and stops a read past it: 503 naming the limit', async () => {
+      limited.limits = { seconds: 1, megabytes: 0 };
+      const { error, ms } = await failure(() =>
+        limited.query('SELECT count() AS n FROM numbers(100000000000)'),
+      );
+      expect(error).toBeInstanceOf(AnalyticsLimitError);
+      const limit = error as AnalyticsLimitError;
+      expect([limit.limit, limit.status, limit.message]).toEqual([
+        'time',
+        503,
+        'Statistics are temporarily unavailable: the query ran past the 1 s the analytics store allows one; retry shortly, or narrow start_date/end_date',
+      ]);
+      expect(ms).toBeLessThan(OUTAGE_MS + 1_000);
+    });
+
+    it('the server takes max_memory_usage and stops a read past it: 400 naming what to narrow', async () => {
+      limited.limits = { seconds: 0, megabytes: 0.001 };
+      const { error } = await failure(() =>
+        limited.query('SELECT number % 1000 AS g, count() AS n FROM numbers(100000) GROUP BY g'),
+      );
+      expect(error).toBeInstanceOf(AnalyticsLimitError);
+      expect([(error as AnalyticsLimitError).limit, (error as AnalyticsLimitError).status]).toEqual(
+        ['memory', 400],
+      );
+      // The limits are the reads' alone: the same statement without them runs.
+      limited.limits = { seconds: 0, megabytes: 0 };
+      expect(
+        await limited.query(
+          'SELECT count() AS n FROM (SELECT number % 1000 AS g FROM numbers(100000) GROUP BY g)',
+        ),
+      ).toEqual([{ n: '1000' }]);
+    });
+
+    it('a read whose signal aborts rejects at once, and the server no longer runs it (KILL QUERY)', async () => {
+      limited.limits = { seconds: 60, megabytes: 0 };
+      const marker = `cancel_${randomBytes(4).toString('hex')}`;
+      const gone = new AbortController();
+      const reading = failure(() =>
+        limited.query(
+          `SELECT count() AS ${marker} FROM numbers(100000000000)`,
+          {},
+          {
+            signal: gone.signal,
+          },
+        ),
+      );
+      await eventually('the read on the server', async () => (await running(marker)) === 1, 5_000);
+      gone.abort();
+      const { error } = await reading;
+      expect(error).toBeInstanceOf(StatementCancelledError);
+      expect((error as StatementCancelledError).status).toBe(503);
+      // Without the kill the server would run it on for its minute.
+      await eventually('the read killed', async () => (await running(marker)) === 0, 5_000);
+      // A signal aborted before the read: nothing is sent.
+      await expect(
+        limited.query(`SELECT 1 AS ${marker}`, {}, { signal: gone.signal }),
+      ).rejects.toBeInstanceOf(StatementCancelledError);
     });
   });
   describe("the service's schema and queries on this server", () => {

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { ApiFormatted, FormattedResult } from '../../common/api-format';
 import { RawParams } from '../../common/params';
 import { Params } from '../../common/params.decorator';
-import { RequestSignal } from '../../common/request-signal';
+import { ClientSignal, RequestSignal } from '../../common/request-signal';
 import { ReadThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
 import { ProjectEntity } from '../../projects/project.entity';
@@ -38,7 +38,7 @@ export class LinkListController {
   listGet(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.list(project, params, signal);
   }
@@ -53,7 +53,7 @@ export class LinkListController {
   listPost(
     @CurrentProject() project: ProjectEntity,
     @Params() params: RawParams,
-    @RequestSignal() signal: AbortSignal,
+    @RequestSignal() signal: ClientSignal,
   ) {
     return this.list(project, params, signal);
   }
