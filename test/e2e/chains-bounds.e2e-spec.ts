@@ -144,7 +144,7 @@ describe('share chains: concurrent re-parents', () => {
 /**
  * Moves run per project, one project's at a time and in order, and a move whose link moved again
  * before it ran is skipped (docs/operations.md, "Moving a subtree"). A descendant the test holds
- * locked keeps one project's move waiting.
+ * locked keeps one project's move (W's) waiting.
  */
 describe.each([
   ['BullMQ (a worker)', true],
@@ -162,63 +162,77 @@ describe.each([
   });
   afterAll(() => t.close());
 
-  it("runs another project's move while one project's waits, and skips a move superseded before it ran", async () => {
+  /** Runs `during` while W's move waits for its child's row, which the test holds locked. */
+  const whileHeldUp = async (during: () => Promise<void>) => {
     const w = await h.make(key1);
     const wChild = await h.make(key1, w);
     const wParent = await h.make(key1);
+    await t.db.query('BEGIN');
+    try {
+      await t.db.query(`SELECT 1 FROM links WHERE id = $1 FOR UPDATE`, [wChild.id]);
+      await h.update(key1, w, wParent).expect(200);
+      expect(await eventually(async () => (await h.lockWaiters()) === 1)).toBe(true);
+      await during();
+      expect(await h.chainOf(wChild)).toEqual({ ancestors: [w.id], depth: 1 });
+    } finally {
+      await t.db.query('COMMIT');
+    }
+    await t.settle();
+    expect(await h.chainOf(wChild)).toEqual({ ancestors: [w.id, wParent.id], depth: 2 });
+  };
+  const pendingMoves = async () =>
+    (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM link_chain_moves`)).rows[0].n;
+
+  it("runs another project's move while one project's move waits", async () => {
+    const x = await h.make(key1);
+    const xChild = await h.make(key1, x);
+    const p = await h.make(key1);
+    const y = await h.make(key2);
+    const yChild = await h.make(key2, y);
+    const q = await h.make(key2);
+    await whileHeldUp(async () => {
+      await h.update(key1, x, p).expect(200);
+      await h.update(key2, y, q).expect(200);
+      expect(
+        await eventually(
+          async () => (await h.chainOf(yChild)).ancestors.join() === `${y.id},${q.id}`,
+        ),
+      ).toBe(true);
+      // Project 1's next move waits for the one before it.
+      expect(await h.chainOf(xChild)).toEqual({ ancestors: [x.id], depth: 1 });
+    });
+    expect(await h.chainOf(xChild)).toEqual({ ancestors: [x.id, p.id], depth: 2 });
+    expect(await h.chainOf(yChild)).toEqual({ ancestors: [y.id, q.id], depth: 2 });
+    expect(await pendingMoves()).toBe(0);
+  });
+
+  it('skips a move whose link moved again before it ran', async () => {
     const x = await h.make(key1);
     const xChild = await h.make(key1, x);
     const p1 = await h.make(key1);
     const p2 = await h.make(key1);
-    const y = await h.make(key2);
-    const yChild = await h.make(key2, y);
-    const q = await h.make(key2);
-    const repository = t.app.get(ChainMovesRepository);
-    const moveDescendants = jest.spyOn(repository, 'moveDescendants');
+    const moveDescendants = jest.spyOn(t.app.get(ChainMovesRepository), 'moveDescendants');
     try {
-      await t.db.query('BEGIN');
-      try {
-        await t.db.query(`SELECT 1 FROM links WHERE id = $1 FOR UPDATE`, [wChild.id]);
-        await h.update(key1, w, wParent).expect(200);
-        // W's move waits for its child's row: project 1's moves are held up.
-        expect(await eventually(async () => (await h.lockWaiters()) === 1)).toBe(true);
+      await whileHeldUp(async () => {
         await h.update(key1, x, p1).expect(200);
         await h.update(key1, x, p2).expect(200);
-        await h.update(key2, y, q).expect(200);
-        // Project 2's move is not behind project 1's.
-        expect(
-          await eventually(
-            async () => (await h.chainOf(yChild)).ancestors.join() === `${y.id},${q.id}`,
-          ),
-        ).toBe(true);
-        expect(await h.chainOf(xChild)).toEqual({ ancestors: [x.id], depth: 1 });
-        expect(await h.chainOf(wChild)).toEqual({ ancestors: [w.id], depth: 1 });
-      } finally {
-        await t.db.query('COMMIT');
-      }
-      await t.settle();
-      expect(await h.chainOf(wChild)).toEqual({ ancestors: [w.id, wParent.id], depth: 2 });
-      expect(await h.chainOf(xChild)).toEqual({ ancestors: [x.id, p2.id], depth: 2 });
-      expect(await h.chainOf(yChild)).toEqual({ ancestors: [y.id, q.id], depth: 2 });
-      // X moved twice before its first move ran: its subtree moved once, under P2.
-      const firstBatches = (link: Made) =>
-        moveDescendants.mock.calls.filter(
-          ([, linkId, cursor]) => linkId === link.id && cursor === '0',
-        ).length;
-      expect([firstBatches(w), firstBatches(x), firstBatches(y)]).toEqual([1, 1, 1]);
-      const stored = await t.analytics.query<{ ancestors: string[] }>(
-        `SELECT arrayMap(a -> toString(a), ancestors) AS ancestors
-         FROM ${t.analytics.database}.link_chains FINAL WHERE toString(link_id) = {id:String}`,
-        { id: xChild.id },
+      });
+      // Moved once, from X's latest place.
+      const runs = moveDescendants.mock.calls.filter(
+        ([, linkId, cursor]) => linkId === x.id && cursor === '0',
       );
-      expect(stored).toEqual([{ ancestors: [x.id, p2.id] }]);
-      const { rows } = await t.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM link_chain_moves`,
-      );
-      expect(rows[0].n).toBe(0);
+      expect(runs.length).toBe(1);
     } finally {
       moveDescendants.mockRestore();
     }
+    expect(await h.chainOf(xChild)).toEqual({ ancestors: [x.id, p2.id], depth: 2 });
+    const stored = await t.analytics.query<{ ancestors: string[] }>(
+      `SELECT arrayMap(a -> toString(a), ancestors) AS ancestors
+       FROM ${t.analytics.database}.link_chains FINAL WHERE toString(link_id) = {id:String}`,
+      { id: xChild.id },
+    );
+    expect(stored).toEqual([{ ancestors: [x.id, p2.id] }]);
+    expect(await pendingMoves()).toBe(0);
   });
 });
 
