@@ -65,6 +65,8 @@ describe('loadConfig', () => {
       webhookDisableAfterMs: 3 * 86_400_000,
       webhookTimeoutMs: 10_000,
       webhookLogDays: 7,
+      webhookBacklog: 10_000,
+      webhookReplayRateLimit: 600,
       eventsReplaySize: 1000,
     });
     expect(config.runsWorkers).toBe(true);
@@ -108,6 +110,8 @@ describe('loadConfig', () => {
       WEBHOOK_DISABLE_AFTER: '12h',
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_LOG_DAYS: '30',
+      WEBHOOK_BACKLOG: '500',
+      WEBHOOK_REPLAY_RATE_LIMIT: '20',
       EVENTS_REPLAY_SIZE: '50',
     });
     expect({ ...config }).toEqual({
@@ -148,6 +152,8 @@ describe('loadConfig', () => {
       webhookDisableAfterMs: 12 * 3_600_000,
       webhookTimeoutMs: 5000,
       webhookLogDays: 30,
+      webhookBacklog: 500,
+      webhookReplayRateLimit: 20,
       eventsReplaySize: 50,
     });
     expect(config.runsWorkers).toBe(false);

@@ -142,6 +142,13 @@ export class AppConfig {
   readonly webhookTimeoutMs: number;
   /** How long events and the delivery log are kept, in days (WEBHOOK_LOG_DAYS, default 7). */
   readonly webhookLogDays: number;
+  /**
+   * Events one webhook may have queued and not yet delivered (WEBHOOK_BACKLOG, default 10,000);
+   * past it the newest are dropped and logged (docs/operations.md, "Webhooks").
+   */
+  readonly webhookBacklog: number;
+  /** Test pings and redeliveries per hour per webhook, together (WEBHOOK_REPLAY_RATE_LIMIT, default 600). */
+  readonly webhookReplayRateLimit: number;
   /** How many recent events per project a live stream can resume from (EVENTS_REPLAY_SIZE, default 1,000). */
   readonly eventsReplaySize: number;
 
@@ -354,6 +361,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ),
     webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookLogDays: readInt(env, 'WEBHOOK_LOG_DAYS', 7, 1, 365),
+    webhookBacklog: readInt(env, 'WEBHOOK_BACKLOG', 10_000, 100, 10_000_000),
+    webhookReplayRateLimit: readInt(env, 'WEBHOOK_REPLAY_RATE_LIMIT', 600, 1, 1_000_000),
     eventsReplaySize: readInt(env, 'EVENTS_REPLAY_SIZE', 1000, 0, 100_000),
     redisUrl,
     redisPrefix,

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
-import { JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
 import {
   BACKOFF_MS,
   BulkJob,
@@ -82,6 +82,18 @@ export class BullJobQueue extends JobQueue implements OnModuleInit, OnApplicatio
       removeOnFail: { age: 3600 },
     });
     return (await job.waitUntilFinished(this.events(queue, target), timeoutMs)) as R;
+  }
+
+  /** Promotes the delayed job; false when it is not delayed (running, done, gone). */
+  async wake(queue: QueueName, jobId: string): Promise<boolean> {
+    const job = await Job.fromId(this.queue(queue), jobId);
+    if (!job) return false;
+    try {
+      await job.promote();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async drain(): Promise<void> {

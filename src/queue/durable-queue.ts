@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
+import { JobDeferred } from './job-defer';
 import { retryDelay } from './job-queue';
 import { PendingJob, PendingJobs } from './pending-jobs';
 import { QueueName } from './queue-names';
@@ -36,6 +37,8 @@ export class DurableQueue {
   private reading: Promise<void> | null = null;
   /** Jobs that left `running` while a page was read: the page may show their former row. */
   private readonly leftWhileReading = new Set<string>();
+  /** Jobs woken while they ran (JobQueue.wake): set aside, they run again at once. */
+  private readonly wokenWhileRunning = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private started = false;
@@ -68,6 +71,19 @@ export class DurableQueue {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  /** A job waiting in the table (not held, not running) runs now: whether there was one. */
+  async wake(id: string): Promise<boolean> {
+    if (this.held.has(id)) return false;
+    // Running: if it sets itself aside, it runs again at once.
+    if (this.running.has(id)) {
+      this.wokenWhileRunning.add(id);
+      return true;
+    }
+    if (!(await this.pending.wake(this.queue, id))) return false;
+    this.wakeAt(0);
+    return true;
   }
 
   /** What is under way: the jobs running and a page being read. */
@@ -130,6 +146,7 @@ export class DurableQueue {
       })
       .then((readAt) => {
         this.running.delete(job.id);
+        this.wokenWhileRunning.delete(job.id);
         if (this.reading) this.leftWhileReading.add(job.id);
         if (readAt !== null) this.wakeAt(readAt);
         this.pump();
@@ -147,6 +164,12 @@ export class DurableQueue {
         jobOf(this.queue, job.name, job.data, job.id, job.attemptsMade, job.createdAt.getTime()),
       );
     } catch (error) {
+      // Set aside (deferJob): back in the table until its time or a wake, the attempt not counted.
+      if (error instanceof JobDeferred) {
+        const until = this.wokenWhileRunning.delete(job.id) ? Date.now() : error.until;
+        await this.pending.retry(this.queue, job.id, job.attemptsMade, new Date(until));
+        return until;
+      }
       const made = job.attemptsMade + 1;
       if (made < job.attempts) {
         const runAt =

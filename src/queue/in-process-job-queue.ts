@@ -208,6 +208,14 @@ export class InProcessJobQueue
         await this.slotsFor(job.queueName as QueueName).run(() => processor.process(job));
         return true;
       } catch (error) {
+        // Set aside (deferJob): it runs again at its time, the attempt not counted.
+        if (error instanceof JobDeferred) {
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.max(0, error.until - Date.now())),
+          );
+          attempt--;
+          continue;
+        }
         (job as { attemptsMade: number }).attemptsMade = attempt;
         if (attempt >= attempts) {
           this.logger.error(

@@ -82,6 +82,12 @@ export abstract class JobQueue {
   ): Promise<R>;
 
   /**
+   * Wakes a job set aside by deferJob (a parked job of JobGroups) to run now: whether it was
+   * waiting. A job running, done or unknown is left as it is.
+   */
+  abstract wake(queue: QueueName, jobId: string): Promise<boolean>;
+
+  /**
    * Waits for work handed out but not finished (used at shutdown and by tests): in-process, the jobs
    * due, not those of a durable queue that wait for their time (a delay or a retry).
    */

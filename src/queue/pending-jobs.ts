@@ -81,6 +81,19 @@ export class PendingJobs {
     );
   }
 
+  /** A job not yet due becomes due now: whether there was one. */
+  async wake(queue: string, id: string): Promise<boolean> {
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
+      `WITH woken AS (
+         UPDATE pending_jobs SET run_at = now() WHERE queue = $1 AND id = $2 AND run_at > now()
+         RETURNING id)
+       SELECT id FROM woken`,
+      [queue, id],
+    );
+    return rows.length > 0;
+  }
+
   /** Forgets a job that succeeded or was given up. */
   async remove(queue: string, id: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM pending_jobs WHERE queue = $1 AND id = $2`, [

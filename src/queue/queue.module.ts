@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { InvalidationBus } from './invalidation-bus';
+import { JOB_GROUPS_PROVIDER, JobGroups } from './job-groups';
 import { JobQueue } from './job-queue';
 import { PendingJobs } from './pending-jobs';
 import { ALL_QUEUES } from './queue-names';
@@ -35,8 +36,9 @@ export class QueueModule {
           WorkerRunner,
           RedisClient,
           InvalidationBus,
+          JOB_GROUPS_PROVIDER,
         ],
-        exports: [JobQueue, RedisClient, InvalidationBus, BullModule],
+        exports: [JobQueue, RedisClient, InvalidationBus, JobGroups, BullModule],
       };
     }
     return {
@@ -47,8 +49,9 @@ export class QueueModule {
         PendingJobs,
         RedisClient,
         InvalidationBus,
+        JOB_GROUPS_PROVIDER,
       ],
-      exports: [JobQueue, RedisClient, InvalidationBus],
+      exports: [JobQueue, RedisClient, InvalidationBus, JobGroups],
     };
   }
 }

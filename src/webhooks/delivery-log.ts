@@ -8,6 +8,8 @@ export interface AttemptRecord {
   event: ProjectEvent;
   /** The body as it was sent (JSON of `event`): what a redelivery sends again. */
   body: string;
+  /** Whether this row stores the body: once per event (DeliveryJob.keep), docs/api.md, "Security". */
+  keepBody: boolean;
   result: DeliveryResult;
 }
 
@@ -79,7 +81,7 @@ export class DeliveryLog {
         bucket,
         group.map((r) => r.event.id),
         group.map((r) => r.event.type),
-        group.map((r) => r.body),
+        group.map((r) => (r.keepBody ? r.body : null)),
         group.map((r) => r.result.statusCode),
         group.map((r) => Math.round(r.result.durationMs)),
         group.map((r) => r.result.response),
@@ -91,13 +93,17 @@ export class DeliveryLog {
           `$${n - 4}::text[], $${n - 3}::int[], $${n - 2}::int[], $${n - 1}::text[], $${n}::text[])`,
       );
     }
-    // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
+    params.push(records.length);
+    // A data-modifying statement inside a SELECT: the driver answers its rows, not a count. The
+    // webhook's kept count of attempts (delivery_count) grows in the same statement.
     const rows: { id: string; created_at: Date }[] = await this.dataSource.query(
       `WITH logged AS (INSERT INTO webhook_delivery_log
          (webhook_id, attempt, next_retry_at, bucket, event_ids, event_types, bodies,
           status_codes, durations_ms, responses, errors)
        VALUES ${values.join(', ')}
-       RETURNING id::text, created_at)
+       RETURNING id::text, created_at),
+       counted AS (UPDATE webhooks SET delivery_count = delivery_count + $${params.length}::int
+                   WHERE id = $1::uuid)
        SELECT * FROM logged ORDER BY id::bigint`,
       params,
     );
@@ -118,7 +124,10 @@ export class DeliveryLog {
     );
   }
 
-  /** A page of the webhook's attempts, newest first, and how many it has in all. */
+  /**
+   * A page of the webhook's attempts, newest first, and how many it has in all: its kept count
+   * (webhooks.delivery_count), not a sum over its log.
+   */
   async page(webhookId: string, limit: number, offset: number): Promise<[DeliveryRow[], number]> {
     const [rows, totals] = await Promise.all([
       this.dataSource.query<(Omit<DeliveryRow, 'id'> & { id: string })[]>(
@@ -134,8 +143,7 @@ export class DeliveryLog {
         [webhookId, limit, offset],
       ),
       this.dataSource.query<{ total: string }[]>(
-        `SELECT coalesce(sum(cardinality(event_ids)), 0)::text AS total
-         FROM webhook_delivery_log WHERE webhook_id = $1`,
+        `SELECT delivery_count::text AS total FROM webhooks WHERE id = $1`,
         [webhookId],
       ),
     ]);
@@ -146,7 +154,7 @@ export class DeliveryLog {
         next_retry_at: row.next_retry_at ? new Date(row.next_retry_at) : null,
         created_at: new Date(row.created_at),
       })),
-      Number(totals[0].total),
+      Number(totals[0]?.total ?? 0),
     ];
   }
 
@@ -168,7 +176,7 @@ export class DeliveryLog {
     return rows[0]?.body ?? null;
   }
 
-  /** Deletes the rows older than `days`, in short statements. */
+  /** Deletes the rows older than `days`, in short statements; their webhooks' counts go down. */
   async prune(days: number): Promise<void> {
     for (;;) {
       const deleted: unknown[] = await this.dataSource.query(
@@ -177,7 +185,11 @@ export class DeliveryLog {
              SELECT id FROM webhook_delivery_log
              WHERE created_at < now() - make_interval(days => $1)
              ORDER BY created_at LIMIT ${ROWS_PER_DELETE})
-           RETURNING 1)
+           RETURNING webhook_id, cardinality(event_ids) AS n),
+         counted AS (
+           UPDATE webhooks w SET delivery_count = greatest(0, w.delivery_count - g.n)
+           FROM (SELECT webhook_id, sum(n) AS n FROM gone GROUP BY webhook_id) g
+           WHERE w.id = g.webhook_id)
          SELECT 1 FROM gone`,
         [days],
       );

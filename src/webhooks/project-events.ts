@@ -4,6 +4,8 @@ import { LiveFeed } from '../events/live-feed';
 import { OutgoingEvent, ProjectEvent } from '../events/project-event';
 import { EnqueueOptions, JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
+import { DeliveryLog } from './delivery-log';
+import { DeliverySlots, EVENTS_PER_JOB } from './delivery-slots';
 import { WebhookTargets, wants } from './webhook-targets';
 
 /** The job of one delivery attempt of some events to one webhook (WebhookDeliveries). */
@@ -12,19 +14,23 @@ export interface DeliveryJob {
   /** 1 for the first try, then one more per retry. */
   attempt: number;
   events: ProjectEvent[];
+  /**
+   * The places in `events` of the events whose body this job's log row keeps: each event's body
+   * is stored once, with its first attempt to the first webhook that takes it (none on a retry or
+   * a redelivery, whose bodies the log has). Absent on a job queued by an earlier version: all.
+   */
+  keep?: number[];
 }
-
-/** Events per delivery job: each is its own request, sent side by side. */
-export const EVENTS_PER_JOB = 100;
 
 /**
  * Where every event of a project goes out (docs/api.md, "Webhooks and live events"): to the live
  * feed, and to each enabled webhook that wants it, as delivery jobs on the `webhooks` queue; the
  * jobs carry the events, and the delivery log keeps what was sent (DeliveryLog: redelivery reads
- * it). Nothing is written to the database here. A job's id is made from its webhook, attempt and
- * events, so the same events handed over twice (a click job run again after its worker died) make
- * one job while the queue remembers it, and at worst a second delivery of the same event id: at
- * least once.
+ * it). A webhook's events past its backlog cap (WEBHOOK_BACKLOG, DeliverySlots) are dropped, the
+ * newest first, and logged as such; nothing else is written to the database here. A job's id is
+ * made from its webhook, attempt and events, so the same events handed over twice (a click job
+ * run again after its worker died) make one job while the queue remembers it, and at worst a
+ * second delivery of the same event id: at least once.
  */
 @Injectable()
 export class ProjectEvents {
@@ -32,13 +38,16 @@ export class ProjectEvents {
     private readonly targets: WebhookTargets,
     private readonly queue: JobQueue,
     private readonly live: LiveFeed,
+    private readonly slots: DeliverySlots,
+    private readonly deliveryLog: DeliveryLog,
   ) {}
 
   /** Hands events over; resolves once their deliveries are queued (rejects when they could not be). */
   async publish(events: OutgoingEvent[]): Promise<void> {
     if (events.length === 0) return;
     void this.live.publish(events);
-    const perWebhook = new Map<string, ProjectEvent[]>();
+    const perWebhook = new Map<string, { events: ProjectEvent[]; keep: boolean[] }>();
+    const kept = new Set<string>();
     const projects = new Set(events.map((e) => e.projectId));
     for (const projectId of projects) {
       const targets = await this.targets.forProject(projectId);
@@ -48,16 +57,23 @@ export class ProjectEvents {
         for (const target of targets) {
           if (!wants(target, outgoing)) continue;
           let list = perWebhook.get(target.id);
-          if (!list) perWebhook.set(target.id, (list = []));
-          list.push(outgoing.event);
+          if (!list) perWebhook.set(target.id, (list = { events: [], keep: [] }));
+          list.events.push(outgoing.event);
+          list.keep.push(!kept.has(outgoing.event.id));
+          kept.add(outgoing.event.id);
         }
       }
     }
     if (perWebhook.size === 0) return;
     const jobs: DeliveryJob[] = [];
     for (const [webhookId, list] of perWebhook) {
-      for (let i = 0; i < list.length; i += EVENTS_PER_JOB) {
-        jobs.push({ webhookId, attempt: 1, events: list.slice(i, i + EVENTS_PER_JOB) });
+      const admitted = await this.slots.admit(webhookId, list.events.length);
+      if (admitted < list.events.length) await this.drop(webhookId, list, admitted);
+      for (let i = 0; i < admitted; i += EVENTS_PER_JOB) {
+        const end = Math.min(admitted, i + EVENTS_PER_JOB);
+        const keep: number[] = [];
+        for (let k = i; k < end; k++) if (list.keep[k]) keep.push(k - i);
+        jobs.push({ webhookId, attempt: 1, events: list.events.slice(i, end), keep });
       }
     }
     // One round trip for every job of the call.
@@ -70,6 +86,29 @@ export class ProjectEvents {
   /** Queues an attempt, after a delay for a retry; `tag` makes its job id (d: first try, r…: redelivery). */
   async enqueue(job: DeliveryJob, delayMs = 0, tag = 'd'): Promise<void> {
     await this.queue.add(QUEUES.webhooks, 'deliver', job, deliveryOptions(job, delayMs, tag));
+  }
+
+  /**
+   * The events from `from` on, past the webhook's backlog cap: not queued, each logged as an
+   * attempt 0 with the error `backlog_full` (and its body when it is the one kept), so that the
+   * deliveries page shows them and they can be redelivered.
+   */
+  private async drop(
+    webhookId: string,
+    list: { events: ProjectEvent[]; keep: boolean[] },
+    from: number,
+  ): Promise<void> {
+    await this.deliveryLog.append(
+      webhookId,
+      0,
+      list.events.slice(from).map((event, i) => ({
+        event,
+        body: JSON.stringify(event),
+        keepBody: list.keep[from + i],
+        result: { statusCode: null, durationMs: 0, response: '', error: 'backlog_full' },
+      })),
+      null,
+    );
   }
 }
 

@@ -1,13 +1,16 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
+import { deferJob } from '../queue/job-defer';
 import { JobProcessor } from '../queue/job-processor.decorator';
 import { QUEUES } from '../queue/queue-names';
+import { PARK_MS } from './delivery-slots';
 import { DeliveryJob } from './project-events';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 /**
  * Delivery jobs a worker runs at once. Each sends its events side by side on keep-alive
- * connections, so a worker keeps a few hundred requests in flight.
+ * connections, so a worker keeps a few hundred requests in flight; one project's jobs hold at most
+ * half of them (DeliverySlots).
  */
 export const DELIVERY_JOB_CONCURRENCY = 16;
 
@@ -17,7 +20,10 @@ export class WebhookDeliveriesProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<DeliveryJob>): Promise<void> {
-    await this.deliveries.run(job.data);
+  /** A job without a free slot is set aside until one frees (a wake) or PARK_MS passes. */
+  async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
+    if ((await this.deliveries.run(job.data, String(job.id))) === 'parked') {
+      await deferJob(job, token, Date.now() + PARK_MS, () => this.deliveries.mayRun(job.data));
+    }
   }
 }

@@ -1,41 +1,45 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ProjectEvent, eventId } from '../events/project-event';
-import { MailService } from '../mail/mail.service';
+import { LinkLookupsService } from '../links/link-lookups.service';
 import { DeliveryJob, ProjectEvents } from './project-events';
 import { webhookHeaders } from './signature';
 import { WebhookSender } from './webhook-sender';
 import { AttemptRecord, DeliveryLog, DeliveryRow, succeeded } from './delivery-log';
-import { WebhookTarget, WebhookTargets, signingSecrets } from './webhook-targets';
+import { DeliverySlots, PARALLEL_SENDS } from './delivery-slots';
+import { WebhookHealth } from './webhook-health';
+import { Refusal, WebhookTarget, WebhookTargets, refusal, signingSecrets } from './webhook-targets';
 
-/** Requests of one job in flight at once. */
-const PARALLEL_SENDS = 32;
+/** What a delivery job did: ran, or was parked until one of its slots frees (DeliverySlots). */
+export type RunOutcome = 'done' | 'parked';
 
-/** Why a webhook was turned off: by its owner, a 410 answer, or failing too long. */
-export type DisabledReason = 'manual' | 'gone' | 'failing';
+/** What a redelivery asked for came to. */
+export type Redelivery =
+  | { kind: 'queued' }
+  | { kind: 'not_found' }
+  | { kind: 'refused'; why: Refusal; event: ProjectEvent };
 
 /**
  * Delivers events to webhooks (docs/api.md, "Webhooks and live events"), the Standard Webhooks
  * way: each event one POST of its JSON body with webhook-id (the event id, the same on every
  * attempt), webhook-timestamp and webhook-signature (the secret's, and during a rotation also the
  * previous secret's). A 2xx answer is a success. A failure is tried again after the next delay of
- * WEBHOOK_RETRY_DELAYS, each with ±20% jitter; a 410 disables the webhook at once; a webhook
- * without a success for WEBHOOK_DISABLE_AFTER is disabled and its project's admins are told by
- * e-mail. Every attempt is logged (DeliveryLog).
+ * WEBHOOK_RETRY_DELAYS, each with ±20% jitter; a 410 disables the webhook at once, and so does a
+ * webhook that mostly fails (WebhookHealth). A job runs only with its project's and webhook's
+ * slots (DeliverySlots). Every attempt is logged (DeliveryLog).
  */
 @Injectable()
 export class WebhookDeliveries implements OnApplicationShutdown {
-  private readonly logger = new Logger('WebhookDeliveries');
   private readonly sender: WebhookSender;
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
     private readonly targets: WebhookTargets,
     private readonly events: ProjectEvents,
-    private readonly mail: MailService,
     private readonly deliveryLog: DeliveryLog,
+    private readonly slots: DeliverySlots,
+    private readonly health: WebhookHealth,
+    private readonly links: LinkLookupsService,
   ) {
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
@@ -47,33 +51,28 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     this.sender.close();
   }
 
-  /** Runs one delivery job: its events sent, logged, and the failed ones queued again. */
-  async run(job: DeliveryJob): Promise<void> {
+  /** Runs one delivery job (`jobId`: the queue's): its events sent, logged, the failed ones queued again. */
+  async run(job: DeliveryJob, jobId: string): Promise<RunOutcome> {
     const webhook = await this.targets.byId(job.webhookId);
     // A webhook deleted or disabled since: its pending deliveries are dropped.
-    if (!webhook || !webhook.enabled) return;
-    const sent = await this.sendAll(webhook, job.events);
-    const delays = this.config.webhookRetryDelaysMs;
-    const gone = sent.some((r) => r.result.statusCode === 410);
-    const failed = sent.filter((r) => !succeeded(r.result.statusCode)).map((r) => r.event);
-    const retryIn =
-      failed.length > 0 && !gone && job.attempt <= delays.length
-        ? jitter(delays[job.attempt - 1])
-        : null;
-    const nextRetryAt = retryIn === null ? null : new Date(Date.now() + retryIn);
-    await this.deliveryLog.append(webhook.id, job.attempt, sent, nextRetryAt);
-    if (gone) {
-      await this.disable(webhook, 'gone');
-      return;
+    if (!webhook || !webhook.enabled) {
+      await this.slots.settle(job.webhookId, job.events.length);
+      return 'done';
     }
-    if (failed.length < job.events.length) await this.endFailingStreak(webhook.id);
-    if (failed.length > 0 && (await this.failingTooLong(webhook.id))) {
-      await this.disable(webhook, 'failing');
-      return;
+    if (!(await this.slots.take(webhook, jobId))) return 'parked';
+    try {
+      const requeued = await this.deliver(webhook, job);
+      await this.slots.settle(webhook.id, job.events.length - requeued);
+    } finally {
+      await this.slots.release(webhook, jobId);
     }
-    if (retryIn !== null) {
-      await this.events.enqueue({ ...job, attempt: job.attempt + 1, events: failed }, retryIn);
-    }
+    return 'done';
+  }
+
+  /** Whether a parked job could run now (DeliverySlots.hasRoom); false when its webhook is gone. */
+  async mayRun(job: DeliveryJob): Promise<boolean> {
+    const webhook = await this.targets.byId(job.webhookId);
+    return webhook !== null && (await this.slots.hasRoom(webhook));
   }
 
   /**
@@ -92,7 +91,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     const [row] = await this.deliveryLog.append(
       webhook.id,
       1,
-      await this.sendAll(webhook, [event]),
+      await this.sendAll(webhook, [event], [0]),
       null,
     );
     return row;
@@ -100,21 +99,77 @@ export class WebhookDeliveries implements OnApplicationShutdown {
 
   /**
    * /webhooks/{id}/redeliver: an event the delivery log holds for a webhook of the project, queued
-   * again to this one as a first attempt with its id (webhook-id) unchanged. False when the log
-   * holds no such event.
+   * again to this one as a first attempt with its id (webhook-id) unchanged, when the webhook
+   * takes it (its events, links and pageviews, as at publication).
    */
-  async redeliver(webhookId: string, projectId: string, id: string): Promise<boolean> {
-    const body = await this.deliveryLog.body(projectId, id);
-    if (body === null) return false;
+  async redeliver(webhookId: string, projectId: string, id: string): Promise<Redelivery> {
+    const webhook = await this.targets.byId(webhookId);
+    const body = webhook ? await this.deliveryLog.body(projectId, id) : null;
+    if (!webhook || body === null) return { kind: 'not_found' };
     const event = JSON.parse(body) as ProjectEvent;
+    const why = refusal(webhook, { projectId, linkId: await this.linkOf(projectId, event), event });
+    if (why !== null) return { kind: 'refused', why, event };
+    await this.slots.admitAlways(webhookId);
     // Its own job id: a redelivery asked again is sent again.
-    await this.events.enqueue({ webhookId, attempt: 1, events: [event] }, 0, `r${Date.now()}`);
-    return true;
+    await this.events.enqueue(
+      { webhookId, attempt: 1, events: [event], keep: [] },
+      0,
+      `r${Date.now()}`,
+    );
+    return { kind: 'queued' };
   }
 
-  /** Sends the events side by side; each with its body as sent and the outcome, in order. */
-  private async sendAll(webhook: WebhookTarget, events: ProjectEvent[]): Promise<AttemptRecord[]> {
+  /** Sends, logs, notes the outcomes; the failed events queued again: how many. */
+  private async deliver(webhook: WebhookTarget, job: DeliveryJob): Promise<number> {
+    // A job queued before bodies were kept once names none: it keeps them all.
+    const keep = job.keep ?? job.events.map((_, i) => i);
+    const sent = await this.sendAll(webhook, job.events, keep);
+    const delays = this.config.webhookRetryDelaysMs;
+    const gone = sent.some((r) => r.result.statusCode === 410);
+    const failed = sent.filter((r) => !succeeded(r.result.statusCode)).map((r) => r.event);
+    const retryIn =
+      failed.length > 0 && !gone && job.attempt <= delays.length
+        ? jitter(delays[job.attempt - 1])
+        : null;
+    const nextRetryAt = retryIn === null ? null : new Date(Date.now() + retryIn);
+    await this.deliveryLog.append(webhook.id, job.attempt, sent, nextRetryAt);
+    if (gone) {
+      await this.health.disable(webhook, 'gone');
+      return 0;
+    }
+    if (
+      await this.health.note(
+        webhook,
+        sent.map((r) => succeeded(r.result.statusCode)),
+      )
+    )
+      return 0;
+    if (retryIn === null) return 0;
+    await this.events.enqueue(
+      { ...job, attempt: job.attempt + 1, events: failed, keep: [] },
+      retryIn,
+    );
+    return failed.length;
+  }
+
+  /** The link a link.clicked event names (its svc_id), for a webhook's `links`; null otherwise. */
+  private async linkOf(projectId: string, event: ProjectEvent): Promise<string | null> {
+    const svcId = event.data.svc_id;
+    if (event.type !== 'link.clicked' || typeof svcId !== 'string') return null;
+    return (await this.links.linkIds(projectId, [svcId])).get(svcId) ?? null;
+  }
+
+  /**
+   * Sends the events side by side; each with its body as sent and the outcome, in order; the
+   * bodies at the places `keep` names are stored with the attempt.
+   */
+  private async sendAll(
+    webhook: WebhookTarget,
+    events: ProjectEvent[],
+    keep: number[],
+  ): Promise<AttemptRecord[]> {
     const secrets = signingSecrets(webhook);
+    const kept = new Set(keep);
     const sent = new Array<AttemptRecord>(events.length);
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -123,87 +178,12 @@ export class WebhookDeliveries implements OnApplicationShutdown {
         const event = events[i];
         const body = JSON.stringify(event);
         const headers = webhookHeaders(secrets, event.id, Math.floor(Date.now() / 1000), body);
-        sent[i] = { event, body, result: await this.sender.send(webhook.url, headers, body) };
+        const result = await this.sender.send(webhook.url, headers, body);
+        sent[i] = { event, body, keepBody: kept.has(i), result };
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, events.length) }, lane));
     return sent;
-  }
-
-  /** A success ends a failing streak. */
-  private async endFailingStreak(webhookId: string): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-      [webhookId],
-    );
-  }
-
-  /** Notes a failure; whether the webhook has failed without a success for WEBHOOK_DISABLE_AFTER. */
-  private async failingTooLong(webhookId: string): Promise<boolean> {
-    const rows: { failing_since: Date }[] = await this.dataSource.query(
-      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
-      `WITH noted AS (
-         UPDATE webhooks SET failing_since = coalesce(failing_since, now())
-         WHERE id = $1 RETURNING failing_since)
-       SELECT failing_since FROM noted`,
-      [webhookId],
-    );
-    if (rows.length === 0) return false;
-    return (
-      Date.now() - new Date(rows[0].failing_since).getTime() >= this.config.webhookDisableAfterMs
-    );
-  }
-
-  private async disable(webhook: WebhookTarget, reason: DisabledReason): Promise<void> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH off AS (
-         UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = now()
-         WHERE id = $1 AND enabled RETURNING id)
-       SELECT id FROM off`,
-      [webhook.id, reason],
-    );
-    await this.targets.changed(webhook.projectId);
-    // Another job may have disabled it first: one message.
-    if (rows.length === 0) return;
-    this.logger.warn({ webhook: webhook.id, reason }, 'webhook disabled');
-    await this.tellAdmins(webhook, reason);
-  }
-
-  /** The project's admins learn that a webhook was disabled (the mail queue, or the outbox). */
-  private async tellAdmins(webhook: WebhookTarget, reason: DisabledReason): Promise<void> {
-    const admins: { userId: string; email: string; name: string }[] = await this.dataSource.query(
-      `SELECT u.id AS "userId", u.email, p.name FROM project_users pu
-       JOIN users u ON u.id = pu.user_id JOIN projects p ON p.id = pu.project_id
-       WHERE pu.project_id = $1 AND pu.role = 'admin'`,
-      [webhook.projectId],
-    );
-    const why =
-      reason === 'gone'
-        ? 'its endpoint answered 410 Gone'
-        : 'its endpoint has failed every delivery for longer than the service allows';
-    for (const { userId, email, name } of admins) {
-      await this.mail.enqueue({
-        // Ids only: the id names the outbox file and the job (docs/operations.md, "Mail").
-        id: `webhook-disabled-${webhook.id}-${Date.now()}-${userId}`,
-        to: email,
-        subject: `A webhook of ${name} was disabled`,
-        text: [
-          'Hello,',
-          '',
-          `the webhook ${webhook.id} of the project "${name}", to ${webhook.url}, was disabled: ${why}.`,
-          'Events are no longer sent to it. Once the endpoint works again, enable it with',
-          `/webhooks/${webhook.id}/update (enabled: true) or from the console, and redeliver what it missed.`,
-          '',
-          '— svc',
-        ].join('\n'),
-      });
-    }
-    if (admins.length === 0) {
-      this.logger.warn(
-        { webhook: webhook.id },
-        'webhook disabled; its project has no admin to tell',
-      );
-    }
   }
 }
 

@@ -4,10 +4,12 @@ import { LinksModule } from '../links/links.module';
 import { MailModule } from '../mail/mail.module';
 import { ClickEvents } from './click-events';
 import { DeliveryLog } from './delivery-log';
+import { DeliverySlots } from './delivery-slots';
 import { EventOutbox } from './event-outbox';
 import { ProjectEvents } from './project-events';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
+import { WebhookHealth } from './webhook-health';
 import { WebhookLogPruner } from './webhook-log-pruner';
 import { WebhookTargets } from './webhook-targets';
 
@@ -29,7 +31,13 @@ const EXPORTED = [
 @Global()
 @Module({
   imports: [EventsModule, MailModule, LinksModule],
-  providers: [...EXPORTED, WebhookDeliveriesProcessor, WebhookLogPruner],
+  providers: [
+    ...EXPORTED,
+    DeliverySlots,
+    WebhookHealth,
+    WebhookDeliveriesProcessor,
+    WebhookLogPruner,
+  ],
   exports: EXPORTED,
 })
 export class WebhookEventsModule {}

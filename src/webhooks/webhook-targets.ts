@@ -117,18 +117,29 @@ export function signingSecrets(target: WebhookTarget, now = Date.now()): string[
   return [target.secret, ...previous];
 }
 
+/** Why a webhook does not take an event: its type, its link (`links`) or a pageview (`pageviews`). */
+export type Refusal = 'type' | 'link' | 'pageview';
+
 /**
- * Whether a webhook wants this event: one of its types; for link.clicked, one of its links when it
- * names some; for conversion.created, a pageview only when it asks for pageviews.
+ * Why a webhook does not take this event, or null when it does: one of its types; for
+ * link.clicked, one of its links when it names some; for conversion.created, a pageview only when
+ * it asks for pageviews.
  */
-export function wants(target: WebhookTarget, outgoing: OutgoingEvent): boolean {
+export function refusal(target: WebhookTarget, outgoing: OutgoingEvent): Refusal | null {
   const { type, data } = outgoing.event;
-  if (!target.events.has(type)) return false;
+  if (!target.events.has(type)) return 'type';
   if (type === 'link.clicked' && target.linkIds) {
-    return outgoing.linkId !== null && target.linkIds.has(outgoing.linkId);
+    return outgoing.linkId !== null && target.linkIds.has(outgoing.linkId) ? null : 'link';
   }
   if (type === 'conversion.created' && !target.pageviews) {
-    return (data.conversion as { type?: string } | undefined)?.type !== 'pageview';
+    return (data.conversion as { type?: string } | undefined)?.type === 'pageview'
+      ? 'pageview'
+      : null;
   }
-  return true;
+  return null;
+}
+
+/** Whether a webhook wants this event (refusal: none). */
+export function wants(target: WebhookTarget, outgoing: OutgoingEvent): boolean {
+  return refusal(target, outgoing) === null;
 }

@@ -56,9 +56,13 @@ export class WebhookEntity {
   @Column('text', { nullable: true })
   disabledReason: DisabledReason | null;
 
-  /** The first failure since the last success; null while deliveries succeed. */
+  /** Since when most of its last 100 attempts failed (WebhookHealth); null while they do not. */
   @Column('timestamptz', { nullable: true })
   failingSince: Date | null;
+
+  /** Its last 100 attempts' outcomes, oldest first: `s` a success, `f` a failure (WebhookHealth). */
+  @Column('text', { default: '' })
+  recentOutcomes: string;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -30,7 +30,8 @@ import {
   WebhookRedeliverResponseDto,
   WebhookTestResponseDto,
 } from './dto/webhook-responses.dto';
-import { WebhookDeliveries } from './webhook-deliveries';
+import { ReplayBudget } from './replay-budget';
+import { Redelivery, WebhookDeliveries } from './webhook-deliveries';
 import { WebhookParams, WebhooksService } from './webhooks.service';
 import { ApiWebhookErrors, ApiWebhookIdParam, ApiWebhookParams } from './webhooks.swagger';
 
@@ -61,6 +62,7 @@ export class WebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly sending: WebhookDeliveries,
+    private readonly budget: ReplayBudget,
   ) {}
 
   @Post('list')
@@ -260,6 +262,7 @@ export class WebhooksController {
     @Param('id') id: string,
   ): Promise<Envelope<{ delivery: WebhookDeliveryDto }>> {
     const webhook = await this.webhooks.find(subscription, id);
+    await this.budget.spend(webhook.id, req.res);
     const row = await this.sending.ping(webhook.id);
     if (!row) throw Errors.notFound(`Webhook not found: ${id}`);
     return adminResponse(req, { delivery: toWebhookDelivery(row) });
@@ -289,9 +292,31 @@ export class WebhooksController {
       throw Errors.invalid('json.event_id', 'must be an event id (evt_ and 32 hex digits)');
     }
     const webhook = await this.webhooks.find(subscription, id);
-    if (!(await this.sending.redeliver(webhook.id, webhook.projectId, eventId))) {
-      throw Errors.notFound(`Event not found: ${eventId}`);
+    await this.budget.spend(webhook.id, req.res);
+    const outcome = await this.sending.redeliver(webhook.id, webhook.projectId, eventId);
+    switch (outcome.kind) {
+      case 'queued':
+        break;
+      case 'not_found':
+        throw Errors.notFound(`Event not found: ${eventId}`);
+      case 'refused':
+        throw Errors.invalid('json.event_id', refusalMessage(eventId, outcome));
     }
     return adminResponse(req, { redelivery: { event_id: eventId, queued: true as const } });
+  }
+}
+
+/** Why a redelivery was refused: the webhook's filter that leaves the event out. */
+function refusalMessage(
+  eventId: string,
+  { why, event }: Extract<Redelivery, { kind: 'refused' }>,
+): string {
+  switch (why) {
+    case 'type':
+      return `${eventId} is a ${event.type} event, which this webhook does not take (its events)`;
+    case 'link':
+      return `${eventId} is a click of a link this webhook is not limited to (its links)`;
+    case 'pageview':
+      return `${eventId} is a pageview conversion, which this webhook does not take (pageviews: false)`;
   }
 }

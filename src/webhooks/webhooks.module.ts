@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { ReplayBudget } from './replay-budget';
 import { WebhookEntity } from './webhook.entity';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -21,7 +22,7 @@ import { WebhooksService } from './webhooks.service';
     TypeOrmModule.forFeature([WebhookEntity]),
   ],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhooksService],
+  providers: [WebhooksRepository, WebhooksService, ReplayBudget],
   exports: [WebhooksService, TypeOrmModule],
 })
 export class WebhooksModule {}

@@ -36,6 +36,7 @@ export type WebhookChanges = Partial<
     | 'enabled'
     | 'disabledReason'
     | 'failingSince'
+    | 'recentOutcomes'
   >
 >;
 

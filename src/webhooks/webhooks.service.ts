@@ -146,7 +146,11 @@ export class WebhooksService {
     if ('enabled' in input) {
       changes.enabled = parseBoolean(input.enabled, 'json.enabled');
       changes.disabledReason = changes.enabled ? null : 'manual';
-      if (changes.enabled) changes.failingSince = null;
+      // Enabled again: the breaker starts afresh (docs/api.md, "Events and their delivery").
+      if (changes.enabled) {
+        changes.failingSince = null;
+        changes.recentOutcomes = '';
+      }
     }
     await this.dataSource.transaction(async (manager) => {
       // Destroyed meanwhile: not found, as it would be now.

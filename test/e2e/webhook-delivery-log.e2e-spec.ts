@@ -47,6 +47,7 @@ describe('webhook delivery log', () => {
     return {
       event,
       body: JSON.stringify(event),
+      keepBody: true,
       result: {
         statusCode: status,
         durationMs: 7.4,

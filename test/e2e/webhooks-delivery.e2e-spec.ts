@@ -479,11 +479,24 @@ describe('webhook deliveries', () => {
     await admin(`/webhooks/${id}/redeliver`, { event_id: 'evt_' + '0'.repeat(32) }).expect(404);
     await admin(`/webhooks/${id}/redeliver`, { event_id: 'nope' }).expect(400);
 
-    // Another webhook of the project may be sent an event the log holds for this one.
-    const other = await admin('/webhooks/new', {
+    // Another webhook of the project may be sent an event the log holds for this one, when it
+    // takes the event's type.
+    const updatesOnly = await admin('/webhooks/new', {
       project: key,
       url,
       events: ['link.updated'],
+    }).expect(200);
+    const refused = await admin(`/webhooks/${updatesOnly.body.response.webhook.id}/redeliver`, {
+      event_id: eventId,
+    }).expect(400);
+    expect(refused.body.error).toEqual({
+      code: 1002,
+      message: `Invalid parameter json.event_id: ${eventId} is a link.created event, which this webhook does not take (its events)`,
+    });
+    const other = await admin('/webhooks/new', {
+      project: key,
+      url,
+      events: ['link.updated', 'link.created'],
     }).expect(200);
     receiver.secrets.push(other.body.response.webhook.secret as string);
     const otherId = other.body.response.webhook.id as string;

@@ -27,6 +27,8 @@ export class WebhookReceiver {
   /** How long each POST waits before its answer (a slow receiver). */
   delayMs = 0;
   private server?: http.Server;
+  /** Answers held back by `delayMs`, cleared at close so that none keeps the process up. */
+  private readonly held = new Set<NodeJS.Timeout>();
 
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => {
@@ -58,8 +60,15 @@ export class WebhookReceiver {
           res.writeHead(status, { 'content-type': 'text/plain' });
           res.end(status >= 300 ? 'no thanks' : 'ok');
         };
-        if (this.delayMs > 0) setTimeout(respond, this.delayMs);
-        else respond();
+        if (this.delayMs > 0) {
+          const timer = setTimeout(() => {
+            this.held.delete(timer);
+            respond();
+          }, this.delayMs);
+          this.held.add(timer);
+        } else {
+          respond();
+        }
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -77,6 +86,8 @@ export class WebhookReceiver {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.held) clearTimeout(timer);
+    this.held.clear();
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
   }
