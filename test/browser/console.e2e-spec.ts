@@ -272,6 +272,18 @@ describe('in a real browser: the web console at /console', () => {
     const snippet = await page.locator('pre.snippet').textContent();
     expect(snippet).toContain(`/svc.js" data-key="${publishableKey}"></script>`);
     expect(snippet).not.toContain(apiKey);
+    // The hosts the publishable key may make links to (none by default).
+    await expect(
+      page.getByLabel('Hosts the publishable key may link to').inputValue(),
+    ).resolves.toBe('');
+    await page.getByLabel('Hosts the publishable key may link to').fill('example.com, Twitter.com');
+    await page.getByRole('button', { name: 'Save hosts' }).click();
+    await until(
+      async (): Promise<unknown> =>
+        (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response
+          .project.publishable_hosts,
+      (hosts) => expect(hosts).toEqual(['example.com', 'twitter.com']),
+    );
     await check('project-settings');
 
     // Links: create one, copy it, see its QR code.

@@ -225,11 +225,31 @@ export interface paths {
         };
         /**
          * A project's events as Server-Sent Events (the live feed)
-         * @description Each event as `id`, `event` (its type) and `data` (its body `{id, type, created_at, data}`); a `: heartbeat` comment every 15 s; resume with Last-Event-ID within the window, else an `event: reset` first. The publishable key may not read it.
+         * @description Each event as `id`, `event` (its type) and `data` (its body `{id, type, created_at, data}`); a `: heartbeat` comment every 15 s; resume with Last-Event-ID within the window, else an `event: reset` first. Open it with a stream token (`token`, from POST /events/stream/token); `key` in the URL is still taken but discouraged. The publishable key may not read it.
          */
         get: operations["EventsController_stream"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token that opens one stream of the live feed
+         * @description The api_key goes in `Authorization: Bearer <api_key>`, `X-Api-Key` or the form body, never in the query string (400). The token opens one stream, GET /events/stream?token=…, within a minute; that request uses it up. Counts in the read budget, as opening a stream does. The publishable key may not get one.
+         */
+        post: operations["StreamTokenController_issue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -838,6 +858,14 @@ export interface components {
             admins?: string[];
             sharers?: string[];
             viewers?: string[];
+            /**
+             * @description Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one
+             * @example [
+             *       "example.com",
+             *       "twitter.com"
+             *     ]
+             */
+            publishable_hosts?: string[];
         };
         /** @enum {string} */
         ProjectRole: "admin" | "sharer" | "viewer";
@@ -865,6 +893,14 @@ export interface components {
             change_role?: components["schemas"]["ChangeRoleDto"][];
             /** @description Extension. true replaces the publishable key; the old one is refused at once (a JSON boolean only) */
             rotate_publishable_key?: boolean;
+            /**
+             * @description Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one
+             * @example [
+             *       "example.com",
+             *       "twitter.com"
+             *     ]
+             */
+            publishable_hosts?: string[];
         };
         CreateProjectParamsDto: {
             /**
@@ -1034,6 +1070,16 @@ export interface components {
              * @example false
              */
             utm_parameters?: boolean;
+            /**
+             * @description Show and list (**extension**): the hosts, each with its subdomains, that links made with the
+             *     publishable key may lead to and its retweet and share destinations may redirect to; empty:
+             *     the publishable key makes no links (docs/api.md, "Keys").
+             * @example [
+             *       "example.com",
+             *       "twitter.com"
+             *     ]
+             */
+            publishable_hosts?: string[];
         };
         ProjectBodyDto: {
             project: components["schemas"]["ProjectRecordDto"];
@@ -1095,7 +1141,7 @@ export interface components {
              */
             application_key?: string;
             /**
-             * @description Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions; extension: rotate_publishable_key (true replaces the publishable key).
+             * @description Project update object (schema ProjectUpdateObjectDto) as a JSON string (only what changes): name, domains, remove_domain, default_domain, admins, sharers, viewers, remove_user, change_role, conversions; extension: rotate_publishable_key (true replaces the publishable key), publishable_hosts (the hosts the publishable key may make links to; replaces the list).
              * @example {"name":"acme-blog-2","domains":["links.acme.com"],"remove_domain":["go.acme.com"],"default_domain":"links.acme.com","viewers":["carol@example.com"],"remove_user":["bob"],"change_role":[{"user":"ann@example.com","role":"sharer"}],"conversions":{"domains":"all","goal_2_label":"Purchase","goal_1_label":null}}
              */
             json: string;
@@ -1309,6 +1355,22 @@ export interface components {
                 [key: string]: unknown;
             };
             response: components["schemas"]["DomainDeletedBodyDto"];
+        };
+        StreamTokenFormDto: {
+            /** @description Project API key (64 hex characters), unless given in Authorization or X-Api-Key; never in the query string */
+            key?: string;
+        };
+        StreamTokenDto: {
+            /**
+             * @description Opens one stream: GET /events/stream?token=…; used up by that request, whatever its answer
+             * @example stk_7d2f0c9b4e6a8d1f3b5c7e9a0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f1a3c5e7b
+             */
+            token: string;
+            /**
+             * @description Seconds until the token expires if no stream opened with it
+             * @example 60
+             */
+            expires_in: number;
         };
         WebhookCreationObjectDto: {
             /**
@@ -3553,7 +3615,12 @@ export interface operations {
     EventsController_stream: {
         parameters: {
             query?: {
-                /** @description Project API key (64 hex characters) */
+                /** @description A stream token (stk_…) from POST /events/stream/token: valid a minute, used up by this request; instead of key */
+                token?: string;
+                /**
+                 * @deprecated
+                 * @description Project API key (64 hex characters): still taken, but it puts the key in the URL; use token
+                 */
                 key?: string;
                 /** @description Resume after this event id (evt_…), for clients that cannot send Last-Event-ID */
                 last_event_id?: string;
@@ -3576,7 +3643,71 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Missing key; malformed Last-Event-ID or last_event_id */
+            /** @description Missing key; malformed token, or both token and key; malformed Last-Event-ID or last_event_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Invalid key, or the publishable key; a token unknown, expired or already used */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Too many open streams of the project on this instance, or over READ_RATE_LIMIT (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    StreamTokenController_issue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project API key; or `Authorization: Bearer <api_key>`, or `key` in the body */
+                "X-Api-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["StreamTokenFormDto"];
+                "application/json": components["schemas"]["StreamTokenFormDto"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTokenDto"];
+                };
+            };
+            /** @description Missing key; key in the query string, or given more than once; Authorization not Bearer */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +3725,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkErrorDto"];
                 };
             };
-            /** @description Too many open streams of the project on this instance, or over READ_RATE_LIMIT (Retry-After) */
+            /** @description Over READ_RATE_LIMIT (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;

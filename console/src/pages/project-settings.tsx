@@ -71,6 +71,7 @@ export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSessi
         <Conversions project={p} update={update} />
       </div>
       <TrackingScript project={p} update={update} />
+      <PublishableHosts project={p} update={update} />
       <ProjectDomains
         project={p}
         connected={domains.data?.map((d) => d.hostname) ?? []}
@@ -218,6 +219,44 @@ function TrackingScript({ project, update }: { project: ProjectRecord; update: U
         Rotate the publishable key
       </button>
     </div>
+  );
+}
+
+/**
+ * publishable_hosts: where links made with the publishable key (retweet and share from a page)
+ * may lead and redirect; none listed, the publishable key makes no links (docs/api.md, "Keys").
+ */
+function PublishableHosts({ project, update }: { project: ProjectRecord; update: Update }) {
+  const action = useAction(update);
+  return (
+    <form
+      class="card"
+      aria-labelledby="publishable-hosts-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const text = field(new FormData(e.currentTarget), 'publishable_hosts');
+        void action.run({ publishable_hosts: text.split(/[\s,]+/).filter(Boolean) });
+      }}
+    >
+      <h2 id="publishable-hosts-title">Links from pages</h2>
+      <Field
+        id="publishable-hosts"
+        label="Hosts the publishable key may link to"
+        hint="Hostnames separated by commas; each covers its subdomains. Retweet and share from a page make links, and redirect, only to these hosts; with none, the publishable key makes no links."
+      >
+        <input
+          id="publishable-hosts"
+          name="publishable_hosts"
+          defaultValue={(project.publishable_hosts ?? []).join(', ')}
+          aria-describedby="publishable-hosts-hint"
+          placeholder="example.com, twitter.com"
+        />
+      </Field>
+      <ErrorNotice error={action.error} />
+      <button type="submit" disabled={action.pending}>
+        Save hosts
+      </button>
+    </form>
   );
 }
 
