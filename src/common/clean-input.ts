@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Errors } from './app-error';
 
 /**
- * The one place where hostile bytes are refused (issue 15): a NUL, a lone surrogate or invalid
+ * The one place where hostile bytes are refused (docs/api.md, "Errors"): a NUL, a lone surrogate or invalid
  * UTF-8 in any parameter — path, query string, form or JSON body, and the fields inside the admin
  * `json` parameter — is a 400 naming the parameter, before any handler (or PostgreSQL, which
  * refuses such text with an error) sees it.

@@ -12,7 +12,7 @@ describe('isEmailAddress', () => {
   });
 
   it.each([
-    ['the outbox traversal of issue 42', 'x/../../../tmp/pwn@a.b'],
+    ['an address that climbs out of the outbox', 'x/../../../tmp/pwn@a.b'],
     ['consecutive dots in the local part', 'a..b@example.com'],
     ['a one-letter top-level domain', 'ann@example.b'],
     ['no top-level domain', 'ann@localhost'],

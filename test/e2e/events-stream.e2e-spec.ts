@@ -43,7 +43,7 @@ function frame({ event }: OutgoingEvent): string {
 
 const ids = (events: OutgoingEvent[]) => events.map(({ event }) => event.id);
 
-/** GET /events/stream (issue 36, point 4) across two instances on one Redis and database. */
+/** GET /events/stream (docs/api.md, "Live feed") across two instances on one Redis and database. */
 describe('the live feed across instances', () => {
   let t: TestApp;
   let a: SiblingApp;

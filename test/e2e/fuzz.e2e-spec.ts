@@ -5,7 +5,7 @@ import { createLink } from '../factories/links';
 import { OpenApiPaths, Operation, fuzzableOperations } from '../support/openapi-operations';
 
 /**
- * A seeded property-based test (issue 15) of the create, stats and admin endpoints: whatever the
+ * A seeded property-based test (docs/api.md, "Errors") of the create, stats and admin endpoints: whatever the
  * parameters, no 5xx, an answer within the timeout, and every refusal names a parameter of the
  * request (a 400) in the endpoint's error shape. CI runs FUZZ_RUNS (default 1000) requests from FUZZ_SEED (default below); a larger run:
  * `FUZZ_RUNS=5000 FUZZ_SEED=$RANDOM npx jest test/e2e/fuzz.e2e-spec.ts` (a failure prints its

@@ -3,7 +3,7 @@ import { connectDomain, createProject } from '../factories/projects';
 import { createLink, form } from '../factories/links';
 
 /**
- * Hostile bytes (issue 15): a NUL, invalid UTF-8 or a lone surrogate in any parameter of any
+ * Hostile bytes (docs/api.md, "Errors"): a NUL, invalid UTF-8 or a lone surrogate in any parameter of any
  * endpoint is a 400 naming the parameter, and on the redirect path the domain's not-found answer.
  * The cases are generated from the OpenAPI document the app serves, so a new parameter is covered
  * without anyone listing it here.
@@ -72,7 +72,7 @@ interface Case {
   send: () => Promise<{ status: number; body: unknown; text: string; type: string }>;
 }
 
-describe('hostile bytes in parameters (issue 15)', () => {
+describe('hostile bytes in parameters', () => {
   let t: TestApp;
   let document: OpenApiDocument;
   /** Valid values for required parameters, so that only the hostile one is wrong. */

@@ -18,7 +18,7 @@ import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 /**
- * Outages (issue 4): Redis on a server of the test's own that it kills and starts again; PostgreSQL
+ * Outages (docs/api.md, "Outages and logs"): Redis on a server of the test's own that it kills and starts again; PostgreSQL
  * behind a TCP proxy the test cuts. The shared services are never stopped.
  */
 

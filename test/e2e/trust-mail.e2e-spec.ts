@@ -7,7 +7,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 import { adminPost } from '../factories/admin';
 import { createProject } from '../factories/projects';
 
-/** The address of issue 42: as a mail's file name, it climbs out of DATA_DIR/outbox into ../tmp. */
+/** An admin address that, as a mail's file name, it climbs out of DATA_DIR/outbox into ../tmp. */
 const TRAVERSAL = 'x/../../../tmp/pwn@a.b';
 
 /**

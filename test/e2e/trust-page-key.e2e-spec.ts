@@ -27,7 +27,7 @@ const VISITOR_FIELDS = [
 ] as const;
 
 /**
- * The publishable key is published in every landing page (issue 42, points 1 and 2): with it,
+ * The publishable key is published in every landing page (docs/api.md, "Keys"): with it,
  * nobody reads a visitor's stored data, pre-empts a genuine order, makes brand links to a page of
  * their own, redirects anywhere, or spends the owner's budget (docs/api.md, "Keys" and "Limits").
  */

@@ -27,7 +27,7 @@ const CONTROL_VALUES: Record<ControlParameter, string> = {
 };
 
 /**
- * The tracking script's `data-key` is published in every landing page (issue 33, point 2): with
+ * The tracking script's `data-key` is published in every landing page (docs/api.md, "Keys"): with
  * it, anyone tries everything the API key may do. Only conversions and the page endpoints
  * (retweet and share, without link controls) answer it (docs/api.md, "Keys").
  */
