@@ -93,17 +93,14 @@ export class DeliveryLog {
           `$${n - 4}::text[], $${n - 3}::int[], $${n - 2}::int[], $${n - 1}::text[], $${n}::text[])`,
       );
     }
-    params.push(records.length);
     // A data-modifying statement inside a SELECT: the driver answers its rows, not a count. The
-    // webhook's kept count of attempts (delivery_count) grows in the same statement.
+    // webhook's kept count of attempts (delivery_count) follows by trigger.
     const rows: { id: string; created_at: Date }[] = await this.dataSource.query(
       `WITH logged AS (INSERT INTO webhook_delivery_log
          (webhook_id, attempt, next_retry_at, bucket, event_ids, event_types, bodies,
           status_codes, durations_ms, responses, errors)
        VALUES ${values.join(', ')}
-       RETURNING id::text, created_at),
-       counted AS (UPDATE webhooks SET delivery_count = delivery_count + $${params.length}::int
-                   WHERE id = $1::uuid)
+       RETURNING id::text, created_at)
        SELECT * FROM logged ORDER BY id::bigint`,
       params,
     );
@@ -126,7 +123,7 @@ export class DeliveryLog {
 
   /**
    * A page of the webhook's attempts, newest first, and how many it has in all: its kept count
-   * (webhooks.delivery_count), not a sum over its log.
+   * (webhooks.delivery_count, kept by tr_webhook_delivery_log_count), not a sum over its log.
    */
   async page(webhookId: string, limit: number, offset: number): Promise<[DeliveryRow[], number]> {
     const [rows, totals] = await Promise.all([
@@ -176,7 +173,7 @@ export class DeliveryLog {
     return rows[0]?.body ?? null;
   }
 
-  /** Deletes the rows older than `days`, in short statements; their webhooks' counts go down. */
+  /** Deletes the rows older than `days`, in short statements (their webhooks' counts follow). */
   async prune(days: number): Promise<void> {
     for (;;) {
       const deleted: unknown[] = await this.dataSource.query(
@@ -185,11 +182,7 @@ export class DeliveryLog {
              SELECT id FROM webhook_delivery_log
              WHERE created_at < now() - make_interval(days => $1)
              ORDER BY created_at LIMIT ${ROWS_PER_DELETE})
-           RETURNING webhook_id, cardinality(event_ids) AS n),
-         counted AS (
-           UPDATE webhooks w SET delivery_count = greatest(0, w.delivery_count - g.n)
-           FROM (SELECT webhook_id, sum(n) AS n FROM gone GROUP BY webhook_id) g
-           WHERE w.id = g.webhook_id)
+           RETURNING 1)
          SELECT 1 FROM gone`,
         [days],
       );
