@@ -37,6 +37,7 @@ if redis.call('ZSCORE', KEYS[1], ARGV[2]) or redis.call('ZCARD', KEYS[1]) < tonu
   return 1
 end
 redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 0
 `;
 

@@ -77,10 +77,16 @@ export class ProjectEvents {
       }
     }
     // One round trip for every job of the call.
-    await this.queue.addBulk(
-      QUEUES.webhooks,
-      jobs.map((job) => ({ name: 'deliver', data: job, options: deliveryOptions(job, 0, 'd') })),
-    );
+    try {
+      await this.queue.addBulk(
+        QUEUES.webhooks,
+        jobs.map((job) => ({ name: 'deliver', data: job, options: deliveryOptions(job, 0, 'd') })),
+      );
+    } catch (error) {
+      // Not queued: the caller hands them over again, and they are counted again then.
+      for (const job of jobs) await this.slots.settle(job.webhookId, job.events.length);
+      throw error;
+    }
   }
 
   /** Queues an attempt, after a delay for a retry; `tag` makes its job id (d: first try, r…: redelivery). */

@@ -1,5 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiParam, ApiQuery } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+} from '@nestjs/swagger';
 import { adminEcho, adminErrorResponses, adminExample } from '../common/admin-swagger';
 import { ErrorCode } from '../common/app-error';
 import {
@@ -284,7 +291,14 @@ export function ApiWebhookErrors(operation: WebhookOperation): MethodDecorator {
             ErrorCode.invalidParameter,
             'Invalid parameter json.event_id: must be an event id (evt_ and 32 hex digits)',
           ),
+          refused: example(
+            "An event the webhook's events, links or pageviews leave out",
+            echo(method, { ...ID, ...json({ event_id: 'evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f' }) }),
+            ErrorCode.invalidParameter,
+            'Invalid parameter json.event_id: evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f is a link.created event, which this webhook does not take (its events)',
+          ),
         }),
+        replayLimit(method),
         errorResponses(403, { badKey }),
         errorResponses(404, {
           notFound,
@@ -296,14 +310,40 @@ export function ApiWebhookErrors(operation: WebhookOperation): MethodDecorator {
           ),
         }),
       );
+    case 'test':
+      return applyDecorators(
+        errorResponses(400, { missingKey }),
+        errorResponses(403, { badKey }),
+        errorResponses(404, { notFound }),
+        replayLimit(method),
+      );
     case 'show':
     case 'destroy':
     case 'rotate-secret':
-    case 'test':
       return applyDecorators(
         errorResponses(400, { missingKey }),
         errorResponses(403, { badKey }),
         errorResponses(404, { notFound }),
       );
   }
+}
+
+/** test and redeliver's budget per webhook (WEBHOOK_REPLAY_RATE_LIMIT), over it a 429. */
+function replayLimit(method: string): MethodDecorator {
+  return ApiResponse({
+    status: 429,
+    description:
+      'Over the budget of test and redeliver requests per hour per webhook (code 1006); Retry-After gives the seconds until the window ends.',
+    headers: {
+      'Retry-After': { description: 'Seconds until the window ends.', schema: { type: 'integer' } },
+    },
+    examples: {
+      rateLimited: example(
+        'Over the budget',
+        echo(method, ID),
+        ErrorCode.rateLimited,
+        'Rate limit exceeded: at most 600 test and redeliver requests per hour per webhook',
+      ),
+    },
+  });
 }
