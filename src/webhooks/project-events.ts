@@ -84,7 +84,9 @@ export class ProjectEvents {
       );
     } catch (error) {
       // Not queued: the caller hands them over again, and they are counted again then.
-      for (const job of jobs) await this.slots.settle(job.webhookId, job.events.length);
+      for (const job of jobs) {
+        await this.slots.settle(job.webhookId, job.events.length).catch(() => undefined);
+      }
       throw error;
     }
   }
