@@ -249,7 +249,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Send a test ping',
     description:
-      'Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried).',
+      "Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried). Counts in the webhook's budget of test and redeliver calls (429 past it).",
   })
   @ApiWebhookIdParam()
   @ApiWebhookParams('keys', 'form')
@@ -273,7 +273,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Redeliver an event',
     description:
-      'Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not.',
+      "Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not, that this webhook's events, links and pageviews take (else 400). Counts in the webhook's budget of test and redeliver calls (429 past it).",
   })
   @ApiWebhookIdParam()
   @ApiWebhookParams('redeliver', 'form')
