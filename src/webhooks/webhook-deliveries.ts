@@ -60,12 +60,16 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       return 'done';
     }
     if (!(await this.slots.take(webhook, jobId))) return 'parked';
+    // The slots bound the requests in flight: they are freed as soon as the answers are in.
+    let sent: AttemptRecord[];
     try {
-      const requeued = await this.deliver(webhook, job);
-      await this.slots.settle(webhook.id, job.events.length - requeued);
+      // A job queued before bodies were kept once names none: it keeps them all.
+      sent = await this.sendAll(webhook, job.events, job.keep ?? job.events.map((_, i) => i));
     } finally {
       await this.slots.release(webhook, jobId);
     }
+    const requeued = await this.record(webhook, job, sent);
+    await this.slots.settle(webhook.id, job.events.length - requeued);
     return 'done';
   }
 
@@ -119,11 +123,12 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     return { kind: 'queued' };
   }
 
-  /** Sends, logs, notes the outcomes; the failed events queued again: how many. */
-  private async deliver(webhook: WebhookTarget, job: DeliveryJob): Promise<number> {
-    // A job queued before bodies were kept once names none: it keeps them all.
-    const keep = job.keep ?? job.events.map((_, i) => i);
-    const sent = await this.sendAll(webhook, job.events, keep);
+  /** Logs the attempts and notes their outcomes; the failed events queued again: how many. */
+  private async record(
+    webhook: WebhookTarget,
+    job: DeliveryJob,
+    sent: AttemptRecord[],
+  ): Promise<number> {
     const delays = this.config.webhookRetryDelaysMs;
     const gone = sent.some((r) => r.result.statusCode === 410);
     const failed = sent.filter((r) => !succeeded(r.result.statusCode)).map((r) => r.event);
@@ -137,14 +142,9 @@ export class WebhookDeliveries implements OnApplicationShutdown {
       await this.health.disable(webhook, 'gone');
       return 0;
     }
-    if (
-      await this.health.note(
-        webhook,
-        sent.map((r) => succeeded(r.result.statusCode)),
-      )
-    )
-      return 0;
-    if (retryIn === null) return 0;
+    const outcomes = sent.map((r) => succeeded(r.result.statusCode));
+    const disabled = await this.health.note(webhook, outcomes);
+    if (disabled || retryIn === null) return 0;
     await this.events.enqueue(
       { ...job, attempt: job.attempt + 1, events: failed, keep: [] },
       retryIn,
