@@ -29,7 +29,7 @@ const EVENT_HINTS: Record<EventType, string> = {
 const DISABLED_REASONS: Record<NonNullable<Webhook['disabled_reason']>, string> = {
   manual: 'disabled by hand',
   gone: 'disabled: the receiver answered 410 Gone',
-  failing: 'disabled: no successful delivery for 3 days',
+  failing: 'disabled: failing for 3 days',
 };
 const DELIVERIES_PER_PAGE = 10;
 /** How much of a receiver's answer a row of the delivery log shows (the whole of it in its title). */

@@ -52,7 +52,7 @@ export class WebhookRecordDto {
   @ApiProperty({
     description:
       'Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or ' +
-      '`failing` (no success for 3 days); null while enabled.',
+      '`failing` (failing for 3 days: its last attempt, or most of its last 100, failed); null while enabled.',
     enum: ['manual', 'gone', 'failing'],
     nullable: true,
     example: null,
@@ -61,7 +61,7 @@ export class WebhookRecordDto {
 
   @ApiProperty({
     description:
-      'The first failed delivery since the last success, `YYYY-MM-DD HH:MM:SS` UTC; null while deliveries succeed.',
+      'Since when the webhook has been failing (its last attempt failed, or more than half of its last 100 once it has 20), `YYYY-MM-DD HH:MM:SS` UTC; null while it is not.',
     type: String,
     nullable: true,
     example: null,
