@@ -3,25 +3,13 @@ import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { BROWSER, GOOGLEBOT } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { untilPasses } from '../support/webhooks';
 import { createProject } from '../factories/projects';
 import { EventOutbox } from '../../src/webhooks/event-outbox';
 import { ProjectEvents } from '../../src/webhooks/project-events';
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 
-/** Retries `check` until it stops throwing (its last error at the deadline). */
-async function eventually(check: () => unknown, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
@@ -104,7 +92,7 @@ describe('webhook deliveries', () => {
     ).body as { svc_id: string; path: string };
 
   const arrived = (type: string, count: number) =>
-    eventually(async () => {
+    untilPasses(async () => {
       await t.settle();
       expect(receiver.of(type)).toHaveLength(count);
     });
@@ -295,7 +283,7 @@ describe('webhook deliveries', () => {
     // Queued at once after the commit: the row goes.
     await link();
     await arrived('link.created', 1);
-    await eventually(async () => expect(await kept()).toEqual([]));
+    await untilPasses(async () => expect(await kept()).toEqual([]));
 
     // The queue refuses them (as a process killed after the commit would never queue them): the
     // answers are the same, and every request's events stay in the outbox.
@@ -399,7 +387,7 @@ describe('webhook deliveries', () => {
     receiver.answer = () => 410;
     await link();
     await link();
-    await eventually(async () => {
+    await untilPasses(async () => {
       const row = await t.db.query('SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', [
         id,
       ]);
@@ -412,7 +400,7 @@ describe('webhook deliveries', () => {
     await link();
     await t.settle();
     expect(receiver.received).toHaveLength(before);
-    await eventually(() => {
+    await untilPasses(() => {
       const outbox = path.join(t.config.outboxDir);
       const mails = readdirSync(outbox)
         .map((f) => readFileSync(path.join(outbox, f), 'utf8'))
@@ -430,7 +418,7 @@ describe('webhook deliveries', () => {
     await arrived('link.created', 4);
     await new Promise((resolve) => setTimeout(resolve, 2100));
     await link();
-    await eventually(async () => {
+    await untilPasses(async () => {
       const row = await t.db.query('SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', [
         id,
       ]);
@@ -447,7 +435,7 @@ describe('webhook deliveries', () => {
       .get((await import('../../src/webhooks/webhook-targets')).WebhookTargets)
       .changed(projectId);
     await link();
-    await eventually(async () => {
+    await untilPasses(async () => {
       const log = await admin(`/webhooks/${id}/deliveries`).expect(200);
       expect(log.body.response.deliveries[0]).toMatchObject({
         status_code: null,

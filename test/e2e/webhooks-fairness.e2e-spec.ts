@@ -1,49 +1,14 @@
 import { TestApp, createTestApp } from '../support/app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { createProject } from '../factories/projects';
+import { adminCaller, projectWithId, untilPasses } from '../support/webhooks';
 import { OutgoingEvent, eventId } from '../../src/events/project-event';
 import { ProjectEvents } from '../../src/webhooks/project-events';
-
-/** Retries `check` until it stops throwing (its last error at the deadline). */
-async function eventually(check: () => unknown, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 /**
  * docs/api.md, "Events and their delivery": how long another project's event may wait behind a
  * project whose receivers hang with a backlog (docs/operations.md, "Webhooks").
  */
 const FAIRNESS_BOUND_MS = 5000;
-
-/** A project's id and API key, and the admin calls of the test app. */
-async function projectOf(t: TestApp): Promise<{ key: string; id: string }> {
-  const { api_key: key } = await createProject(t);
-  const { rows } = await t.db.query<{ id: string }>('SELECT id FROM projects WHERE api_key = $1', [
-    key,
-  ]);
-  return { key, id: rows[0].id };
-}
-
-function adminOf(t: TestApp) {
-  return (route: string, json?: unknown) =>
-    t.http
-      .post(route)
-      .type('form')
-      .send({
-        subscription_key: t.subscriptionKey,
-        application_key: t.applicationKey,
-        ...(json === undefined ? {} : { json: JSON.stringify(json) }),
-      });
-}
 
 /** `n` link.created events of a project, as the link services publish them. */
 function linkEvents(projectId: string, n: number): OutgoingEvent[] {
@@ -96,9 +61,9 @@ describe.each([
   });
 
   it("delivers B's event within the bound while A's receivers hang with a backlog", async () => {
-    const admin = adminOf(t);
-    const a = await projectOf(t);
-    const b = await projectOf(t);
+    const admin = adminCaller(t);
+    const a = await projectWithId(t);
+    const b = await projectWithId(t);
     for (let i = 0; i < 9; i++) {
       await admin('/webhooks/new', {
         project: a.key,
@@ -112,14 +77,14 @@ describe.each([
     // 150 events for each of A's webhooks: two jobs each, 18 in all.
     await t.app.get(ProjectEvents).publish(linkEvents(a.id, 150));
     // A's deliveries are under way and hang (the sender keeps 64 connections to one origin).
-    await eventually(() => expect(hanging.received.length).toBeGreaterThanOrEqual(64), 30_000);
+    await untilPasses(() => expect(hanging.received.length).toBeGreaterThanOrEqual(64), 30_000);
 
     const made = await t.http
       .get('/url.json')
       .query({ v: '3', key: b.key, tool: 't', channel: 'email', url: 'https://b.example/' })
       .expect(200);
     const queuedAt = Date.now();
-    await eventually(
+    await untilPasses(
       () =>
         expect(fast.of('link.created').map((r) => String(r.body.data.svc_id))).toEqual([
           (made.body as { svc_id: string }).svc_id,
