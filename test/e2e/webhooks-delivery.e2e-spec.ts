@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { BROWSER, GOOGLEBOT } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { untilPasses } from '../support/webhooks';
+import { adminCaller, untilPasses } from '../support/webhooks';
 import { createProject } from '../factories/projects';
 import { EventOutbox } from '../../src/webhooks/event-outbox';
 import { ProjectEvents } from '../../src/webhooks/project-events';
@@ -61,15 +61,7 @@ describe('webhook deliveries', () => {
     receiver.answer = () => 204;
   });
 
-  const admin = (route: string, json?: unknown) =>
-    t.http
-      .post(route)
-      .type('form')
-      .send({
-        subscription_key: t.subscriptionKey,
-        application_key: t.applicationKey,
-        ...(json === undefined ? {} : { json: JSON.stringify(json) }),
-      });
+  const admin = (route: string, json?: unknown) => adminCaller(t)(route, json);
 
   async function webhook(
     events: string[],
