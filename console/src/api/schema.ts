@@ -419,7 +419,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test ping
-         * @description Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried).
+         * @description Sends a `ping` event to the webhook now, enabled or not, signed like every delivery, and answers its attempt (also in the delivery log; never retried). Counts in the webhook's budget of test and redeliver calls (429 past it).
          */
         post: operations["WebhooksController_test"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver an event
-         * @description Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not.
+         * @description Queues an event again, as a first attempt with its id unchanged (the same webhook-id): any event the delivery log holds for a webhook of the project, delivered or not, that this webhook's events, links and pageviews take (else 400). Counts in the webhook's budget of test and redeliver calls (429 past it).
          */
         post: operations["WebhooksController_redeliver"];
         delete?: never;
@@ -1502,13 +1502,13 @@ export interface components {
              */
             enabled: boolean;
             /**
-             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (no success for 3 days); null while enabled.
+             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (failing for 3 days: its last attempt, or most of its last 100, failed); null while enabled.
              * @example null
              * @enum {string|null}
              */
             disabled_reason: "manual" | "gone" | "failing" | null;
             /**
-             * @description The first failed delivery since the last success, `YYYY-MM-DD HH:MM:SS` UTC; null while deliveries succeed.
+             * @description Since when the webhook has been failing (its last attempt failed, or more than half of its last 100 once it has 20), `YYYY-MM-DD HH:MM:SS` UTC; null while it is not.
              * @example null
              */
             failing_since: string | null;
@@ -1600,13 +1600,13 @@ export interface components {
              */
             enabled: boolean;
             /**
-             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (no success for 3 days); null while enabled.
+             * @description Why it is disabled: `manual` (update with enabled false), `gone` (the receiver answered 410) or `failing` (failing for 3 days: its last attempt, or most of its last 100, failed); null while enabled.
              * @example null
              * @enum {string|null}
              */
             disabled_reason: "manual" | "gone" | "failing" | null;
             /**
-             * @description The first failed delivery since the last success, `YYYY-MM-DD HH:MM:SS` UTC; null while deliveries succeed.
+             * @description Since when the webhook has been failing (its last attempt failed, or more than half of its last 100 once it has 20), `YYYY-MM-DD HH:MM:SS` UTC; null while it is not.
              * @example null
              */
             failing_since: string | null;
@@ -4434,6 +4434,17 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorDto"];
                 };
             };
+            /** @description Over the budget of test and redeliver requests per hour per webhook (code 1006); Retry-After gives the seconds until the window ends. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
             /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
             default: {
                 headers: {
@@ -4492,6 +4503,17 @@ export interface operations {
             /** @description The webhook (unknown, malformed or another subscription's id) or the project does not exist (code 1003). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Over the budget of test and redeliver requests per hour per webhook (code 1006); Retry-After gives the seconds until the window ends. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
