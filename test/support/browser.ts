@@ -1,5 +1,4 @@
 import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
 import { Browser, Page, chromium } from 'playwright-core';
 
 /** Debian's Chromium (installed by .ci/run), headless, with the flags this closed network needs. */
@@ -19,16 +18,21 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A free TCP port of this machine. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = http.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+/**
+ * A free TCP port of this machine, below the range the kernel hands out for outgoing connections
+ * and `listen(0)` (32768 and up): between this check and the app's listen, which starts a whole
+ * application, no connection of another test can take it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = http.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    server.on('error', reject);
-  });
+    if (free) return port;
+  }
 }
 
 interface AxeViolation {
