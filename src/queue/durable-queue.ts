@@ -27,7 +27,7 @@ const RETRY_READ_MS = 5000;
  * what has not started then waits for the next start.
  */
 export class DurableQueue {
-  private readonly logger = new Logger('InProcessJobQueue');
+  private readonly logger = new Logger('DurableQueue');
   private readonly heldMax: number;
   /** Due jobs read and not yet started, in the order they run. */
   private readonly held = new Map<string, PendingJob>();

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The text `url/list.json`'s `search` matches (docs/api.md, "Listing links"): a link's URL, notes,
  * tag and campaign, one space between them (a search word holds no space, so it never matches
- * across two of them). Kept here as the index holds it; src/links/link-list-query.ts writes the
+ * across two of them). Kept here as the index holds it; src/links/list/link-list-query.ts writes the
  * same expression (its spec checks that they agree), or the index would not serve the search.
  */
 export const LINK_SEARCH_TEXT =
