@@ -1,5 +1,5 @@
 import { CONVERSION_FIGURES, RowParts, chainFigureColumns } from './row-parts';
-import { activitySql } from './rows.query';
+import { activitySql } from './activity.query';
 
 /**
  * Range's and totals' rows with share chains (docs/api.md, "Share chains"; docs/architecture.md,

@@ -1,17 +1,11 @@
 import { StatsQuery } from '../stats-query';
-import {
-  Grouping,
-  ProjectScope,
-  RowParts,
-  RowsContext,
-  conversionSums,
-  rowParts,
-} from './row-parts';
+import { Grouping, ProjectScope, RowParts, RowsContext, rowParts } from './row-parts';
 import { usesDimensions } from '../stats-fields';
 import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
+import { activitySql } from './activity.query';
 import { chainedRowsSql, firstTouchRowsSql } from './chain-rows.query';
-import { Binder, COUNTED } from './statement';
+import { Binder } from './statement';
 
 /**
  * The rows of range and totals (docs/architecture.md, "How a statistic flows"): figures with the
@@ -84,29 +78,4 @@ export function totalsRowsSql(parts: RowParts): string {
                  WHERE project_id IN ${projects} GROUP BY link_id) AS t
         ON t.link_id = l.link_id
       ${conversionTotals}`;
-}
-
-/**
- * Each link's activity (link_id, clicks, and conversions a column per type): in the period
- * (`inPeriod`) or of all time. Clicks per link from projection stamped_hourly of `clicks`
- * (project_id, toStartOfHour(clicked_at), link_id, …), conversions by the sorting key of
- * `conversions` (project_id, link_id, converted_at).
- */
-export function activitySql(parts: RowParts, inPeriod: boolean): string {
-  const { db, query, projects, clicks, conversionCounts, noConversions } = parts;
-  const period = (column: string): string => (inPeriod ? parts.inPeriod(column) : '1');
-  const conversions = query.withConversions
-    ? `UNION ALL
-           SELECT link_id, 0 AS clicks${conversionCounts}
-           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${period('converted_at')}
-           GROUP BY link_id`
-    : '';
-  return `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
-        FROM (
-          SELECT link_id, ${clicks} AS clicks${noConversions}
-          FROM ${db}.clicks
-          WHERE project_id IN ${projects} AND ${period('toStartOfHour(clicked_at)')}
-          GROUP BY link_id ${COUNTED}
-          ${conversions})
-        GROUP BY link_id`;
 }
