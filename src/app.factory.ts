@@ -11,7 +11,8 @@ import { PARAMETER_LIMIT, parseQueryOnce, parseQueryString } from './common/quer
 import { bodyOfType } from './common/request-body';
 import { setupSwagger } from './openapi-document';
 import { AppConfig } from './config/app-config';
-import { compileTrust, plainRequestIp } from './common/ip';
+import { plainRequestIp } from './common/ip';
+import { compileTrust } from './config/trust-proxy';
 import { serveConsole } from './web-console/web-console';
 
 /**

@@ -1,4 +1,4 @@
-import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import * as ipaddr from 'ipaddr.js';
 
 export type IpMode = 'full' | 'anonymised' | 'none';
@@ -61,92 +61,20 @@ export function plainRequestIp(requestPrototype: object): void {
 }
 
 /**
- * TRUST_PROXY as configured (docs/operations.md, "Proxies"): false (X-Forwarded-For is ignored), the
- * number of proxies in front of the service, or the addresses and subnets of trusted proxies.
- */
-export type TrustProxy = false | number | readonly string[];
-
-/**
  * Whether the address `hop` steps from us (0: the connection's peer, 1: the rightmost
  * X-Forwarded-For entry, …) is a trusted proxy. The signature of Express's `trust proxy` function,
- * so that Express's `req.ip` and the redirect listener name the same client.
+ * so that Express's `req.ip` and the redirect listener name the same client; compileTrust
+ * (src/config/trust-proxy.ts) makes it of TRUST_PROXY, and the caller passes it in.
  */
 export type TrustFunction = (address: string, hop: number) => boolean;
-
-/** The most proxies a list of trusted addresses is followed through: the walk's cost stays bounded. */
-export const MAX_PROXY_HOPS = 32;
-
-/** Express's names for address ranges, accepted in a TRUST_PROXY list. */
-const NAMED_RANGES: Record<string, readonly string[]> = {
-  loopback: ['127.0.0.1/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-};
-
-/**
- * Reads a TRUST_PROXY value: `false`/`0`, `true` (one proxy), a hop count up to MAX_PROXY_HOPS, or
- * a comma list of addresses, CIDR subnets and the names loopback, linklocal, uniquelocal. Throws
- * an Error saying what is wrong (the config names the variable).
- */
-export function parseTrustProxy(value: string): TrustProxy {
-  const text = value.trim().toLowerCase();
-  if (text === 'false' || text === '0') return false;
-  if (text === 'true') return 1;
-  if (/^\d+$/.test(text)) {
-    const hops = Number(text);
-    if (hops > MAX_PROXY_HOPS) {
-      throw new Error(`a hop count must be at most ${MAX_PROXY_HOPS} (got "${value}")`);
-    }
-    return hops;
-  }
-  const entries = text.split(',').map((entry) => entry.trim());
-  if (entries.length > 100) throw new Error('at most 100 addresses or subnets');
-  for (const entry of entries) {
-    if (!(entry in NAMED_RANGES) && subnetOf(entry) === null) {
-      throw new Error(
-        `must be false, true, a hop count or a comma list of IP addresses and CIDR subnets (got "${entry}")`,
-      );
-    }
-  }
-  return entries;
-}
-
-/** An address or CIDR subnet as [address, prefix length, family]; null when it is neither. */
-function subnetOf(entry: string): [string, number, 'ipv4' | 'ipv6'] | null {
-  const slash = entry.indexOf('/');
-  const address = slash === -1 ? entry : entry.slice(0, slash);
-  const version = isIP(address);
-  if (version === 0) return null;
-  const max = version === 4 ? 32 : 128;
-  const prefixText = slash === -1 ? String(max) : entry.slice(slash + 1);
-  const prefix = Number(prefixText);
-  if (!/^\d{1,3}$/.test(prefixText) || prefix > max) return null;
-  return [address, prefix, version === 4 ? 'ipv4' : 'ipv6'];
-}
-
-/** The trust function of a TRUST_PROXY value, made once at boot. */
-export function compileTrust(setting: TrustProxy): TrustFunction {
-  if (setting === false) return () => false;
-  if (typeof setting === 'number') return (_address, hop) => hop < setting;
-  const trusted = new BlockList();
-  for (const entry of setting.flatMap((e) => NAMED_RANGES[e] ?? [e])) {
-    const [address, prefix, family] = subnetOf(entry)!;
-    trusted.addSubnet(address, prefix, family);
-  }
-  return (address, hop) => {
-    if (hop >= MAX_PROXY_HOPS) return false;
-    const version = isIP(address);
-    return version !== 0 && trusted.check(address, version === 4 ? 'ipv4' : 'ipv6');
-  };
-}
 
 /**
  * The client's address, as Express's `req.ip` names it with the same trust function: from the
  * connection's peer leftwards through X-Forwarded-For (its repeated headers joined by commas, in
  * order), the first address that is not a trusted proxy, or the leftmost entry when all are. Read
- * from the right and only as far as the trusted hops go (at most MAX_PROXY_HOPS), so entries a
- * client adds on the left are never reached. Null when the answer is no IP address (a malformed
- * entry a trusted proxy passed on), or without a peer.
+ * from the right and only as far as the trusted hops go (at most MAX_PROXY_HOPS, which the trust
+ * function holds), so entries a client adds on the left are never reached. Null when the answer is
+ * no IP address (a malformed entry a trusted proxy passed on), or without a peer.
  */
 export function clientAddress(
   peer: string | undefined,

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { TrustProxy, parseTrustProxy } from '../common/ip';
+import { TrustProxy, parseTrustProxy } from './trust-proxy';
 
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
