@@ -1,0 +1,207 @@
+// npm run bench:longtail — redirects beyond one hot link (docs/benchmarks.md, "Long tail"): the built
+// service on real PostgreSQL and Redis, BENCH_LINKS links made through url/batch, then in one run,
+// each with BENCH_CONNECTIONS connections: one hot link; a cold pass visiting every link once; a
+// Zipf (s = 1) mix and a uniform mix over all links, warm; random unknown paths alone; and the hot
+// link beside a flood of unknown paths (half the connections each, against the hot link alone on
+// half). Each figure is a ratio to the hot link of the same run. Every answered redirect must be
+// counted by the analytics store.
+const os = require('node:os');
+const path = require('node:path');
+const { randomBytes } = require('node:crypto');
+const autocannon = require('autocannon');
+const lib = require('./lib');
+
+const LINKS = Number(process.env.BENCH_LINKS ?? 1_000_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+/** Links one url/batch call makes (its most). */
+const BATCH = 1000;
+const { DOMAIN, USER_AGENT, LOCATION } = lib.REDIRECT;
+const HEADERS = { Host: DOMAIN, 'User-Agent': USER_AGENT };
+
+/**
+ * One autocannon run over many paths: `next()` names each request's path. Runs `seconds`, or until
+ * `amount` requests were sent; no request is left in flight at the end (as lib.load).
+ */
+function run(port, next, { seconds, amount, connections = CONNECTIONS }) {
+  return new Promise((resolve, reject) => {
+    const clients = [];
+    const started = process.hrtime.bigint();
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        headers: HEADERS,
+        connections,
+        pipelining: 1,
+        ...(amount !== undefined ? { amount } : { duration: seconds + 60 }),
+        requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }],
+        setupClient: (client) => clients.push(client),
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+        resolve({
+          rps: completed / elapsed,
+          p99: result.latency.p99,
+          redirects: result.statusCodeStats['302']?.count ?? 0,
+          notFound: result.statusCodeStats['404']?.count ?? 0,
+          completed,
+          errors: result.errors + result.timeouts,
+        });
+      },
+    );
+    if (amount === undefined) {
+      setTimeout(() => {
+        for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+      }, seconds * 1000);
+    }
+    instance.on('error', reject);
+  });
+}
+
+/** A Zipf (s = 1) sampler over ranks 0 … n-1: the cumulative weights, searched by bisection. */
+function zipfSampler(n) {
+  const cdf = new Float64Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1);
+  return () => {
+    const x = Math.random() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/** Makes `count` links with url/batch (in parallel, four calls at a time); returns their paths. */
+async function makeLinks(port, key, count) {
+  const paths = new Array(count);
+  const calls = Math.ceil(count / BATCH);
+  const started = Date.now();
+  await lib.runLoad(calls, 4, async (call) => {
+    const size = Math.min(BATCH, count - call * BATCH);
+    const body = new URLSearchParams({ v: '3', key, tool: 'bench-tool', channel: 'twitter' });
+    for (let i = 0; i < size; i++) body.append('url[]', `${LOCATION}&n=${call * BATCH + i}`);
+    const res = await lib.request({
+      port,
+      method: 'POST',
+      path: '/url/batch.json',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    });
+    if (res.status !== 200) throw new Error(`url/batch ${res.status} ${res.body.slice(0, 300)}`);
+    JSON.parse(res.body).svc_urls.forEach((link, i) => (paths[call * BATCH + i] = `/${link.path}`));
+    if (call % 100 === 99) console.log(`  ${(call + 1) * BATCH} links made (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  });
+  return paths;
+}
+
+/** The project's clicks of the whole run as the statistics count them (stats/range.json). */
+async function projectClicks(port, key, since) {
+  const query = new URLSearchParams({ v: '3', key, start_date: since.toISOString(), end_date: new Date(Date.now() + 3600_000).toISOString() });
+  const res = await lib.request({ port, method: 'GET', path: `/stats/range.json?${query}` });
+  if (res.status !== 200) throw new Error(`stats/range ${res.status} ${res.body.slice(0, 300)}`);
+  return Number(JSON.parse(res.body).totals.clicks);
+}
+
+/** Polls the project's clicks until they reach `expected` or stop growing for 15 s. */
+async function settled(port, key, since, expected) {
+  let last = -1;
+  let changed = Date.now();
+  for (;;) {
+    const now = await projectClicks(port, key, since);
+    if (now >= expected) return now;
+    if (now !== last) changed = Date.now();
+    else if (Date.now() - changed > 15_000) return now;
+    last = now;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function main() {
+  const loadBefore = os.loadavg()[0];
+  const name = await lib.createDatabase();
+  const dataDir = path.join(os.tmpdir(), name);
+  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
+  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
+  const redisPrefix = `bench:${randomBytes(3).toString('hex')}`;
+  const service = await lib.startService({
+    DATABASE_URL: lib.databaseUrl(name),
+    REDIS_URL: lib.REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    DEFAULT_DOMAIN: DOMAIN,
+    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
+    BOOTSTRAP_APPLICATION_KEY: applicationKey,
+    CREATE_RATE_LIMIT: '10000000',
+    READ_RATE_LIMIT: '10000000',
+    DATA_DIR: dataDir,
+    CHDB_DIR: '',
+    CLICKHOUSE_URL: process.env.BENCH_CLICKHOUSE_URL ?? '',
+    CLICKHOUSE_DATABASE: `bench_${randomBytes(4).toString('hex')}`,
+  });
+  try {
+    const since = new Date(Date.now() - 3600_000);
+    const key = await lib.createProject(service.port, subscriptionKey, applicationKey);
+    console.log(`making ${LINKS} links through url/batch…`);
+    const paths = await makeLinks(service.port, key, LINKS);
+    const hot = paths[0];
+    const zipf = zipfSampler(paths.length);
+    const unknown = () => `/${randomBytes(6).toString('base64url')}`;
+    let redirects = 0;
+    const measure = async (label, next, options) => {
+      const result = await run(service.port, next, options);
+      redirects += result.redirects;
+      if (label) console.log(`  ${label.padEnd(34)}${result.rps.toFixed(0).padStart(8)} req/s  p99 ${String(result.p99).padStart(4)} ms  (302: ${result.redirects}, 404: ${result.notFound}, errors: ${result.errors})`);
+      return result;
+    };
+
+    console.log(`bench:longtail — ${LINKS} links on ${DOMAIN}, autocannon ${CONNECTIONS} connections, ${DURATION} s per figure`);
+    console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}; load average at start ${loadBefore.toFixed(2)}`);
+    await measure(null, () => hot, { seconds: WARMUP });
+    const hotAlone = await measure('one hot link', () => hot, { seconds: DURATION });
+    let cursor = 0;
+    const cold = await measure('cold pass (every link once)', () => paths[cursor++ % paths.length], { amount: paths.length });
+    await measure(null, () => paths[zipf()], { seconds: WARMUP });
+    const zipfMix = await measure('Zipf mix (s = 1), warm', () => paths[zipf()], { seconds: DURATION });
+    await measure(null, () => paths[Math.floor(Math.random() * paths.length)], { seconds: WARMUP });
+    const uniform = await measure('uniform mix, warm', () => paths[Math.floor(Math.random() * paths.length)], { seconds: DURATION });
+    const unknownAlone = await measure('random unknown paths', unknown, { seconds: DURATION });
+    const half = Math.max(1, CONNECTIONS / 2);
+    const hotHalf = await measure(`hot link alone, ${half} connections`, () => hot, { seconds: DURATION, connections: half });
+    const [hotBeside] = await Promise.all([
+      measure(`hot link beside the flood, ${half}`, () => hot, { seconds: DURATION, connections: half }),
+      measure(`unknown paths flood, ${half}`, unknown, { seconds: DURATION, connections: half }),
+    ]);
+
+    const ratio = (r) => r.rps / hotAlone.rps;
+    console.log(`ratios to the hot link: cold ${ratio(cold).toFixed(2)} (target ≥ 0.5), Zipf ${ratio(zipfMix).toFixed(2)} (≥ 0.8), uniform ${ratio(uniform).toFixed(2)} (≥ 0.5), unknown ${ratio(unknownAlone).toFixed(2)} (≥ 0.8)`);
+    console.log(`hot link beside the flood ÷ alone: ${(hotBeside.rps / hotHalf.rps).toFixed(2)} (≥ 0.7); Zipf p99 ${zipfMix.p99} ms against the hot link's ${hotAlone.p99} ms (≤ 2×)`);
+
+    // One click per answered redirect (the check redirects of makeLinks aside: it makes none).
+    const counted = await settled(service.port, key, since, redirects);
+    const lost = redirects - counted;
+    console.log(`302 responses: ${redirects}; clicks counted (stats/range.json): ${counted}; lost: ${lost}`);
+    if (lost !== 0) process.exitCode = 1;
+    console.log(
+      `bench:longtail cold_ratio=${ratio(cold).toFixed(3)} zipf_ratio=${ratio(zipfMix).toFixed(3)} uniform_ratio=${ratio(uniform).toFixed(3)} ` +
+        `unknown_ratio=${ratio(unknownAlone).toFixed(3)} hot_beside_flood_ratio=${(hotBeside.rps / hotHalf.rps).toFixed(3)} ` +
+        `zipf_p99_ms=${zipfMix.p99} hot_p99_ms=${hotAlone.p99} lost=${lost}`,
+    );
+  } finally {
+    await service.stop();
+    await lib.dropDatabase(name);
+    await require('node:fs/promises').rm(dataDir, { recursive: true, force: true });
+    await lib.dropRedisKeys(redisPrefix);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
