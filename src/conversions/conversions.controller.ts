@@ -13,7 +13,7 @@ import type { Request } from 'express';
 import { NO_KEY } from '../common/api-security';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
-import { ConversionThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
+import { ConversionThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import { adminResponse } from '../common/request-echo';
 import { CurrentKeyKind, CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import type { KeyKind } from '../projects/project-lookups.service';

@@ -1,6 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ConversionsController } from './conversions.controller';

@@ -5,7 +5,7 @@ import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { Errors } from '../common/app-error';
 import { RawParams } from '../common/params';
 import { Params } from '../common/params.decorator';
-import { ProjectThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
+import { ProjectThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
 import { readLinkControls } from './controls/link-controls';

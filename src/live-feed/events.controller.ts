@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeys } from '../common/api-security';
 import { RawParams } from '../common/params';
-import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
+import { ReadThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import { Params } from '../common/params.decorator';
 import { EventStream, readLastEventId } from './event-stream';
 import { ApiEventStream } from './events.swagger';

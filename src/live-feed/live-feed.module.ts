@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ProjectKeyGuard } from '../projects/project-key.guard';
 import { ProjectsModule } from '../projects/projects.module';
 import { EventsController } from './events.controller';

@@ -1,6 +1,6 @@
 import { Controller, Header, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
+import { ReadThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../projects/project-key.decorators';
 import { ProjectEntity } from '../projects/project.entity';
 import { StreamTokenDto } from './dto/stream-token.dto';

@@ -14,7 +14,7 @@ import { RawParams, readPaging } from '../common/params';
 import { ChainService } from './chain.service';
 import { Params } from '../common/params.decorator';
 import { ClientSignal, RequestSignal } from '../common/request-signal';
-import { ReadThrottlerGuard } from '../common/rate-limit/project-throttler.guard';
+import { ReadThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import {
   CurrentProject,
   CurrentProjects,

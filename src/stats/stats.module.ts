@@ -1,6 +1,6 @@
 import { ChainService } from './chain.service';
 import { Module } from '@nestjs/common';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { StampStates } from './stamp-states';

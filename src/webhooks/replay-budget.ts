@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppError, ErrorCode } from '../common/app-error';
-import { FixedWindowStorage } from '../common/rate-limit/fixed-window.storage';
+import { FixedWindowStorage } from '../rate-limit/fixed-window.storage';
 import { AppConfig } from '../config/app-config';
 import { RedisClient } from '../queue/redis.provider';
 

@@ -3,7 +3,7 @@ import { createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
 import type { Response, Test } from 'supertest';
 import Redis from 'ioredis';
-import { FixedWindowStorage } from '../../src/common/rate-limit/fixed-window.storage';
+import { FixedWindowStorage } from '../../src/rate-limit/fixed-window.storage';
 import { TEST_REDIS_URL } from '../support/env';
 
 const LIMITED = {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { getStorageToken } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
-import { FixedWindowStorage } from '../../src/common/rate-limit/fixed-window.storage';
+import { FixedWindowStorage } from '../../src/rate-limit/fixed-window.storage';
 import { COUNTRY_CODES } from '../../src/links/controls/country-codes';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';

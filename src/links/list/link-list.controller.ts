@@ -4,7 +4,7 @@ import { ApiFormatted, FormattedResult } from '../../common/api-format';
 import { RawParams } from '../../common/params';
 import { Params } from '../../common/params.decorator';
 import { ClientSignal, RequestSignal } from '../../common/request-signal';
-import { ReadThrottlerGuard } from '../../common/rate-limit/project-throttler.guard';
+import { ReadThrottlerGuard } from '../../rate-limit/project-throttler.guard';
 import { CurrentProject, ProjectKeyAuth } from '../../projects/project-key.decorators';
 import { ProjectEntity } from '../../projects/project.entity';
 import { readLinkListQuery } from './link-list-params';

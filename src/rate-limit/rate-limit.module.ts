@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
-import { AppConfig } from '../../config/app-config';
-import { RedisClient } from '../../queue/redis.provider';
+import { AppConfig } from '../config/app-config';
+import { RedisClient } from '../queue/redis.provider';
 import { FixedWindowStorage } from './fixed-window.storage';
 import { READ_THROTTLER_OPTIONS } from './project-throttler.guard';
 

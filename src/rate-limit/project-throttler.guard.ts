@@ -12,11 +12,11 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import type { ProjectRequest } from '../../projects/project-key.guard';
-import { PROJECT_KEY_OPTIONS, type ProjectKeyOptions } from '../../projects/project-key.guard';
-import { ProjectLookupsService, type KeyedProject } from '../../projects/project-lookups.service';
-import { requestParams } from '../params.decorator';
-import { AppConfig, type HourlyBudget } from '../../config/app-config';
+import type { ProjectRequest } from '../projects/project-key.guard';
+import { PROJECT_KEY_OPTIONS, type ProjectKeyOptions } from '../projects/project-key.guard';
+import { ProjectLookupsService, type KeyedProject } from '../projects/project-lookups.service';
+import { requestParams } from '../common/params.decorator';
+import { AppConfig, type HourlyBudget } from '../config/app-config';
 
 /** The options of the read budget (READ_RATE_LIMIT), beside the create budget's ThrottlerModule. */
 export const READ_THROTTLER_OPTIONS = 'svc:read-throttler-options';
