@@ -3,6 +3,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
+import { LinkMetadataRepository } from './link-metadata.repository';
 import { LinksRepository } from './links.repository';
 
 /** Metadata of a link, user or campaign as statistics show it (docs/api.md, "Statistics"). */
@@ -10,12 +11,14 @@ export type Metadata = Record<string, string | null>;
 
 /**
  * What other modules (statistics, conversions) read of the links module's tables — links, tools,
- * user identities, campaigns — by intent; the queries are LinksRepository's.
+ * user identities, campaigns — by intent; the queries are LinksRepository's and
+ * LinkMetadataRepository's.
  */
 @Injectable()
 export class LinkLookupsService {
   constructor(
     private readonly repository: LinksRepository,
+    private readonly metadataRows: LinkMetadataRepository,
     private readonly metadata: LinkMetadataService,
   ) {}
 
@@ -52,7 +55,7 @@ export class LinkLookupsService {
 
   /** The keys of the projects' tools labelled `label` (a tool filter matches a key or a label). */
   toolKeysByLabel(projectIds: string[], label: string): Promise<string[]> {
-    return this.repository.findToolKeysByLabel(projectIds, label);
+    return this.metadataRows.findToolKeysByLabel(projectIds, label);
   }
 
   /** svc_id: original_url, notes. */
@@ -62,11 +65,11 @@ export class LinkLookupsService {
 
   /** user_id: username, icon_url, profile_url. */
   userMetadata(projectIds: string[], userId: string): Promise<Metadata | null> {
-    return this.repository.findUserMetadata(projectIds, userId);
+    return this.metadataRows.findUserMetadata(projectIds, userId);
   }
 
   /** campaign: name, description. */
   campaignMetadata(projectIds: string[], stub: string): Promise<Metadata | null> {
-    return this.repository.findCampaignMetadata(projectIds, stub);
+    return this.metadataRows.findCampaignMetadata(projectIds, stub);
   }
 }

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Errors } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
+import { ProjectLookupsService } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { CampaignEntity } from './campaign.entity';
 import { isStub, stubify } from './campaign';
 import { LinkInput } from './link-input';
 import { LinkRecord, toLinkRecord } from './link-record';
 import { LinkEntity } from './link.entity';
-import { LinksRepository } from './links.repository';
+import { LinkMetadataRepository } from './link-metadata.repository';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
 
@@ -26,7 +27,8 @@ export class LinkMetadataService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly repository: LinksRepository,
+    private readonly repository: LinkMetadataRepository,
+    private readonly projects: ProjectLookupsService,
   ) {}
 
   /**
@@ -115,7 +117,7 @@ export class LinkMetadataService {
     sharerId: string,
     manager: EntityManager,
   ): Promise<string> {
-    const username = await this.repository.findMemberUsername(project.id, sharerId, manager);
+    const username = await this.projects.memberUsername(project.id, sharerId, manager);
     if (username === null) {
       throw Errors.invalid('sharer_id', `${sharerId} is not a user of this project`);
     }

@@ -13,6 +13,7 @@ import { normaliseServiceId, requireServiceId, serviceForChannel } from './chann
 import { changesTargets, givesControls, resolveControls } from './controls/link-controls';
 import { LinkInput } from './link-input';
 import { RedirectInputs, ruleRedirects } from './link-redirect';
+import { LinkMetadataRepository } from './link-metadata.repository';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
 import { LinkRecord } from './link-record';
@@ -66,6 +67,7 @@ export class LinkUpdateService {
     private readonly config: AppConfig,
     private readonly repository: LinksRepository,
     private readonly metadata: LinkMetadataService,
+    private readonly metadataRows: LinkMetadataRepository,
     private readonly parents: LinkParentsService,
     private readonly dataSource: DataSource,
     private readonly mirror: LinkMirror,
@@ -192,10 +194,10 @@ export class LinkUpdateService {
   ): Promise<RedirectInputs> {
     const tool = await this.metadata.tool(project, link.tool, manager);
     const [campaign] = link.campaign
-      ? await this.repository.findCampaigns(project.id, [link.campaign], manager)
+      ? await this.metadataRows.findCampaigns(project.id, [link.campaign], manager)
       : [];
     const [identity] = link.userId
-      ? await this.repository.findUserIdentities(project.id, [link.userId], manager)
+      ? await this.metadataRows.findUserIdentities(project.id, [link.userId], manager)
       : [];
     return {
       pageUrl: link.originalUrl,

@@ -8,6 +8,7 @@ import { LinkListController } from './list/link-list.controller';
 import { LinkListRepository } from './list/link-list.repository';
 import { LinkListService } from './list/link-list.service';
 import { LinkLookupsService } from './link-lookups.service';
+import { LinkMetadataRepository } from './link-metadata.repository';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
 import { LinkUpdateService } from './link-update.service';
@@ -26,6 +27,7 @@ import { UnwrapService } from './retweet/unwrap.service';
   controllers: [LinksController, RetweetController, LinkListController],
   providers: [
     LinksRepository,
+    LinkMetadataRepository,
     LinksService,
     LinkUpdateService,
     LinkMetadataService,

@@ -1,10 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AppError, ErrorCode } from '../common/app-error';
 import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { PUBLISHABLE_KEY_RE } from '../subscriptions/keys';
 import type { ConnectedDomain } from './connected-domains';
+import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectEntity } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
 
@@ -57,6 +59,7 @@ export class ProjectLookupsService implements OnModuleInit {
 
   constructor(
     private readonly repository: ProjectsRepository,
+    private readonly members: ProjectMembersRepository,
     private readonly bus: InvalidationBus,
     private readonly config: AppConfig,
   ) {}
@@ -112,6 +115,15 @@ export class ProjectLookupsService implements OnModuleInit {
   async getAuthorisedDomains(projectId: string): Promise<ConnectedDomain[]> {
     const byProject = await this.repository.listAuthorisedDomains([projectId]);
     return byProject.get(projectId) ?? [];
+  }
+
+  /** The username of a member of the project (a link's sharer_id), or null when not a member. */
+  memberUsername(
+    projectId: string,
+    userId: string,
+    manager?: EntityManager,
+  ): Promise<string | null> {
+    return this.members.findMemberUsername(projectId, userId, manager);
   }
 
   /**

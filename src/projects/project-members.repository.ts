@@ -107,6 +107,20 @@ export class ProjectMembersRepository {
       .getOne();
   }
 
+  /** The username of a member of the project by user id (sharer_id), or null when not a member. */
+  async findMemberUsername(
+    projectId: string,
+    userId: string,
+    manager?: EntityManager,
+  ): Promise<string | null> {
+    const raw: { username: string }[] = await (manager ?? this.projects.manager).query(
+      `SELECT u.username FROM users u JOIN project_users pu ON pu.user_id = u.id
+       WHERE pu.project_id = $1 AND u.id = $2`,
+      [projectId, userId],
+    );
+    return raw[0]?.username ?? null;
+  }
+
   /** Usernames that start with the prefix (uq_users_username); callers pick a free suffix. */
   async listUsernamesStartingWith(prefix: string, manager?: EntityManager): Promise<string[]> {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);

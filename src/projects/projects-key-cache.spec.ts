@@ -32,7 +32,7 @@ function setup() {
       return Promise.resolve(key === publishable ? read : null);
     },
   } as unknown as ProjectsRepository;
-  const service = new ProjectLookupsService(repository, bus, null!);
+  const service = new ProjectLookupsService(repository, null!, bus, null!);
   service.onModuleInit();
   return {
     service,
