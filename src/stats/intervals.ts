@@ -1,3 +1,5 @@
+import { Errors } from '../common/app-error';
+
 /** The intervals statistics count in (docs/api.md, "Statistics"): UTC hours, days and ISO weeks. */
 export type Interval = 'hour' | 'day' | 'week';
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week'];
@@ -33,6 +35,20 @@ export function countIntervals(start: Date, end: Date, interval: Interval): numb
   const first = intervalStart(start, interval).getTime();
   const last = intervalStart(new Date(end.getTime() - 1), interval).getTime();
   return Math.round((last - first) / INTERVAL_MS[interval]) + 1;
+}
+
+/** The most intervals an answer lists (docs/api.md, "Statistics"). */
+export const MAX_INTERVALS = 500;
+
+/** Refuses a period of more than MAX_INTERVALS intervals (an invalid `interval`). */
+export function checkIntervalCount(start: Date, end: Date, interval: Interval): void {
+  const count = countIntervals(start, end, interval);
+  if (count > MAX_INTERVALS) {
+    throw Errors.invalid(
+      'interval',
+      `the period holds ${count} ${interval} intervals; at most ${MAX_INTERVALS}`,
+    );
+  }
 }
 
 /** The start of the interval after the one starting at `bucket` (UTC has no daylight saving). */

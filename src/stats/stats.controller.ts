@@ -39,7 +39,10 @@ import {
   ApiRangeIntervalParameters,
   STATS_ERRORS,
 } from './stats.swagger';
-import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service';
+import { DetailsOptions, LinkDetailsService } from './link-details.service';
+import { IntervalsResponse, LinkIntervalsService } from './link-intervals.service';
+import { RangeIntervalsService } from './range-intervals.service';
+import { RangeTotalsService } from './range-totals.service';
 
 /**
  * The statistics endpoints (docs/api.md, "Statistics"). ProjectKeyGuard checks the format, `v` and
@@ -53,7 +56,10 @@ import { DetailsOptions, IntervalsResponse, StatsService } from './stats.service
 @UseGuards(ReadThrottlerGuard)
 export class StatsController {
   constructor(
-    private readonly stats: StatsService,
+    private readonly rangeTotals: RangeTotalsService,
+    private readonly rangeIntervalStats: RangeIntervalsService,
+    private readonly linkDetails: LinkDetailsService,
+    private readonly linkIntervals: LinkIntervalsService,
     private readonly chains: ChainService,
   ) {}
 
@@ -271,7 +277,7 @@ export class StatsController {
     // docs/api.md, "Statistics": with an array of keys (key[]=…, even of one project), group_by and
     // pivot may be project.
     const query = readStatsQuery(params, kind, kind === 'totals' && Array.isArray(params.key));
-    return new FormattedResult(await this.stats.aggregate(projects, query, signal));
+    return new FormattedResult(await this.rangeTotals.aggregate(projects, query, signal));
   }
 
   private async details(
@@ -281,7 +287,7 @@ export class StatsController {
     signal: AbortSignal,
   ): Promise<FormattedResult> {
     return new FormattedResult(
-      await this.stats.linkDetails(project, svcId, this.detailsOptions(params), signal),
+      await this.linkDetails.details(project, svcId, this.detailsOptions(params), signal),
     );
   }
 
@@ -299,7 +305,7 @@ export class StatsController {
     if (ids.some((id) => typeof id !== 'string' || id === ''))
       throw Errors.invalid('svc_id', 'must be link ids');
     return new FormattedResult(
-      await this.stats.linkBatch(project, ids as string[], this.detailsOptions(params), signal),
+      await this.linkDetails.batch(project, ids as string[], this.detailsOptions(params), signal),
     );
   }
 
@@ -320,7 +326,7 @@ export class StatsController {
       throw Errors.invalid(query.groupBy ? 'group_by' : 'pivot', 'is not used by range intervals');
     if (query.withChain) throw Errors.invalid('with_chain', 'is not used by range intervals');
     return new FormattedResult(
-      await this.stats.rangeIntervals(
+      await this.rangeIntervalStats.intervals(
         project,
         { ...query, start: start!, end: end!, interval: readInterval(params) },
         signal,
@@ -352,7 +358,7 @@ export class StatsController {
     signal: AbortSignal,
   ): Promise<FormattedResult<IntervalsResponse>> {
     const { start, end } = readPeriod(params, { required: true, earliest: INTERVALS_EARLIEST });
-    const response = await this.stats.intervals(
+    const response = await this.linkIntervals.intervals(
       project,
       {
         svcId,

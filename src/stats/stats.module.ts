@@ -6,12 +6,22 @@ import { ProjectsModule } from '../projects/projects.module';
 import { StampStates } from './stamp-states';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
-import { StatsService } from './stats.service';
+import { LinkDetailsService } from './link-details.service';
+import { LinkIntervalsService } from './link-intervals.service';
+import { RangeIntervalsService } from './range-intervals.service';
+import { RangeTotalsService } from './range-totals.service';
 
 @Module({
   imports: [ProjectsModule, LinksModule, RateLimitModule],
   controllers: [StatsController],
-  providers: [StatsRepository, StampStates, StatsService, ChainService],
-  exports: [StatsService],
+  providers: [
+    StatsRepository,
+    StampStates,
+    RangeTotalsService,
+    RangeIntervalsService,
+    LinkDetailsService,
+    LinkIntervalsService,
+    ChainService,
+  ],
 })
 export class StatsModule {}

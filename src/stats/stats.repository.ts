@@ -46,7 +46,7 @@ import { EventLoopLoad, StatementYield, YIELD_PAUSE } from './statement-yield';
 
 /**
  * Range's and totals' answer as found: the totals, one page of groups and, per group, its pivots
- * (pivots[i] are groups[i]'s) unsorted, without the zeros of with_zeros (StatsService orders them).
+ * (pivots[i] are groups[i]'s) unsorted, without the zeros of with_zeros (RangeTotalsService orders them).
  */
 export interface Aggregate {
   totals: Figures;
