@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
-import { MAX_CHAIN_DEPTH } from '../database/migrations/1764020000000-link-chains';
+import { MAX_CHAIN_DEPTH } from '../links/chain-limits';
 import {
   ChainColumns,
   LinkChain,

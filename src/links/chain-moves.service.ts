@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
 import { Errors } from '../common/app-error';
-import { MAX_CHAIN_DEPTH } from '../database/migrations/1764020000000-link-chains';
 import { JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
+import { MAX_CHAIN_DEPTH } from './chain-limits';
 import { ChainMovesRepository, chainRows } from './chain-moves.repository';
 import { LinkEntity } from './link.entity';
 
@@ -59,7 +59,7 @@ export class ChainMoves {
    * refuses, before anything is written, a parent that would make the link its own ancestor, a link
    * with more than CHAIN_MOVE_MAX_SUBTREE links below it, and a parent under which its cascade would
    * be deeper than MAX_CHAIN_DEPTH: 400 naming `parent`, as the trigger's refusal reads
-   * (database-errors.ts; the trigger stays the backstop).
+   * (chain-refusal.ts; the trigger stays the backstop).
    */
   async checkParent(link: LinkEntity, parentSvcId: string, manager: EntityManager): Promise<void> {
     await this.repository.lockReparents(link.projectId, manager);

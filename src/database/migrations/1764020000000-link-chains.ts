@@ -19,8 +19,10 @@ export const CHAIN_DEPTH_STATE = 'SVC02';
  * is written, so every path that makes or re-parents a link (create, batch, static, retweet,
  * share, update) gets them in the same statement, under the same lock as the row. It refuses a
  * parent that would make the link its own ancestor and one MAX_CHAIN_DEPTH deep, each with a
- * SQLSTATE of its own (database-errors.ts answers 400 naming `parent`). The descendants of a
- * re-parented link are brought up to date by a job (ChainMoves); the GIN index finds them.
+ * SQLSTATE of its own (the link services answer 400 naming `parent`: src/links/chain-refusal.ts).
+ * The descendants of a re-parented link are brought up to date by a job (ChainMoves); the GIN
+ * index finds them. The code reads these limits from src/links/chain-limits.ts, whose spec checks
+ * that they are the literals here.
  *
  * Rows made before this migration keep null chains until `analytics:backfill` (its `chains` step)
  * computes them, roots first; a link whose parent has no chain yet gets none either.
