@@ -36,7 +36,7 @@ export class DomainsService {
     private readonly projects: ProjectDomainsService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
   ) {}
 
   /**
@@ -88,7 +88,7 @@ export class DomainsService {
       return this.view(domain, manager);
     });
     // Redirects of this host may have been cached as "not a link host".
-    await this.bus.publish('domain', [hostname]);
+    await this.invalidation.changed('domain', [hostname]);
     return view;
   }
 
@@ -153,7 +153,7 @@ export class DomainsService {
       const updated = await this.repository.findByHostname(domain.hostname, manager);
       return this.view(updated!, manager);
     });
-    await this.bus.publish('domain', [view.domain.hostname]);
+    await this.invalidation.changed('domain', [view.domain.hostname]);
     return view;
   }
 
@@ -175,7 +175,7 @@ export class DomainsService {
       await this.projects.revoke(domain.id, 'all', manager);
       await this.repository.deleteDomain(domain.id, manager);
     });
-    await this.bus.publish('domain', [hostname.toLowerCase()]);
+    await this.invalidation.changed('domain', [hostname.toLowerCase()]);
   }
 
   /**

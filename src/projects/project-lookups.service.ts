@@ -60,18 +60,18 @@ export class ProjectLookupsService implements OnModuleInit {
   constructor(
     private readonly repository: ProjectsRepository,
     private readonly members: ProjectMembersRepository,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
     private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     // Any project change (settings, destruction; '*' after a reconnect) drops every cached key:
     // changes are rare, and a key's project is one query away.
-    this.bus.onInvalidate((kind) => {
-      if (kind !== 'project') return;
+    const dropKeys = () => {
       this.keyGeneration++;
       this.byKey.clear();
-    });
+    };
+    this.invalidation.register({ kinds: ['project'], drop: dropKeys, dropAll: dropKeys });
   }
 
   /** The live project a project API key names (a publishable key names none here). */

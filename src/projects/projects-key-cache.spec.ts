@@ -53,13 +53,13 @@ describe('ProjectLookupsService: projects by API key', () => {
     expect(t.lookups).toHaveLength(1);
 
     t.change();
-    await t.bus.publish('project', ['p1']);
+    await t.bus.changed('project', ['p1']);
     expect((await t.service.findActiveByApiKey(KEY))?.name).toBe('v2');
     expect(t.lookups).toHaveLength(2);
 
     // Links and domains changing leave projects cached.
-    await t.bus.publish('link', ['x']);
-    await t.bus.publish('domain', ['example.com']);
+    await t.bus.changed('link', ['x']);
+    await t.bus.changed('domain', ['example.com']);
     await t.service.findActiveByApiKey(KEY);
     expect(t.lookups).toHaveLength(2);
   });
@@ -80,7 +80,7 @@ describe('ProjectLookupsService: projects by API key', () => {
     const racing = t.service.findActiveByApiKey(KEY);
     await new Promise((r) => setImmediate(r));
     t.change();
-    await t.bus.publish('project', ['p1']);
+    await t.bus.changed('project', ['p1']);
     t.release();
     expect((await racing)?.name).toBe('v1');
     // The stale answer was not cached: the next lookup reads again.
@@ -103,7 +103,7 @@ describe('ProjectLookupsService: projects by API key', () => {
     expect(t.lookups).toHaveLength(2);
 
     t.rotate();
-    await t.bus.publish('project', ['p1']);
+    await t.bus.changed('project', ['p1']);
     expect(await t.service.findActiveByKey(PUBLISHABLE)).toBeNull();
     expect((await t.service.findActiveByKey(ROTATED))?.kind).toBe('publishable');
     expect(t.lookups).toEqual([PUBLISHABLE, KEY, PUBLISHABLE, ROTATED]);

@@ -50,7 +50,7 @@ export class ProjectsService {
     private readonly members: ProjectMembersService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
   ) {}
 
   /** `json`: the project creation object. */
@@ -173,7 +173,7 @@ export class ProjectsService {
       return { details: await this.details(subscription.id, saved, manager), invitations };
     });
     // Redirects read the project's conversion settings and liveness from their caches.
-    await this.bus.publish('project', [details.project.id]);
+    await this.invalidation.changed('project', [details.project.id]);
     await this.members.sendWelcomes(details.project, invitations);
     return details;
   }
@@ -212,7 +212,7 @@ export class ProjectsService {
       await this.repository.markDeleted(project.id, manager);
     });
     // Its links stop redirecting on every instance at once.
-    await this.bus.publish('project', [found.id]);
+    await this.invalidation.changed('project', [found.id]);
   }
 
   /** The live project of this subscription with that key: 404 when none, 403 when another's. */

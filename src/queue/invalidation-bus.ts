@@ -9,17 +9,30 @@ import { closeRedis } from './redis.provider';
  */
 export type InvalidationKind = 'link' | 'project' | 'domain' | 'webhooks';
 
-type Handler = (kind: InvalidationKind, keys: string[]) => void;
+/**
+ * A process-local cache the bus keeps in step: told which keys of its kinds changed, or, when
+ * messages may have been missed (a reconnect), to drop everything it holds.
+ */
+export interface LocalCache<K extends InvalidationKind = InvalidationKind> {
+  readonly kinds: readonly K[];
+  drop(kind: K, keys: readonly string[]): void;
+  dropAll(): void;
+}
+
+/** The key that, in a message, stands for every key: the caches are dropped whole. */
+const EVERY_KEY = '*';
 
 /**
- * Tells every instance that cached objects changed. With Redis: one pub/sub channel per prefix, so
- * each API instance drops the entries from its in-process cache; without Redis there is one
- * process and the handlers run at once. Publishers (links, projects, domains) do not know who caches.
+ * The one way to say that cached objects changed: a writer calls `changed(kind, keys)` once its
+ * transaction has committed, and every instance's local caches of that kind drop the keys. With
+ * Redis: one pub/sub channel per prefix, so each API instance hears it; without Redis there is one
+ * process and the caches drop at once. Writers (links, projects, domains, webhooks) do not know who
+ * caches; caches register themselves (`register`).
  */
 @Injectable()
 export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('InvalidationBus');
-  private readonly handlers: Handler[] = [];
+  private readonly caches: LocalCache[] = [];
   private readonly channel: string;
   private publisher: Redis | null = null;
   private subscriber: Redis | null = null;
@@ -43,16 +56,20 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
       }
     });
     // While disconnected, messages are missed: the caches are dropped whole on reconnect.
-    this.subscriber.on('ready', () => this.dispatch('project', ['*']));
+    this.subscriber.on('ready', () => this.dispatch('project', [EVERY_KEY]));
     await this.subscriber.subscribe(this.channel);
   }
 
-  onInvalidate(handler: Handler): void {
-    this.handlers.push(handler);
+  /** Keeps a local cache in step with every instance's changes. */
+  register<K extends InvalidationKind>(cache: LocalCache<K>): void {
+    this.caches.push(cache);
   }
 
-  /** Drops the keys here at once and on every other instance through Redis. */
-  async publish(kind: InvalidationKind, keys: string[]): Promise<void> {
+  /**
+   * After a commit: the keys are dropped here at once and on every other instance through Redis
+   * (should Redis miss it, the others' entries expire by their time to live).
+   */
+  async changed(kind: InvalidationKind, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     this.dispatch(kind, keys);
     if (!this.publisher) return;
@@ -65,11 +82,31 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * The webhooks' former spelling of `register` and `changed`, until they use those: a handler
+   * hears every kind, and `*` for everything.
+   */
+  onInvalidate(handler: (kind: InvalidationKind, keys: string[]) => void): void {
+    this.register({
+      kinds: ['link', 'project', 'domain', 'webhooks'],
+      drop: (kind, keys) => handler(kind, [...keys]),
+      dropAll: () => handler('project', [EVERY_KEY]),
+    });
+  }
+
+  publish(kind: InvalidationKind, keys: string[]): Promise<void> {
+    return this.changed(kind, keys);
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }
 
-  private dispatch(kind: InvalidationKind, keys: string[]): void {
-    for (const handler of this.handlers) handler(kind, keys);
+  private dispatch(kind: InvalidationKind, keys: readonly string[]): void {
+    const all = keys.includes(EVERY_KEY);
+    for (const cache of this.caches) {
+      if (all) cache.dropAll();
+      else if (cache.kinds.includes(kind)) cache.drop(kind, keys);
+    }
   }
 }

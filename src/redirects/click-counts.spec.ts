@@ -1,5 +1,5 @@
 import { clickIdOf } from '../clicks/click-event';
-import type { InvalidationBus, InvalidationKind } from '../queue/invalidation-bus';
+import type { InvalidationBus, LocalCache } from '../queue/invalidation-bus';
 import { COUNT_REFRESH_MS, ClickCounts } from './click-counts';
 import type { ClickCountsRepository, CountRequest } from './click-counts.repository';
 import type { LinkTarget } from './redirect-target';
@@ -23,11 +23,11 @@ function setup(answers: (() => Promise<number>)[]) {
       return answers.shift()!();
     },
   } as unknown as ClickCountsRepository;
-  let handler: (kind: InvalidationKind, keys: string[]) => void = () => undefined;
-  const bus = { onInvalidate: (h: typeof handler) => (handler = h) } as unknown as InvalidationBus;
+  let cache: LocalCache | null = null;
+  const bus = { register: (c: LocalCache) => (cache = c) } as unknown as InvalidationBus;
   const counts = new ClickCounts(repository, bus);
   counts.onModuleInit();
-  return { counts, queries, invalidate: (keys: string[]) => handler('link', keys) };
+  return { counts, queries, invalidate: (keys: string[]) => cache!.drop('link', keys) };
 }
 
 const rows = (clicks: number) => () => Promise.resolve(clicks);

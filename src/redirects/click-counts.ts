@@ -46,15 +46,17 @@ export class ClickCounts implements OnModuleInit {
 
   constructor(
     private readonly repository: ClickCountsRepository,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
   ) {}
 
   onModuleInit(): void {
     // A changed link starts counting afresh (its controls may be new): the store knows the rest.
-    this.bus.onInvalidate((kind, keys) => {
-      if (kind !== 'link' && !keys.includes('*')) return;
-      if (keys.includes('*')) this.counts.clear();
-      else for (const key of keys) this.counts.delete(key);
+    this.invalidation.register({
+      kinds: ['link'],
+      drop: (_kind, keys) => {
+        for (const key of keys) this.counts.delete(key);
+      },
+      dropAll: () => this.counts.clear(),
     });
   }
 

@@ -99,7 +99,7 @@ export class RedirectCache implements OnModuleInit {
     config: AppConfig,
     private readonly repository: RedirectsRepository,
     private readonly redis: RedisClient,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
     metrics: MetricsService,
   ) {
     this.links = new Lru(config.redirectCacheSize, {
@@ -128,8 +128,10 @@ export class RedirectCache implements OnModuleInit {
 
   onModuleInit(): void {
     // Webhooks are not the redirect path's.
-    this.bus.onInvalidate((kind, keys) => {
-      if (kind !== 'webhooks') this.invalidateLocal(kind, keys);
+    this.invalidation.register<RedirectKind>({
+      kinds: ['link', 'project', 'domain'],
+      drop: (kind, keys) => this.invalidateLocal(kind, keys),
+      dropAll: () => this.dropAll(),
     });
   }
 
@@ -229,17 +231,8 @@ export class RedirectCache implements OnModuleInit {
   }
 
   /** Drops entries here; the instance that published also drops them from Redis. */
-  private invalidateLocal(kind: RedirectKind, keys: string[]): void {
+  private invalidateLocal(kind: RedirectKind, keys: readonly string[]): void {
     this.invalidations[kind] += 1;
-    if (keys.includes('*')) {
-      this.invalidations.link += 1;
-      this.invalidations.project += 1;
-      this.invalidations.domain += 1;
-      this.links.clear();
-      this.projects.clear();
-      this.hosts.clear();
-      return;
-    }
     const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
     // A domain is cached under its host: `host_segment` domains belong to `host`.
     const cacheKeys =
@@ -249,5 +242,15 @@ export class RedirectCache implements OnModuleInit {
     if (fast && fast.status === 'ready') {
       fast.del(...cacheKeys.map((key) => this.redisKey(kind, key))).catch(() => undefined);
     }
+  }
+
+  /** Drops every entry here (messages may have been missed); Redis entries expire by their TTL. */
+  private dropAll(): void {
+    this.invalidations.link += 1;
+    this.invalidations.project += 1;
+    this.invalidations.domain += 1;
+    this.links.clear();
+    this.projects.clear();
+    this.hosts.clear();
   }
 }
