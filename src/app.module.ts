@@ -22,7 +22,6 @@ import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
-import { WebhookEventsModule } from './webhooks/webhook-events.module';
 import { LinksModule } from './links/links.module';
 import { LiveFeedModule } from './live-feed/live-feed.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -69,7 +68,6 @@ export class AppModule implements NestModule {
         EventsModule,
         LiveFeedModule,
         WebhooksModule,
-        WebhookEventsModule,
         LinksModule,
         RedirectsModule,
         StatsModule,

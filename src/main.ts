@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { collectStartupGarbage } from './common/startup-memory';
-import { LiveFeed } from './events/live-feed';
+import { LiveFeed } from './live-feed/live-feed';
 
 async function main(): Promise<void> {
   let config;

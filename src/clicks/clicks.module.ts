@@ -2,7 +2,10 @@ import * as path from 'node:path';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
+import { EventsModule } from '../events/events.module';
+import { LinksModule } from '../links/links.module';
 import { ClickBuffer } from './click-buffer';
+import { ClickEvents } from './click-events';
 import { ClickJournal } from './click-journal';
 import { ClickRecorder } from './click-recorder';
 import { ClickSpool } from './click-spool';
@@ -14,10 +17,11 @@ import { ClicksService } from './clicks.service';
 /**
  * Click events on their way from the redirects to the analytics store, one stage calling the next
  * (docs/architecture.md, "How a click flows"): ClickRecorder → ClickJournal → ClickBuffer → the
- * `clicks` queue → ClicksProcessor → ClicksService → ClickBlocks → ClicksRepository.
+ * `clicks` queue → ClicksProcessor → ClicksService → ClickBlocks → ClicksRepository; ClickEvents
+ * publishes the link.clicked events of a stored batch.
  */
 @Module({
-  imports: [EnrichmentModule],
+  imports: [EnrichmentModule, EventsModule, LinksModule],
   providers: [
     ClickRecorder,
     {
@@ -30,6 +34,7 @@ import { ClicksService } from './clicks.service';
     ClickSpool,
     ClicksProcessor,
     ClicksService,
+    ClickEvents,
     ClicksRepository,
     ClicksMetrics,
   ],

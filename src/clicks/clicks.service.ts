@@ -1,9 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { LinkStamps } from '../analytics/link-stamps';
 import { BatchDescription, ClickEnricher } from '../enrichment/click-enricher';
-import { ClickEvents } from '../webhooks/click-events';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
 import { ClickBlocks } from './click-blocks';
+import { ClickEvents } from './click-events';
 import { ClicksRepository } from './clicks.repository';
 
 @Injectable()

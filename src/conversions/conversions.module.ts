@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { EventsModule } from '../events/events.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { LinksModule } from '../links/links.module';
 import { ProjectsModule } from '../projects/projects.module';
@@ -18,7 +19,7 @@ function allowAnyOrigin(_req: Request, res: Response, next: NextFunction): void 
 }
 
 @Module({
-  imports: [ProjectsModule, LinksModule, RateLimitModule],
+  imports: [EventsModule, ProjectsModule, LinksModule, RateLimitModule],
   controllers: [ConversionsController],
   providers: [ConversionsRepository, ConversionsService],
 })

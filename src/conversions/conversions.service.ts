@@ -9,8 +9,8 @@ import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import type { KeyKind } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
-import { EventOutbox } from '../webhooks/event-outbox';
-import { OutgoingEvent, eventId } from '../events/project-event';
+import { conversionEvent } from '../events/conversion-event';
+import { EventPublisher } from '../events/event-publisher';
 import {
   ConversionInput,
   RequestContext,
@@ -49,7 +49,7 @@ export class ConversionsService {
     private readonly repository: ConversionsRepository,
     private readonly links: LinkLookupsService,
     private readonly dataSource: DataSource,
-    private readonly outbox: EventOutbox,
+    private readonly publisher: EventPublisher,
   ) {}
 
   /**
@@ -102,7 +102,7 @@ export class ConversionsService {
       click?.id ?? randomUUID(),
       scope,
     );
-    const events = await this.outbox.open(project.id, 'conversion.created');
+    const events = await this.publisher.open(project.id, 'conversion.created');
     const record = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(row, manager);
       if (!inserted) {
@@ -219,30 +219,5 @@ function newRow(
     session_id: input.sessionId ?? null,
     user_agent: input.userAgent ?? null,
     idempotency_scope: scope,
-  };
-}
-
-/**
- * conversion.created (docs/api.md, "Webhooks and live events"): the conversion record as
- * conversions/new answers it, without the visitor's address and user agent, its time in ISO 8601.
- * The event id comes from the conversion's.
- */
-function conversionEvent(
-  projectId: string,
-  linkId: string,
-  record: ConversionRecord,
-  convertedAt: Date,
-): OutgoingEvent {
-  const { ip_address: _ip, user_agent: _agent, converted_at: _seconds, ...rest } = record;
-  const at = convertedAt.toISOString();
-  return {
-    projectId,
-    linkId: String(linkId),
-    event: {
-      id: eventId(record.id, convertedAt.getTime()),
-      type: 'conversion.created',
-      created_at: new Date().toISOString(),
-      data: { conversion: { ...rest, converted_at: at } },
-    },
   };
 }

@@ -1,18 +1,22 @@
-import { Global, Module } from '@nestjs/common';
-import { DEFAULT_LIVE_FEED_OPTIONS, LIVE_FEED_OPTIONS, LiveFeed } from './live-feed';
+import { Module } from '@nestjs/common';
+import { EventOutbox } from './event-outbox';
+import { EventOutboxRepository } from './event-outbox.repository';
+import { EventPublisher, OutgoingEvents } from './event-publisher';
+import { ProjectEvents } from './project-events';
 
 /**
- * LiveFeed, which the link services, the clicks worker and conversions publish to; its HTTP side
- * (GET /events/stream, POST /events/stream/token) is a sink, LiveFeedModule. Global so that the
- * publishers need not import it (they sit above it).
+ * The one way out for anything that happened (docs/architecture.md, "Webhooks and live events"):
+ * the features publish through EventPublisher; the sinks (webhooks, the live feed) subscribe to
+ * ProjectEvents at their module's init. Every module that publishes or subscribes imports this
+ * one; Nest makes one instance of it, so they all share one ProjectEvents.
  */
-@Global()
 @Module({
   providers: [
-    LiveFeed,
-    // One object per application: a test shortens its heartbeat on it.
-    { provide: LIVE_FEED_OPTIONS, useFactory: () => ({ ...DEFAULT_LIVE_FEED_OPTIONS }) },
+    ProjectEvents,
+    EventOutbox,
+    EventOutboxRepository,
+    { provide: EventPublisher, useClass: OutgoingEvents },
   ],
-  exports: [LiveFeed, LIVE_FEED_OPTIONS],
+  exports: [EventPublisher, ProjectEvents],
 })
 export class EventsModule {}

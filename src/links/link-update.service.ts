@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
-import { linkEvents } from '../webhooks/link-events';
-import { EventOutbox } from '../webhooks/event-outbox';
+import { EventPublisher } from '../events/event-publisher';
+import { linkEvents } from '../events/link-events';
 import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -73,7 +73,7 @@ export class LinkUpdateService {
     private readonly mirror: LinkMirror,
     private readonly bus: InvalidationBus,
     private readonly chainMoves: ChainMoves,
-    private readonly outbox: EventOutbox,
+    private readonly publisher: EventPublisher,
   ) {}
 
   /**
@@ -95,7 +95,7 @@ export class LinkUpdateService {
       check(await this.repository.findBySvcId(id), project, id, input, controlsOnly);
     }
     const controls = input.controls ? await resolveControls(input.controls) : {};
-    const events = await this.outbox.open(project.id, 'link.updated');
+    const events = await this.publisher.open(project.id, 'link.updated');
     const record = await this.dataSource.transaction(async (manager) => {
       const link = check(
         await this.repository.findBySvcId(id, manager),

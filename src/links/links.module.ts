@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ChainMovesProcessor } from './chain-moves.processor';
@@ -22,7 +23,7 @@ import { UnwrapService } from './retweet/unwrap.service';
 
 /** Tracked links; other modules read them through LinkLookupsService. */
 @Module({
-  imports: [ProjectsModule, RateLimitModule],
+  imports: [EventsModule, ProjectsModule, RateLimitModule],
   // In this order: the OpenAPI document lists their paths so.
   controllers: [LinksController, RetweetController, LinkListController],
   providers: [

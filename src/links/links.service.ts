@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { LinkMirror } from '../analytics/link-mirror';
-import { linkEvents } from '../webhooks/link-events';
-import { EventOutbox } from '../webhooks/event-outbox';
+import { EventPublisher } from '../events/event-publisher';
+import { linkEvents } from '../events/link-events';
 import { ErrorCode, Errors } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
@@ -70,7 +70,7 @@ export class LinksService {
     private readonly bus: InvalidationBus,
     private readonly mirror: LinkMirror,
     private readonly apiPaths: ApiPaths,
-    private readonly outbox: EventOutbox,
+    private readonly publisher: EventPublisher,
   ) {}
 
   /**
@@ -87,7 +87,7 @@ export class LinksService {
       this.check(project, input, context, options.requireChannel),
     );
     const controls = await resolveEach(inputs.map((input) => input.controls));
-    const events = await this.outbox.open(project.id, 'link.created');
+    const events = await this.publisher.open(project.id, 'link.created');
     return this.dataSource
       .transaction(async (manager) => {
         context.createdAt = await this.creationTime(project, manager);
@@ -140,7 +140,7 @@ export class LinksService {
     const [controls] = await resolveEach([input.controls]);
     let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
-    const events = await this.outbox.open(project.id, 'link.created');
+    const events = await this.publisher.open(project.id, 'link.created');
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
       context.createdAt = await this.creationTime(project, manager);
       if (checked.parent === undefined) {

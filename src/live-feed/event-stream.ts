@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { Errors } from '../common/app-error';
-import type { FeedListener, FeedMessage, FeedSubscription } from '../events/live-feed';
+import type { FeedListener, FeedMessage, FeedSubscription } from './live-feed';
 import { isEventId } from '../events/project-event';
 
 /** The comment an idle stream gets (docs/api.md, "Live feed"): proxies and clients see it alive. */

@@ -7,7 +7,7 @@ import { ReadThrottlerGuard } from '../rate-limit/project-throttler.guard';
 import { Params } from '../common/params.decorator';
 import { EventStream, readLastEventId } from './event-stream';
 import { ApiEventStream } from './events.swagger';
-import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../events/live-feed';
+import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from './live-feed';
 import { StreamAuthGuard, StreamProjectId } from './stream-auth';
 
 /**

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { withTimeout } from '../events/redis-feed-backend';
+import { withTimeout } from './redis-feed-backend';
 
 /**
  * Where stream tokens wait for their one stream (docs/api.md, "Live feed"): each under the SHA-256

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
 import { RedisClient } from '../queue/redis.provider';
-import { LIVE_FEED_OPTIONS, LiveFeedOptions } from '../events/live-feed';
+import { LIVE_FEED_OPTIONS, LiveFeedOptions } from './live-feed';
 import {
   MemoryStreamTokenStore,
   RedisStreamTokenStore,

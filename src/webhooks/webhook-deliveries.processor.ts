@@ -4,7 +4,7 @@ import { deferJob } from '../queue/job-defer';
 import { JobProcessor } from '../queue/job-processor.decorator';
 import { QUEUES } from '../queue/queue-names';
 import { PARK_MS } from './delivery-slots';
-import { DeliveryJob } from './project-events';
+import { DeliveryJob } from './webhook-sink';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 /**

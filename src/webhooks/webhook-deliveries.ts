@@ -2,13 +2,14 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ProjectEvent, eventId } from '../events/project-event';
 import { LinkLookupsService } from '../links/link-lookups.service';
-import { DeliveryJob, ProjectEvents } from './project-events';
 import { webhookHeaders } from './signature';
 import { WebhookSender } from './webhook-sender';
 import { AttemptRecord, DeliveryLog, DeliveryRow, succeeded } from './delivery-log';
 import { DeliverySlots, PARALLEL_SENDS } from './delivery-slots';
 import { WebhookHealth } from './webhook-health';
-import { Refusal, WebhookTarget, WebhookTargets, refusal, signingSecrets } from './webhook-targets';
+import { Refusal, WebhookTargets, refusal, signingSecrets } from './webhook-targets';
+import { DeliveryJob, WebhookSink } from './webhook-sink';
+import type { WebhookTarget } from './webhooks.repository';
 
 /** What a delivery job did: ran, or was parked until one of its slots frees (DeliverySlots). */
 export type RunOutcome = 'done' | 'parked';
@@ -35,7 +36,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly targets: WebhookTargets,
-    private readonly events: ProjectEvents,
+    private readonly sink: WebhookSink,
     private readonly deliveryLog: DeliveryLog,
     private readonly slots: DeliverySlots,
     private readonly health: WebhookHealth,
@@ -115,7 +116,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     if (why !== null) return { kind: 'refused', why, event };
     await this.slots.admitAlways(webhookId);
     // Its own job id: a redelivery asked again is sent again.
-    await this.events.enqueue(
+    await this.sink.enqueue(
       { webhookId, attempt: 1, events: [event], keep: [] },
       0,
       `r${Date.now()}`,
@@ -145,7 +146,7 @@ export class WebhookDeliveries implements OnApplicationShutdown {
     const outcomes = sent.map((r) => succeeded(r.result.statusCode));
     const disabled = await this.health.note(webhook, outcomes);
     if (disabled || retryIn === null) return 0;
-    await this.events.enqueue(
+    await this.sink.enqueue(
       { ...job, attempt: job.attempt + 1, events: failed, keep: [] },
       retryIn,
     );

@@ -3,18 +3,13 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
 import type { DisabledReason } from './webhook.entity';
-import { WebhookTarget, WebhookTargets } from './webhook-targets';
+import { WebhookTargets } from './webhook-targets';
+import { WebhookTarget, WebhooksRepository } from './webhooks.repository';
 
 /** Attempts the breaker looks back on (webhooks.recent_outcomes). */
 export const BREAKER_WINDOW = 100;
 /** Attempts known before their failure rate counts: fewer, and a success ends the streak. */
 export const BREAKER_MIN = 20;
-
-/**
- * The row's last outcomes with the job's ($2) after them. Written out in each place, so that
- * every reference reads the row as locked (a sub-select would read it as of the statement's start).
- */
-const RECENT = `right(recent_outcomes || $2, ${BREAKER_WINDOW})`;
 
 /**
  * The breaker and the disabling of webhooks (docs/api.md, "Events and their delivery"). A webhook
@@ -31,6 +26,7 @@ export class WebhookHealth {
   constructor(
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly repository: WebhooksRepository,
     private readonly targets: WebhookTargets,
     private readonly mail: MailService,
   ) {}
@@ -42,22 +38,13 @@ export class WebhookHealth {
    */
   async note(webhook: WebhookTarget, outcomes: boolean[]): Promise<boolean> {
     if (outcomes.length === 0) return false;
-    const rows: { failing_since: Date | null }[] = await this.dataSource.query(
-      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
-      `WITH noted AS (
-         UPDATE webhooks SET
-           recent_outcomes = ${RECENT},
-           failing_since = CASE
-             WHEN right(${RECENT}, 1) = 'f'
-               OR (length(${RECENT}) >= ${BREAKER_MIN}
-                   AND 2 * (length(${RECENT}) - length(replace(${RECENT}, 'f', ''))) > length(${RECENT}))
-             THEN coalesce(failing_since, now()) END
-         WHERE id = $1 RETURNING failing_since)
-       SELECT failing_since FROM noted`,
-      [webhook.id, outcomes.map((ok) => (ok ? 's' : 'f')).join('')],
+    const since = await this.repository.noteOutcomes(
+      webhook.id,
+      outcomes.map((ok) => (ok ? 's' : 'f')).join(''),
+      BREAKER_WINDOW,
+      BREAKER_MIN,
     );
-    const since = rows[0]?.failing_since;
-    if (!since || Date.now() - new Date(since).getTime() < this.config.webhookDisableAfterMs) {
+    if (!since || Date.now() - since.getTime() < this.config.webhookDisableAfterMs) {
       return false;
     }
     await this.disable(webhook, 'failing');
@@ -65,16 +52,10 @@ export class WebhookHealth {
   }
 
   async disable(webhook: WebhookTarget, reason: DisabledReason): Promise<void> {
-    const rows: unknown[] = await this.dataSource.query(
-      `WITH off AS (
-         UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = now()
-         WHERE id = $1 AND enabled RETURNING id)
-       SELECT id FROM off`,
-      [webhook.id, reason],
-    );
+    const disabled = await this.repository.disableIfEnabled(webhook.id, reason);
     await this.targets.changed(webhook.projectId);
     // Another job may have disabled it first: one message.
-    if (rows.length === 0) return;
+    if (!disabled) return;
     this.logger.warn({ webhook: webhook.id, reason }, 'webhook disabled');
     await this.tellAdmins(webhook, reason);
   }

@@ -1,6 +1,7 @@
 import { OutgoingEvent, ProjectEvent } from '../events/project-event';
 import { originOf } from './webhook-health';
-import { WebhookTarget, refusal } from './webhook-targets';
+import { refusal } from './webhook-targets';
+import type { WebhookTarget } from './webhooks.repository';
 
 const target = (over: Partial<WebhookTarget>): WebhookTarget => ({
   id: 'w',

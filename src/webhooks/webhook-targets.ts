@@ -1,34 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { OutgoingEvent } from '../events/project-event';
 import { InvalidationBus } from '../queue/invalidation-bus';
-
-/** An enabled webhook as deliveries need it (table `webhooks`). */
-export interface WebhookTarget {
-  id: string;
-  projectId: string;
-  url: string;
-  events: ReadonlySet<string>;
-  /** The links `link.clicked` is limited to (numeric ids), null for every link. */
-  linkIds: ReadonlySet<string> | null;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  /** Whether `conversion.created` includes pageviews (goals always). */
-  pageviews: boolean;
-}
-
-interface TargetRow {
-  id: string;
-  project_id: string;
-  url: string;
-  events: string[];
-  link_ids: string[] | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  pageviews: boolean;
-}
+import { WebhookTarget, WebhooksRepository } from './webhooks.repository';
 
 /** How long a project's webhooks are kept without a change being heard (a missed invalidation's bound). */
 const TTL_MS = 60_000;
@@ -43,7 +16,7 @@ export class WebhookTargets {
   private readonly byProject = new Map<string, { at: number; targets: Promise<WebhookTarget[]> }>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly repository: WebhooksRepository,
     private readonly bus: InvalidationBus,
   ) {
     bus.onInvalidate((kind, keys) => {
@@ -57,7 +30,7 @@ export class WebhookTargets {
   forProject(projectId: string): Promise<WebhookTarget[]> {
     const cached = this.byProject.get(projectId);
     if (cached && Date.now() - cached.at < TTL_MS) return cached.targets;
-    const targets = this.load('project_id = $1 AND enabled', [projectId]);
+    const targets = this.repository.findEnabledTargets(projectId);
     this.byProject.set(projectId, { at: Date.now(), targets });
     // A failed read is not kept.
     targets.catch(() => this.byProject.delete(projectId));
@@ -70,40 +43,9 @@ export class WebhookTargets {
   }
 
   /** One webhook as stored now, enabled or not (null when gone). */
-  async byId(id: string): Promise<(WebhookTarget & { enabled: boolean }) | null> {
-    const rows: (TargetRow & { enabled: boolean })[] = await this.dataSource.query(
-      `SELECT ${COLUMNS}, enabled FROM webhooks WHERE id = $1`,
-      [id],
-    );
-    return rows.length === 0 ? null : { ...target(rows[0]), enabled: rows[0].enabled };
+  byId(id: string): Promise<(WebhookTarget & { enabled: boolean }) | null> {
+    return this.repository.findTarget(id);
   }
-
-  private async load(where: string, params: unknown[]): Promise<WebhookTarget[]> {
-    const rows: TargetRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM webhooks WHERE ${where}`,
-      params,
-    );
-    return rows.map(target);
-  }
-}
-
-const COLUMNS =
-  'id, project_id, url, events, link_ids, secret, previous_secret, previous_secret_expires_at, pageviews';
-
-function target(row: TargetRow): WebhookTarget {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    url: row.url,
-    events: new Set(row.events),
-    linkIds: row.link_ids ? new Set(row.link_ids.map(String)) : null,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
-    previousSecretExpiresAt: row.previous_secret_expires_at
-      ? new Date(row.previous_secret_expires_at)
-      : null,
-    pageviews: row.pageviews,
-  };
 }
 
 /** The secrets that sign a delivery now: the webhook's, and the previous one for 24 h after a rotation. */

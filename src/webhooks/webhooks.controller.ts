@@ -10,6 +10,7 @@ import { Errors } from '../common/app-error';
 import { parseJsonObject } from '../common/json-parameter';
 import { isEventId } from '../events/project-event';
 import {
+  WebhookDeliveriesBodyDto,
   WebhookDeliveryDto,
   toWebhookDeliveriesBody,
   toWebhookDelivery,
@@ -22,7 +23,6 @@ import {
 } from './dto/webhook-record.dto';
 import {
   WebhookDeletedResponseDto,
-  WebhookDeliveriesBodyDto,
   WebhookDeliveriesResponseDto,
   WebhookListResponseDto,
   WebhookResponseDto,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { WebhookEntity } from './webhook.entity';
+import { DisabledReason, WebhookEntity } from './webhook.entity';
 
 const PROJECT_LOCK = 7_361_247;
 
@@ -40,9 +40,41 @@ export type WebhookChanges = Partial<
   >
 >;
 
+/** A webhook as deliveries need it (WebhookTargets). */
+export interface WebhookTarget {
+  id: string;
+  projectId: string;
+  url: string;
+  events: ReadonlySet<string>;
+  /** The links `link.clicked` is limited to (numeric ids), null for every link. */
+  linkIds: ReadonlySet<string> | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  /** Whether `conversion.created` includes pageviews (goals always). */
+  pageviews: boolean;
+}
+
+interface TargetRow {
+  id: string;
+  project_id: string;
+  url: string;
+  events: string[];
+  link_ids: string[] | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  pageviews: boolean;
+}
+
+const TARGET_COLUMNS =
+  'id, project_id, url, events, link_ids, secret, previous_secret, previous_secret_expires_at, pageviews';
+
 /**
- * The administration API's queries on `webhooks` (the delivery log is DeliveryLog's). A webhook is read with its project's API key, and only while that project is
- * live: a destroyed project's webhooks are gone from the API with it.
+ * The queries on `webhooks`, its one writer (the delivery log is DeliveryLog's). The
+ * administration API reads a webhook with its project's API key, and only while that project is
+ * live: a destroyed project's webhooks are gone from the API with it. Deliveries read webhooks as
+ * targets, and note their outcomes (WebhookHealth).
  */
 @Injectable()
 export class WebhooksRepository {
@@ -134,6 +166,70 @@ export class WebhooksRepository {
     await manager.getRepository(WebhookEntity).delete({ id });
   }
 
+  /** The project's enabled webhooks, as deliveries need them (ix_webhooks_project). */
+  async findEnabledTargets(projectId: string): Promise<WebhookTarget[]> {
+    const rows: TargetRow[] = await this.webhooks.query(
+      `SELECT ${TARGET_COLUMNS} FROM webhooks WHERE project_id = $1 AND enabled`,
+      [projectId],
+    );
+    return rows.map(target);
+  }
+
+  /** One webhook as stored now, enabled or not (null when gone). */
+  async findTarget(id: string): Promise<(WebhookTarget & { enabled: boolean }) | null> {
+    const rows: (TargetRow & { enabled: boolean })[] = await this.webhooks.query(
+      `SELECT ${TARGET_COLUMNS}, enabled FROM webhooks WHERE id = $1`,
+      [id],
+    );
+    return rows.length === 0 ? null : { ...target(rows[0]), enabled: rows[0].enabled };
+  }
+
+  /**
+   * Appends a job's outcomes (`s` a success, `f` a failure, in order) to the webhook's last
+   * `window`, in one statement (the row's lock orders concurrent jobs), and sets `failing_since`
+   * by the breaker's rule (WebhookHealth): failing while the last outcome is a failure, or while
+   * more than half of the window are once it holds `min` of them. The new `failing_since`; null
+   * when not failing or gone.
+   */
+  async noteOutcomes(
+    id: string,
+    outcomes: string,
+    window: number,
+    min: number,
+  ): Promise<Date | null> {
+    // The row's last outcomes with the job's after them. Written out in each place, so that every
+    // reference reads the row as locked (a sub-select would read it as of the statement's start).
+    const recent = `right(recent_outcomes || $2, ${window})`;
+    const rows: { failing_since: Date | null }[] = await this.webhooks.query(
+      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
+      `WITH noted AS (
+         UPDATE webhooks SET
+           recent_outcomes = ${recent},
+           failing_since = CASE
+             WHEN right(${recent}, 1) = 'f'
+               OR (length(${recent}) >= ${min}
+                   AND 2 * (length(${recent}) - length(replace(${recent}, 'f', ''))) > length(${recent}))
+             THEN coalesce(failing_since, now()) END
+         WHERE id = $1 RETURNING failing_since)
+       SELECT failing_since FROM noted`,
+      [id, outcomes],
+    );
+    const since = rows[0]?.failing_since;
+    return since ? new Date(since) : null;
+  }
+
+  /** Disables the webhook for `reason` unless it is disabled already; whether this call did. */
+  async disableIfEnabled(id: string, reason: DisabledReason): Promise<boolean> {
+    const rows: unknown[] = await this.webhooks.query(
+      `WITH off AS (
+         UPDATE webhooks SET enabled = false, disabled_reason = $2, updated_at = now()
+         WHERE id = $1 AND enabled RETURNING id)
+       SELECT id FROM off`,
+      [id, reason],
+    );
+    return rows.length > 0;
+  }
+
   private withProject(manager?: EntityManager) {
     return (manager ? manager.getRepository(WebhookEntity) : this.webhooks)
       .createQueryBuilder('w')
@@ -154,4 +250,20 @@ function rows({
     webhook,
     projectKey: raw[index].project_key.trim(),
   }));
+}
+
+function target(row: TargetRow): WebhookTarget {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    url: row.url,
+    events: new Set(row.events),
+    linkIds: row.link_ids ? new Set(row.link_ids.map(String)) : null,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at
+      ? new Date(row.previous_secret_expires_at)
+      : null,
+    pageviews: row.pageviews,
+  };
 }

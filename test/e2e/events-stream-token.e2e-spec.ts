@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
-import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../../src/events/live-feed';
+import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../../src/live-feed/live-feed';
 import { OutgoingEvent, eventId } from '../../src/events/project-event';
 import { TestApp, createTestApp } from '../support/app';
 import { SiblingApp, startSiblingApp } from '../support/sibling-app';

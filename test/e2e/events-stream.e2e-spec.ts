@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../../src/events/live-feed';
+import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../../src/live-feed/live-feed';
 import { EventType, OutgoingEvent, ProjectEvent, eventId } from '../../src/events/project-event';
 import { TestApp, createTestApp } from '../support/app';
 import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';

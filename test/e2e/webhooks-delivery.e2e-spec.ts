@@ -5,8 +5,8 @@ import { BROWSER, GOOGLEBOT } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { adminCaller, untilPasses } from '../support/webhooks';
 import { createProject } from '../factories/projects';
-import { EventOutbox } from '../../src/webhooks/event-outbox';
-import { ProjectEvents } from '../../src/webhooks/project-events';
+import { EventOutbox } from '../../src/events/event-outbox';
+import { ProjectEvents } from '../../src/events/project-events';
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 

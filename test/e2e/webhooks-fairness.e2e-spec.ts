@@ -2,7 +2,7 @@ import { TestApp, createTestApp } from '../support/app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { adminCaller, projectWithId, untilPasses } from '../support/webhooks';
 import { OutgoingEvent, eventId } from '../../src/events/project-event';
-import { ProjectEvents } from '../../src/webhooks/project-events';
+import { ProjectEvents } from '../../src/events/project-events';
 
 /**
  * docs/api.md, "Events and their delivery": how long another project's event may wait behind a

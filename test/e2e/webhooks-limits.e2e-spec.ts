@@ -8,7 +8,7 @@ import {
   untilPasses,
 } from '../support/webhooks';
 import { OutgoingEvent, ProjectEvent, eventId } from '../../src/events/project-event';
-import { ProjectEvents } from '../../src/webhooks/project-events';
+import { ProjectEvents } from '../../src/events/project-events';
 
 interface Delivery {
   event_id: string;

@@ -2,7 +2,6 @@ import { ApiProperty } from '@nestjs/swagger';
 import { adminTimestamp } from '../../common/time';
 import type { DeliveryRow } from '../delivery-log';
 import type { DeliveryPage } from '../webhooks.service';
-import type { WebhookDeliveriesBodyDto } from './webhook-responses.dto';
 
 /** One attempt to deliver an event, as the delivery log shows it. */
 export class WebhookDeliveryDto {
@@ -61,6 +60,43 @@ export class WebhookDeliveryDto {
     example: '2026-11-24 16:05:12',
   })
   created_at: string;
+}
+
+export class WebhookDeliveriesBodyDto {
+  @ApiProperty({
+    type: [WebhookDeliveryDto],
+    description: 'The attempts of the page, newest first.',
+  })
+  deliveries: WebhookDeliveryDto[];
+
+  @ApiProperty({
+    type: 'integer',
+    description: "The webhook's attempts over every page.",
+    example: 42,
+  })
+  total_results: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'The page asked for (1 by default); null when offset was given, which overrides it.',
+    example: 1,
+  })
+  page: number | null;
+
+  @ApiProperty({ type: 'integer', example: 10 })
+  per_page: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  offset: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'offset plus the attempts of this page: the offset of the next page.',
+    example: 10,
+  })
+  last_offset: number;
 }
 
 export function toWebhookDelivery(delivery: DeliveryRow): WebhookDeliveryDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WebhookDeliveryDto } from './webhook-delivery.dto';
+import { WebhookDeliveriesBodyDto, WebhookDeliveryDto } from './webhook-delivery.dto';
 import {
   APPLICATION_KEY_EXAMPLE,
   CREATE_JSON_EXAMPLE,
@@ -45,43 +45,6 @@ export class WebhookListBodyDto {
 export class WebhookDeletedBodyDto {
   @ApiProperty({ description: 'Always true.', example: true })
   deleted: true;
-}
-
-export class WebhookDeliveriesBodyDto {
-  @ApiProperty({
-    type: [WebhookDeliveryDto],
-    description: 'The attempts of the page, newest first.',
-  })
-  deliveries: WebhookDeliveryDto[];
-
-  @ApiProperty({
-    type: 'integer',
-    description: "The webhook's attempts over every page.",
-    example: 42,
-  })
-  total_results: number;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    description:
-      'The page asked for (1 by default); null when offset was given, which overrides it.',
-    example: 1,
-  })
-  page: number | null;
-
-  @ApiProperty({ type: 'integer', example: 10 })
-  per_page: number;
-
-  @ApiProperty({ type: 'integer', example: 0 })
-  offset: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'offset plus the attempts of this page: the offset of the next page.',
-    example: 10,
-  })
-  last_offset: number;
 }
 
 /** new, show and rotate-secret: the record with its secret. */

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ClickColumns } from '../clicks/click-event';
 import { Lru } from '../common/lru';
 import { BatchDescription, NO_AGENT, clickDimensions } from '../enrichment/click-enricher';
-import { LiveFeed } from '../events/live-feed';
-import { OutgoingEvent, eventId } from '../events/project-event';
+import { EventPublisher } from '../events/event-publisher';
+import { linkClickedEvent } from '../events/link-clicked-event';
+import { OutgoingEvent } from '../events/project-event';
 import { LinkLookupsService } from '../links/link-lookups.service';
-import { ProjectEvents } from './project-events';
-import { WebhookTargets } from './webhook-targets';
+import { ClickColumns } from './click-event';
 
 /** Links whose svc_id a worker keeps (a link's svc_id never changes). */
 const SVC_IDS_KEPT = 50_000;
@@ -14,10 +13,9 @@ const SVC_ID_TTL_MS = 24 * 3_600_000;
 
 /**
  * link.clicked (docs/api.md, "Webhooks and live events"), made by the clicks worker after a batch
- * is stored: one event per human click of a project that a webhook or a live stream listens to,
- * with the click's id, time and dimensions (place, device, browser, OS, referring host) and its
- * link's svc_id; never its address or user agent. The event id comes from the click id, so a batch
- * ingested twice makes the same events. Other projects' clicks cost a look-up per project.
+ * is stored: one event per human click of a project that some sink listens to (a webhook or a live
+ * stream: EventPublisher.listens), built by linkClickedEvent, published. Other projects' clicks
+ * cost a look-up per project.
  */
 @Injectable()
 export class ClickEvents {
@@ -25,9 +23,7 @@ export class ClickEvents {
 
   constructor(
     private readonly lookups: LinkLookupsService,
-    private readonly targets: WebhookTargets,
-    private readonly live: LiveFeed,
-    private readonly events: ProjectEvents,
+    private readonly events: EventPublisher,
   ) {}
 
   /** The batch's human clicks as events, handed over; `describe` gives the batch's dimensions. */
@@ -50,38 +46,25 @@ export class ClickEvents {
       const place = columns.ip[i] >= 0 ? description.places[columns.ip[i]] : null;
       const agent = columns.agent[i] >= 0 ? description.agents[columns.agent[i]] : NO_AGENT;
       const referrer = columns.referrer[i] >= 0 ? description.referrers[columns.referrer[i]] : null;
-      const clickedAt = new Date(columns.at[i]).toISOString();
-      events.push({
-        projectId: columns.projects[columns.project[i]],
-        linkId,
-        event: {
-          id: eventId(columns.ids[i]),
-          type: 'link.clicked',
-          created_at: clickedAt,
-          data: {
-            svc_id: svcId,
-            click: {
-              id: columns.ids[i],
-              clicked_at: clickedAt,
-              ...clickDimensions(place, agent, referrer),
-            },
-          },
-        },
-      });
+      events.push(
+        linkClickedEvent({
+          projectId: columns.projects[columns.project[i]],
+          linkId,
+          svcId,
+          id: columns.ids[i],
+          at: columns.at[i],
+          dimensions: clickDimensions(place, agent, referrer),
+        }),
+      );
     }
     await this.events.publish(events);
   }
 
-  /** The batch's projects (indexes into `projects`) with a link.clicked webhook or a live stream. */
+  /** The batch's projects (indexes into `projects`) that some sink takes link.clicked of. */
   private async listenedProjects(projects: readonly string[]): Promise<Set<number>> {
     const listened = new Set<number>();
     for (const [i, projectId] of projects.entries()) {
-      if (await this.live.isWatched(projectId)) {
-        listened.add(i);
-        continue;
-      }
-      const targets = await this.targets.forProject(projectId);
-      if (targets.some((t) => t.events.has('link.clicked'))) listened.add(i);
+      if (await this.events.listens(projectId, 'link.clicked')) listened.add(i);
     }
     return listened;
   }

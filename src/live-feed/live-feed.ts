@@ -8,9 +8,11 @@ import {
 } from '@nestjs/common';
 import { AppError, ErrorCode } from '../common/app-error';
 import { AppConfig } from '../config/app-config';
+import type { EventSink } from '../events/event-sink';
+import type { OutgoingEvent, ProjectEvent } from '../events/project-event';
+import { ProjectEvents } from '../events/project-events';
 import { FeedBackend } from './feed-backend';
 import { LocalFeedBackend } from './local-feed-backend';
-import type { OutgoingEvent, ProjectEvent } from './project-event';
 import { RedisFeedBackend } from './redis-feed-backend';
 
 /** Settings of the live streams, read when a stream opens (tests shorten them). */
@@ -112,10 +114,14 @@ interface ProjectStreams {
  * The live feed (docs/api.md, "Live feed"): events of a project to its open streams, on every
  * instance through Redis pub/sub, or in this process without Redis. Best effort: a failure drops
  * the events (logged once a minute) and never reaches the publisher; webhooks are the durable path.
- * Publishing for a project nobody watches costs a cached lookup and writes nothing.
+ * Publishing for a project nobody watches costs a cached lookup and writes nothing. A sink of
+ * events (EventSink), not durable: it takes every type of a watched project.
  */
 @Injectable()
-export class LiveFeed implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+export class LiveFeed
+  implements EventSink, OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown
+{
+  readonly durable = false;
   private readonly logger = new Logger('LiveFeed');
   private readonly backend: FeedBackend;
   private readonly projects = new Map<string, ProjectStreams>();
@@ -126,6 +132,7 @@ export class LiveFeed implements OnModuleInit, BeforeApplicationShutdown, OnAppl
   constructor(
     config: AppConfig,
     @Inject(LIVE_FEED_OPTIONS) private readonly options: LiveFeedOptions,
+    private readonly events: ProjectEvents,
   ) {
     const deliver = (projectId: string, events: ProjectEvent[]) => {
       for (const stream of this.projects.get(projectId)?.streams ?? []) stream.receive(events);
@@ -142,7 +149,13 @@ export class LiveFeed implements OnModuleInit, BeforeApplicationShutdown, OnAppl
   }
 
   async onModuleInit(): Promise<void> {
+    this.events.subscribe(this);
     await this.backend.start();
+  }
+
+  /** A watched project's events, of any type (isWatched). */
+  takes(projectId: string): Promise<boolean> {
+    return this.isWatched(projectId);
   }
 
   /**

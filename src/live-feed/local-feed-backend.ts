@@ -1,5 +1,5 @@
 import { FeedBackend, FeedDelivery, WATCH_TTL_SECONDS } from './feed-backend';
-import type { ProjectEvent } from './project-event';
+import type { ProjectEvent } from '../events/project-event';
 
 /** The last `capacity` items pushed, oldest first; grows up to its capacity, then overwrites. */
 export class RingBuffer<T> {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { LiveFeed } from '../events/live-feed';
-import { OutgoingEvent, ProjectEvent } from '../events/project-event';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { EventSink } from '../events/event-sink';
+import { EventType, OutgoingEvent, ProjectEvent } from '../events/project-event';
+import { ProjectEvents } from '../events/project-events';
 import { EnqueueOptions, JobQueue } from '../queue/job-queue';
 import { QUEUES } from '../queue/queue-names';
 import { DeliveryLog } from './delivery-log';
@@ -23,29 +24,42 @@ export interface DeliveryJob {
 }
 
 /**
- * Where every event of a project goes out (docs/api.md, "Webhooks and live events"): to the live
- * feed, and to each enabled webhook that wants it, as delivery jobs on the `webhooks` queue; the
- * jobs carry the events, and the delivery log keeps what was sent (DeliveryLog: redelivery reads
- * it). A webhook's events past its backlog cap (WEBHOOK_BACKLOG, DeliverySlots) are dropped, the
- * newest first, and logged as such; nothing else is written to the database here. A job's id is
- * made from its webhook, attempt and events, so the same events handed over twice (a click job
- * run again after its worker died) make one job while the queue remembers it, and at worst a
- * second delivery of the same event id: at least once.
+ * The webhooks' sink of events (docs/api.md, "Webhooks and live events"; EventSink): each event
+ * published (ProjectEvents) goes to each enabled webhook of its project that wants it, as delivery
+ * jobs on the `webhooks` queue; the jobs carry the events, and the delivery log keeps what was
+ * sent (DeliveryLog: redelivery reads it). A webhook's events past its backlog cap
+ * (WEBHOOK_BACKLOG, DeliverySlots) are dropped, the newest first, and logged as such; nothing else
+ * is written to the database here. A job's id is made from its webhook, attempt and events, so the
+ * same events handed over twice (a click job run again after its worker died) make one job while
+ * the queue remembers it, and at worst a second delivery of the same event id: at least once.
+ * Durable: the events of API requests a webhook takes are kept in the outbox until queued here
+ * (EventOutbox).
  */
 @Injectable()
-export class ProjectEvents {
+export class WebhookSink implements EventSink, OnModuleInit {
+  readonly durable = true;
+
   constructor(
     private readonly targets: WebhookTargets,
     private readonly queue: JobQueue,
-    private readonly live: LiveFeed,
     private readonly slots: DeliverySlots,
     private readonly deliveryLog: DeliveryLog,
+    private readonly events: ProjectEvents,
   ) {}
 
-  /** Hands events over; resolves once their deliveries are queued (rejects when they could not be). */
+  onModuleInit(): void {
+    this.events.subscribe(this);
+  }
+
+  /** Whether an enabled webhook of the project takes the type. */
+  async takes(projectId: string, type: EventType): Promise<boolean> {
+    const targets = await this.targets.forProject(projectId);
+    return targets.some((target) => target.events.has(type));
+  }
+
+  /** Takes events; resolves once their deliveries are queued (rejects when they could not be). */
   async publish(events: OutgoingEvent[]): Promise<void> {
     if (events.length === 0) return;
-    void this.live.publish(events);
     const perWebhook = new Map<string, { events: ProjectEvent[]; keep: boolean[] }>();
     const kept = new Set<string>();
     const projects = new Set(events.map((e) => e.projectId));

@@ -9,7 +9,8 @@ import {
   LiveFeed,
   replayAfter,
 } from './live-feed';
-import { OutgoingEvent, ProjectEvent } from './project-event';
+import { OutgoingEvent, ProjectEvent } from '../events/project-event';
+import { ProjectEvents } from '../events/project-events';
 
 const event = (n: number): ProjectEvent => ({
   id: `evt_${n.toString(16).padStart(32, '0')}`,
@@ -34,7 +35,11 @@ class Collector implements FeedListener {
 
 function embeddedFeed(replaySize: number, maxStreamsPerProject = 20): LiveFeed {
   const config = { redisUrl: null, redisPrefix: 'svc', eventsReplaySize: replaySize } as AppConfig;
-  return new LiveFeed(config, { ...DEFAULT_LIVE_FEED_OPTIONS, maxStreamsPerProject });
+  return new LiveFeed(
+    config,
+    { ...DEFAULT_LIVE_FEED_OPTIONS, maxStreamsPerProject },
+    new ProjectEvents(),
+  );
 }
 
 describe('replayAfter', () => {
@@ -187,7 +192,7 @@ describe('LiveFeed with Redis out of reach', () => {
       redisPrefix: 'svc',
       eventsReplaySize: 10,
     } as AppConfig;
-    const feed = new LiveFeed(config, DEFAULT_LIVE_FEED_OPTIONS);
+    const feed = new LiveFeed(config, DEFAULT_LIVE_FEED_OPTIONS, new ProjectEvents());
     try {
       await expect(feed.publish(outgoing('p1', 1))).resolves.toBeUndefined();
       await expect(feed.publish(outgoing('p2', 2))).resolves.toBeUndefined();

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
-import { EventType, OutgoingEvent } from '../events/project-event';
+import { EventOutboxRepository } from './event-outbox.repository';
+import { EventType, OutgoingEvent } from './project-event';
 import { ProjectEvents } from './project-events';
-import { WebhookTargets } from './webhook-targets';
 
 /** How often the outbox is swept where jobs run. */
 const SWEEP_EVERY_MS = 10_000;
@@ -13,10 +13,11 @@ const ROWS_PER_SWEEP = 100;
 
 /**
  * At least once for the events of API requests (link.created, link.updated, conversion.created;
- * docs/architecture.md, "Webhooks and live events"): when a webhook of the project takes the
- * type, the request's transaction also writes its events to `event_outbox`; after the commit they
- * are handed over (ProjectEvents.publish) and the row deleted. A process killed between the commit
- * and the hand-over, or a queue that refused it, leaves the row: the sweep, where jobs run, hands
+ * docs/architecture.md, "Webhooks and live events"): when a durable sink takes the type for the
+ * project (ProjectEvents.keeps: a webhook of the project does), the request's transaction also
+ * writes its events to `event_outbox`; after the commit they are handed over
+ * (ProjectEvents.publish) and the row deleted. A process killed between the commit and the
+ * hand-over, or a queue that refused it, leaves the row: the sweep, where jobs run, hands
  * over the rows past their `due_at` (30 s after the commit) with the same event ids (a second
  * delivery at worst). No transaction is held while events are handed over (on PGlite a
  * transaction holds the only session): a sweep claims its rows by moving their `due_at` a minute
@@ -34,8 +35,7 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
-    private readonly targets: WebhookTargets,
+    private readonly repository: EventOutboxRepository,
     private readonly events: ProjectEvents,
   ) {}
 
@@ -49,26 +49,16 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
 
   /**
    * Before a request's transaction: the hand-over of its events of `type`. Whether they must be
-   * kept (an enabled webhook of the project takes the type) is read now, not inside the
-   * transaction, which on PGlite holds the only session.
+   * kept (a durable sink, an enabled webhook of the project, takes the type) is read now, not
+   * inside the transaction, which on PGlite holds the only session.
    */
   async open(projectId: string, type: EventType): Promise<RequestEvents> {
-    const targets = await this.targets.forProject(projectId);
-    return new RequestEvents(
-      this,
-      targets.some((target) => target.events.has(type)),
-    );
+    return new RequestEvents(this, await this.events.keeps(projectId, type));
   }
 
   /** In the transaction: keeps the events (one row); the row's id. */
-  async keep(manager: EntityManager, events: OutgoingEvent[]): Promise<string> {
-    const rows: { id: string }[] = await manager.query(
-      // A data-modifying statement inside a SELECT: the driver answers its rows, not a count.
-      `WITH kept AS (INSERT INTO event_outbox (events) VALUES ($1::json) RETURNING id::text)
-       SELECT id FROM kept`,
-      [JSON.stringify(events)],
-    );
-    return rows[0].id;
+  keep(manager: EntityManager, events: OutgoingEvent[]): Promise<string> {
+    return this.repository.insert(manager, events);
   }
 
   /**
@@ -80,9 +70,7 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
     this.events
       .publish(events)
       .then(async () => {
-        if (kept !== null) {
-          await this.dataSource.query('DELETE FROM event_outbox WHERE id = $1', [kept]);
-        }
+        if (kept !== null) await this.repository.delete([kept]);
       })
       .catch((error: Error) =>
         this.logger.error(
@@ -100,23 +88,10 @@ export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdow
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows: { id: string; events: OutgoingEvent[] | string }[] = await this.dataSource.query(
-        `WITH claimed AS (
-           UPDATE event_outbox SET due_at = now() + interval '1 minute'
-           WHERE id IN (SELECT id FROM event_outbox WHERE due_at <= now()
-                        ORDER BY id LIMIT ${ROWS_PER_SWEEP} FOR UPDATE SKIP LOCKED)
-           RETURNING id::text, events)
-         SELECT id, events FROM claimed ORDER BY id::bigint`,
-      );
+      const rows = await this.repository.claimDue(ROWS_PER_SWEEP);
       if (rows.length === 0) return total;
-      await this.events.publish(
-        rows.flatMap((row) =>
-          typeof row.events === 'string' ? (JSON.parse(row.events) as OutgoingEvent[]) : row.events,
-        ),
-      );
-      await this.dataSource.query('DELETE FROM event_outbox WHERE id = ANY($1::bigint[])', [
-        rows.map((row) => row.id),
-      ]);
+      await this.events.publish(rows.flatMap((row) => row.events));
+      await this.repository.delete(rows.map((row) => row.id));
       total += rows.length;
       if (rows.length < ROWS_PER_SWEEP) return total;
     }

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { closeRedis } from '../queue/redis.provider';
 import { FeedBackend, FeedDelivery, WATCH_REFRESH_MS, WATCH_TTL_SECONDS } from './feed-backend';
-import type { ProjectEvent } from './project-event';
+import type { ProjectEvent } from '../events/project-event';
 
 /** How long a publisher trusts what it learnt of a project's mark, in ms. */
 const PRESENCE_CACHE_MS = 1_000;

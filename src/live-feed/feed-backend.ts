@@ -1,4 +1,4 @@
-import type { ProjectEvent } from './project-event';
+import type { ProjectEvent } from '../events/project-event';
 
 /**
  * How long a project stays watched after its last stream closed, in seconds: publishers keep its
