@@ -1,5 +1,6 @@
 import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { BackfillProgress, BackfillService } from './backfill.service';
@@ -10,6 +11,7 @@ import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
+import { LinkEntity } from '../links/link.entity';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -262,7 +264,15 @@ class CliModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         SubscriptionsModule,
-        ...(analytics ? [MetricsModule, AnalyticsModule, EnrichmentModule] : []),
+        // The backfill reads links as entities; the links module, with its HTTP side, is not loaded.
+        ...(analytics
+          ? [
+              MetricsModule,
+              AnalyticsModule,
+              EnrichmentModule,
+              TypeOrmModule.forFeature([LinkEntity]),
+            ]
+          : []),
       ],
       providers: analytics ? [ClicksRepository, ClicksService, BackfillService] : [],
     };

@@ -1,6 +1,5 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { pgliteDriver } from './pglite';
 import { QueryLogger } from './query-logger';
@@ -9,11 +8,13 @@ import { SnakeNamingStrategy } from './snake-naming.strategy';
 /** Idle time before TCP keepalive probes start on a PostgreSQL connection. */
 export const KEEPALIVE_DELAY_MS = 10_000;
 
-/** One set of options for the app, the CLI and the tests: migrations always, never synchronize. */
+/**
+ * One set of options for the app, the CLI and the tests: migrations always (plain SQL: they need no
+ * entity), never synchronize. The application's entities are its modules' (DatabaseModule).
+ */
 export function dataSourceOptions(config: AppConfig, url = config.databaseUrl): DataSourceOptions {
   const common = {
     type: 'postgres' as const,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: false,
     migrationsTransactionMode: 'each' as const,

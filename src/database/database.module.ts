@@ -3,18 +3,20 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, initializeAndMigrate } from './data-source';
-import { ENTITIES } from './entities';
 
-/** The one DataSource, migrated at start-up (PostgreSQL with DATABASE_URL, else embedded PGlite). */
+/**
+ * The one DataSource, migrated at start-up (PostgreSQL with DATABASE_URL, else embedded PGlite).
+ * Each feature registers its own entities (TypeOrmModule.forFeature in its module), which the
+ * DataSource loads: it knows those of the modules the application (or the CLI) is made of.
+ */
 @Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => dataSourceOptions(config),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
       dataSourceFactory: (options) => initializeAndMigrate(new DataSource(options!)),
     }),
-    TypeOrmModule.forFeature(ENTITIES),
   ],
   exports: [TypeOrmModule],
 })

@@ -1,7 +1,9 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConnectedDomains } from '../projects/connected-domains';
 import { ProjectsModule } from '../projects/projects.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import { DomainEntity } from './domain.entity';
 import { DomainsController } from './domains.controller';
 import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
@@ -14,7 +16,7 @@ import { DomainsService } from './domains.service';
  */
 @Global()
 @Module({
-  imports: [SubscriptionsModule, ProjectsModule],
+  imports: [TypeOrmModule.forFeature([DomainEntity]), SubscriptionsModule, ProjectsModule],
   controllers: [DomainsController],
   providers: [
     DomainsRepository,

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { CampaignEntity } from './campaign.entity';
 import { ChainMovesProcessor } from './chain-moves.processor';
 import { ChainMovesRepository } from './chain-moves.repository';
 import { ChainMoves } from './chain-moves.service';
@@ -13,6 +15,7 @@ import { LinkMetadataRepository } from './link-metadata.repository';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
 import { LinkUpdateService } from './link-update.service';
+import { LinkEntity } from './link.entity';
 import { LinksController } from './links.controller';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
@@ -20,10 +23,17 @@ import { RetweetController } from './retweet/retweet.controller';
 import { RetweetService } from './retweet/retweet.service';
 import { UnwrapProcessor } from './retweet/unwrap.processor';
 import { UnwrapService } from './retweet/unwrap.service';
+import { ToolEntity } from './tool.entity';
+import { UserIdentityEntity } from './user-identity.entity';
 
 /** Tracked links; other modules read them through LinkLookupsService. */
 @Module({
-  imports: [EventsModule, ProjectsModule, RateLimitModule],
+  imports: [
+    TypeOrmModule.forFeature([LinkEntity, CampaignEntity, ToolEntity, UserIdentityEntity]),
+    EventsModule,
+    ProjectsModule,
+    RateLimitModule,
+  ],
   // In this order: the OpenAPI document lists their paths so.
   controllers: [LinksController, RetweetController, LinkListController],
   providers: [

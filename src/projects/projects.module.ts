@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailModule } from '../mail/mail.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { ProjectDomainsService } from './project-domains.service';
 import { ProjectLookupsService } from './project-lookups.service';
 import { ProjectMembersService } from './project-members.service';
+import { ProjectDomainEntity } from './project-domain.entity';
+import { ProjectUserEntity } from './project-user.entity';
+import { ProjectEntity } from './project.entity';
+import { UserEntity } from './user.entity';
 import { ProjectsController } from './projects.controller';
 import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectsRepository } from './projects.repository';
@@ -17,7 +22,11 @@ import { ProjectsService } from './projects.service';
  * global for that one provider: projects never imports domains.
  */
 @Module({
-  imports: [SubscriptionsModule, MailModule],
+  imports: [
+    TypeOrmModule.forFeature([ProjectEntity, UserEntity, ProjectUserEntity, ProjectDomainEntity]),
+    SubscriptionsModule,
+    MailModule,
+  ],
   controllers: [ProjectsController],
   providers: [
     ProjectsRepository,

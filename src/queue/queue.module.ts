@@ -1,12 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { BullModule } from '@nestjs/bullmq';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { BullJobQueue } from './bull-job-queue';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { InvalidationBus } from './invalidation-bus';
 import { JOB_GROUPS_PROVIDER, JobGroups } from './job-groups';
 import { JobQueue } from './job-queue';
+import { PendingJobEntity } from './pending-job.entity';
 import { PendingJobs } from './pending-jobs';
 import { ALL_QUEUES } from './queue-names';
 import { RedisClient } from './redis.provider';
@@ -43,7 +45,7 @@ export class QueueModule {
     }
     return {
       module: QueueModule,
-      imports: [DiscoveryModule],
+      imports: [DiscoveryModule, TypeOrmModule.forFeature([PendingJobEntity])],
       providers: [
         { provide: JobQueue, useClass: InProcessJobQueue },
         PendingJobs,
