@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 /**
  * The events a project's systems are told of (docs/api.md, "Webhooks and live events"): by
- * webhooks (WebhookDispatcher) and by the live feed (LiveFeed). `ping` is sent by a webhook's test
- * only, never to the live feed.
+ * webhooks (WebhookSink) and by the live feed (LiveFeed), the sinks of ProjectEvents. `ping` is
+ * sent by a webhook's test only, never to the live feed.
  */
 export const EVENT_TYPES = [
   'link.created',
