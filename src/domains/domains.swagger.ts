@@ -8,15 +8,18 @@ import {
 } from '../common/admin-swagger';
 import { ErrorCode } from '../common/app-error';
 import {
+  ADMIN_KEY_EXAMPLES,
   APPLICATION_KEY_EXAMPLE,
+  OTHER_PROJECT_KEY_EXAMPLE,
+  PROJECT_KEY_EXAMPLE,
+  SUBSCRIPTION_KEY_EXAMPLE,
+} from '../common/dto/request-echo.dto';
+import {
   CREATE_JSON_EXAMPLE,
   CreateDomainParamsDto,
   DomainCreationObjectDto,
   DomainKeysParamsDto,
   DomainUpdateObjectDto,
-  OTHER_PROJECT_KEY_EXAMPLE,
-  PROJECT_KEY_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
   UPDATE_JSON_EXAMPLE,
   UpdateDomainParamsDto,
 } from './dto/domain-params.dto';
@@ -94,12 +97,7 @@ export const ApiHostnameParam = (): MethodDecorator =>
   });
 
 const echo = (method: string, extra: Record<string, string> = {}): Record<string, string> =>
-  adminEcho(
-    { subscription: SUBSCRIPTION_KEY_EXAMPLE, application: APPLICATION_KEY_EXAMPLE },
-    'domain',
-    method,
-    extra,
-  );
+  adminEcho(ADMIN_KEY_EXAMPLES, 'domain', method, extra);
 
 const example = adminExample;
 

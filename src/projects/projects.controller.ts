@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Params } from '../common/params.decorator';
+import { PREFIXED_KEY_EXAMPLES } from '../common/dto/request-echo.dto';
 import { adminResponse } from '../common/request-echo';
 import { CurrentSubscription, SubscriptionAuth } from '../subscriptions/subscription.decorators';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
@@ -38,7 +39,7 @@ type AdminBody<T> = { request: Record<string, unknown> | null; response: T };
 function errorExample(method: string, code: number, message: string, apikey = false) {
   return {
     request: {
-      subscription_key: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
+      subscription_key: PREFIXED_KEY_EXAMPLES.subscription,
       ...(apikey
         ? { apikey: '3f9a0c2b7d4e4f1a8b6c5d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a' }
         : {}),

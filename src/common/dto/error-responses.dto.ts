@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PREFIXED_KEY_EXAMPLES } from './request-echo.dto';
 
 /** The error body of link and stats endpoints. */
 export class LinkErrorDto {
@@ -27,7 +28,7 @@ export class AdminErrorDto {
     description:
       'Echo of the parameters as strings, plus what the path names (apikey, hostname or id, method and object; action and controller for conversions)',
     example: {
-      subscription_key: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
+      subscription_key: PREFIXED_KEY_EXAMPLES.subscription,
       method: 'list',
       object: 'project',
     },

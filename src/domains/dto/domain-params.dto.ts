@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-export const SUBSCRIPTION_KEY_EXAMPLE = 'RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s';
-export const APPLICATION_KEY_EXAMPLE = 'n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac';
-export const PROJECT_KEY_EXAMPLE =
-  '3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f';
-export const OTHER_PROJECT_KEY_EXAMPLE =
-  'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
+import {
+  APPLICATION_KEY_EXAMPLE,
+  OTHER_PROJECT_KEY_EXAMPLE,
+  PROJECT_KEY_EXAMPLE,
+  SUBSCRIPTION_KEY_EXAMPLE,
+} from '../../common/dto/request-echo.dto';
+
+export { APPLICATION_KEY_EXAMPLE, PROJECT_KEY_EXAMPLE, SUBSCRIPTION_KEY_EXAMPLE };
 
 /** The domain creation object, sent as the JSON string `json` of domains/new. */
 export class DomainCreationObjectDto {

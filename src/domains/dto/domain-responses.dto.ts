@@ -1,25 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ADMIN_KEY_EXAMPLES, RequestEcho } from '../../common/dto/request-echo.dto';
 import { DomainRecordDto } from './domain-record.dto';
-import {
-  APPLICATION_KEY_EXAMPLE,
-  CREATE_JSON_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
-} from './domain-params.dto';
+import { CREATE_JSON_EXAMPLE } from './domain-params.dto';
 
 /** The `request` echo of a domains answer, with the example of one method. */
-function RequestEcho(example: Record<string, unknown>): PropertyDecorator {
-  return ApiProperty({
-    description:
-      'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).',
-    type: 'object',
-    additionalProperties: true,
-    example: {
-      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-      application_key: APPLICATION_KEY_EXAMPLE,
-      ...example,
-    },
-  });
-}
+const DomainEcho = (example: Record<string, unknown>): PropertyDecorator =>
+  RequestEcho(
+    ADMIN_KEY_EXAMPLES,
+    example,
+    'Echo of the parameters as strings, plus `hostname` (from the path), `method` (new, update, show, list, delete) and `object` (domain).',
+  );
 
 export class DomainBodyDto {
   @ApiProperty({ type: DomainRecordDto })
@@ -37,7 +27,7 @@ export class DomainDeletedBodyDto {
 }
 
 export class DomainResponseDto {
-  @RequestEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'domain' })
+  @DomainEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainBodyDto })
@@ -45,7 +35,7 @@ export class DomainResponseDto {
 }
 
 export class DomainListResponseDto {
-  @RequestEcho({ method: 'list', object: 'domain' })
+  @DomainEcho({ method: 'list', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainListBodyDto })
@@ -53,7 +43,7 @@ export class DomainListResponseDto {
 }
 
 export class DomainDeletedResponseDto {
-  @RequestEcho({ hostname: 'go.example.com', method: 'delete', object: 'domain' })
+  @DomainEcho({ hostname: 'go.example.com', method: 'delete', object: 'domain' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: DomainDeletedBodyDto })

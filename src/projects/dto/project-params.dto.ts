@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
+import { PREFIXED_KEY_EXAMPLES } from '../../common/dto/request-echo.dto';
 
 /** Example project creation object (docs/api.md, "Administration"). */
 export const CREATE_EXAMPLE = {
@@ -25,11 +26,11 @@ export const UPDATE_EXAMPLE = {
 
 export const SUBSCRIPTION_KEY_DOC = {
   description: 'Key of the subscription that owns the projects.',
-  example: 'sub_4f1c0a9e8b7d6c5b4a3f2e1d',
+  example: PREFIXED_KEY_EXAMPLES.subscription,
 };
 export const APPLICATION_KEY_DOC = {
   description: 'Key of an application authorised to administer the subscription.',
-  example: 'app_9e8d7c6b5a4f3e2d1c0b9a8f',
+  example: PREFIXED_KEY_EXAMPLES.application,
 };
 
 /** subscription_key and application_key, both required (show, list, destroy). */

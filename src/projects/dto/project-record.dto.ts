@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ELIDED_KEY_EXAMPLES, RequestEcho } from '../../common/dto/request-echo.dto';
 import { adminTimestamp } from '../../common/time';
 import { LISTED_GOALS } from '../project-input';
 import type { ProjectRole } from '../project-user.entity';
@@ -174,15 +175,6 @@ export function toProjectRecord(
   return record;
 }
 
-/** Swagger: the request echo of admin responses. */
-const ECHO_EXAMPLE = {
-  subscription_key: 'sub_…',
-  application_key: 'app_…',
-  json: '{"name":"acme-blog"}',
-  method: 'new',
-  object: 'project',
-};
-
 export class ProjectBodyDto {
   @ApiProperty({ type: ProjectRecordDto })
   project: ProjectRecordDto;
@@ -190,7 +182,11 @@ export class ProjectBodyDto {
 
 export class ProjectResponseDto {
   /** Every parameter given, as a string, plus apikey (from the path), method and object. */
-  @ApiProperty({ type: 'object', additionalProperties: true, example: ECHO_EXAMPLE })
+  @RequestEcho(ELIDED_KEY_EXAMPLES, {
+    json: '{"name":"acme-blog"}',
+    method: 'new',
+    object: 'project',
+  })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: ProjectBodyDto })
@@ -203,11 +199,7 @@ export class ProjectListBodyDto {
 }
 
 export class ProjectListResponseDto {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    example: { ...ECHO_EXAMPLE, json: undefined, method: 'list' },
-  })
+  @RequestEcho(ELIDED_KEY_EXAMPLES, { method: 'list', object: 'project' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: ProjectListBodyDto })
@@ -220,11 +212,7 @@ export class ProjectDeletedBodyDto {
 }
 
 export class ProjectDeletedResponseDto {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    example: { ...ECHO_EXAMPLE, json: undefined, apikey: '3f9a…', method: 'delete' },
-  })
+  @RequestEcho(ELIDED_KEY_EXAMPLES, { method: 'delete', object: 'project', apikey: '3f9a…' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: ProjectDeletedBodyDto })
