@@ -5,31 +5,13 @@ import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import type { LinkRecord } from '../../src/links/link-record';
 import { TestApp, createTestApp } from '../support/app';
 import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
+import { eventually } from '../support/eventually';
 import { BROWSER, stored, waitForClicks } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 /** Screenshots of the cascade and the dashboard, written by each run (gitignored), beside the console's. */
 const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'console');
-
-/** Reads until the assertion holds (5 s at most). */
-async function until<T>(
-  read: () => Promise<T>,
-  assert: (value: T) => void,
-  ms = 5000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    try {
-      assert(value);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Share chains in the web console (docs/api.md, "Share chains (extension)"), in Debian's Chromium
@@ -217,10 +199,10 @@ describe('in a real browser: share cascades in the web console', () => {
     });
     await cascade.getByRole('button', { name: `Show the reshares of ${B.svc_id}` }).click();
     const c = [C.svc_id, '2', '2', '1', '33.3%', '1', '1', '1'];
-    await until(tree, (rows) => expect(rows).toEqual([a, b, c, e]));
+    await eventually('the cascade', async () => expect(await tree()).toEqual([a, b, c, e]));
     await cascade.getByRole('button', { name: `Show the reshares of ${C.svc_id}` }).click();
     const d = [D.svc_id, '3', '1', '0', '0%', '0', '0', '0'];
-    await until(tree, (rows) => expect(rows).toEqual([a, b, c, d, e]));
+    await eventually('the cascade', async () => expect(await tree()).toEqual([a, b, c, d, e]));
     expect(chainRequests).toEqual(
       [B, C].map((l) => `${base}/stats/${encodeURIComponent(l.svc_id)}/chain.json`),
     );
@@ -252,9 +234,9 @@ describe('in a real browser: share cascades in the web console', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     // Closing B hides C and D; opening it again shows them as they were, asking for nothing more.
     await cascade.getByRole('button', { name: `Hide the reshares of ${B.svc_id}` }).click();
-    await until(tree, (rows) => expect(rows).toEqual([a, b, e]));
+    await eventually('the cascade', async () => expect(await tree()).toEqual([a, b, e]));
     await cascade.getByRole('button', { name: `Show the reshares of ${B.svc_id}` }).click();
-    await until(tree, (rows) => expect(rows).toEqual([a, b, c, d, e]));
+    await eventually('the cascade', async () => expect(await tree()).toEqual([a, b, c, d, e]));
     expect(chainRequests).toHaveLength(2);
 
     // The dashboard: Top amplifiers by chain clicks. ann's A set off B, C, D, E (11 clicks, 4
@@ -302,22 +284,26 @@ describe('in a real browser: share cascades in the web console', () => {
     // and Top amplifiers (chains count by the link clicked) is unchanged.
     await page.getByRole('radio', { name: /^First share/ }).check();
     expect(new URL(page.url()).search).toBe('?attribution=first');
-    await until(
-      () => rows(sharers).then(byValue),
-      (r) => expect(r).toEqual({ [ann]: '15', [bob]: '0', [cat]: '0', '(none)': '0' }),
+    await eventually('the sharers', async () =>
+      expect(await rows(sharers).then(byValue)).toEqual({
+        [ann]: '15',
+        [bob]: '0',
+        [cat]: '0',
+        '(none)': '0',
+      }),
     );
-    await until(
-      () => rows('section[data-group-by="channel"]'),
-      (r) =>
-        expect(r).toEqual([
-          ['twitter', '15', '2', '7.5', '0', '0', '0'],
-          ['email', '0', '1', '0', '0', '0', '0'],
-          ['facebook', '0', '2', '0', '0', '0', '0'],
-        ]),
+    await eventually('the channels', async () =>
+      expect(await rows('section[data-group-by="channel"]')).toEqual([
+        ['twitter', '15', '2', '7.5', '0', '0', '0'],
+        ['email', '0', '1', '0', '0', '0', '0'],
+        ['facebook', '0', '2', '0', '0', '0', '0'],
+      ]),
     );
-    await until(
-      () => rows('section[data-group-by="svc_id"]'),
-      (r) => expect(r[0].slice(0, 2)).toEqual([A.svc_id, '15']),
+    await eventually('the links', async () =>
+      expect((await rows('section[data-group-by="svc_id"]'))[0].slice(0, 2)).toEqual([
+        A.svc_id,
+        '15',
+      ]),
     );
     await expect(page.locator('[data-total="Clicks"] dd').textContent()).resolves.toBe('15');
     await expect(rows(amplifiers)).resolves.toEqual(topAmplifiers);
@@ -326,15 +312,13 @@ describe('in a real browser: share cascades in the web console', () => {
     // The attribution is in the address: a reload keeps it; last again takes it out.
     await page.reload();
     await expect(page.getByRole('radio', { name: /^First share/ }).isChecked()).resolves.toBe(true);
-    await until(
-      () => rows(sharers).then(byValue),
-      (r) => expect(r[ann]).toBe('15'),
+    await eventually("ann's clicks, first touch", async () =>
+      expect((await rows(sharers).then(byValue))[ann]).toBe('15'),
     );
     await page.getByRole('radio', { name: /^Last click/ }).check();
     expect(new URL(page.url()).search).toBe('');
-    await until(
-      () => rows(sharers).then(byValue),
-      (r) => expect(r[ann]).toBe('4'),
+    await eventually("ann's clicks, last click", async () =>
+      expect((await rows(sharers).then(byValue))[ann]).toBe('4'),
     );
     expect(errors).toEqual([]);
   }, 90_000);

@@ -4,6 +4,7 @@ import { Browser, Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/web-console/web-console';
 import { TestApp, createTestApp } from '../support/app';
 import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
+import { eventually } from '../support/eventually';
 import { BROWSER } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createLink } from '../factories/links';
@@ -12,20 +13,6 @@ import { createProject } from '../factories/projects';
 /** Screenshots of the webhooks page and the Live panel, written by each run (gitignored). */
 const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'console');
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
-
-/** Retries `check` until it stops throwing (its last error at the deadline). */
-async function eventually(check: () => unknown, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 /**
  * Webhooks and the live feed in the web console (docs/api.md, "Webhooks and live events
@@ -201,7 +188,7 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     // A link made and clicked: both events are delivered and logged.
     const link = await createLink(t, key, { url: 'https://shop.example/spring' });
     await visit(link);
-    await eventually(async () => {
+    await eventually("the link's two events delivered", async () => {
       await t.settle();
       expect(receiver.of('link.clicked')).toHaveLength(1);
       expect(receiver.of('link.created')).toHaveLength(1);
@@ -213,7 +200,7 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     const log = card.locator('section.deliveries');
     const row = log.locator(`tr[data-event-id="${clickId}"]`);
     await row.waitFor();
-    await eventually(async () => {
+    await eventually('the three rows of the log', async () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
       await expect(log.locator('tbody tr').count()).resolves.toBe(3);
     });
@@ -236,14 +223,14 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     // Redeliver the click: the receiver gets the same webhook-id again, and the log shows it twice.
     await row.getByRole('button', { name: `Redeliver link.clicked ${clickId}` }).click();
     await log.getByText(`Event ${clickId} queued again`).waitFor();
-    await eventually(async () => {
+    await eventually('the redelivery', async () => {
       await t.settle();
       expect(receiver.of('link.clicked').map((r) => r.headers['webhook-id'])).toEqual([
         clickId,
         clickId,
       ]);
     });
-    await eventually(async () => {
+    await eventually('the redelivery in the log', async () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
       await expect(log.locator(`tr[data-event-id="${clickId}"]`).count()).resolves.toBe(2);
     });
@@ -280,7 +267,7 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     const other = await createLink(t, key, { url: 'https://shop.example/summer' });
     await visit(other);
     const seen = live.getByRole('log', { name: 'Live clicks' }).locator('li');
-    await eventually(async () => {
+    await eventually('the click in the Live panel', async () => {
       await t.settle();
       await expect(seen.count()).resolves.toBe(1);
     });
@@ -301,7 +288,7 @@ describe('in a real browser: webhooks and the live feed in the web console', () 
     await visit(link);
     await visit(other);
     const linkSeen = linkLive.getByRole('log', { name: 'Live clicks of the link' }).locator('li');
-    await eventually(async () => {
+    await eventually("the link's click in its Live panel", async () => {
       await t.settle();
       await expect(linkSeen.count()).resolves.toBe(1);
     });

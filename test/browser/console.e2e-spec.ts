@@ -9,25 +9,7 @@ import type { LinkRecord } from '../../src/links/link-record';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { freePort, launchChromium, seriousAxeViolations } from '../support/browser';
-
-/** Reads until the assertion holds (5 s at most). */
-async function until<T>(
-  read: () => Promise<T>,
-  assert: (value: T) => void,
-  ms = 5000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    try {
-      assert(value);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { eventually } from '../support/eventually';
 
 /** Screenshots of every page, written by each run (gitignored). */
 const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'console');
@@ -256,14 +238,11 @@ describe('in a real browser: the web console at /console', () => {
     await page.getByLabel('Goal 1 label').fill('Signup');
     await page.getByRole('button', { name: 'Save conversion settings' }).click();
     const admin = { subscription_key: t.subscriptionKey, application_key: t.applicationKey };
-    await until(
-      async (): Promise<unknown> =>
+    await eventually('the conversion settings saved', async () =>
+      expect(
         (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response
           .project.conversions,
-      (c) =>
-        expect(c).toEqual(
-          expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' }),
-        ),
+      ).toEqual(expect.objectContaining({ enabled: true, domains: 'all', goal_1_label: 'Signup' })),
     );
     // The landing pages' snippet carries the publishable key, never the API key.
     const { publishable_key: publishableKey } = (
@@ -278,11 +257,11 @@ describe('in a real browser: the web console at /console', () => {
     ).resolves.toBe('');
     await page.getByLabel('Hosts the publishable key may link to').fill('example.com, Twitter.com');
     await page.getByRole('button', { name: 'Save hosts' }).click();
-    await until(
-      async (): Promise<unknown> =>
+    await eventually('the hosts saved', async () =>
+      expect(
         (await t.http.post(`/projects/${apiKey}/show`).type('form').send(admin)).body.response
           .project.publishable_hosts,
-      (hosts) => expect(hosts).toEqual(['example.com', 'twitter.com']),
+      ).toEqual(['example.com', 'twitter.com']),
     );
     await check('project-settings');
 
@@ -393,20 +372,17 @@ describe('in a real browser: the web console at /console', () => {
     // A filter carries into the chart and every table.
     await page.getByLabel('Campaign filter').fill('other-campaign');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await until(
-      () => chart.getAttribute('data-totals'),
-      (v) => expect(v).toBe('0 clicks, 0 shares, 0 conversions'),
+    await eventually("the chart's empty totals", async () =>
+      expect(await chart.getAttribute('data-totals')).toBe('0 clicks, 0 shares, 0 conversions'),
     );
     await channels.getByText('No activity in this period.').waitFor();
     await page.getByRole('button', { name: 'Remove the campaign filter' }).click();
-    await until(
-      () => chart.getAttribute('data-totals'),
-      (v) => expect(v).toBe('1 clicks, 1 shares, 1 conversions'),
+    await eventually("the chart's totals", async () =>
+      expect(await chart.getAttribute('data-totals')).toBe('1 clicks, 1 shares, 1 conversions'),
     );
     // The tables load after the chart: the channel's row is back before the page is resized.
-    await until(
-      () => channels.locator('tbody td').allTextContents(),
-      (v) => expect(v).toHaveLength(6),
+    await eventually("the channel's row", async () =>
+      expect(await channels.locator('tbody td').allTextContents()).toHaveLength(6),
     );
 
     // At phone width nothing overflows the page sideways: each table's rows stacked, every
@@ -581,9 +557,8 @@ describe('in a real browser: the web console at /console', () => {
       .locator('section[data-group-by="browser"]')
       .getByRole('button', { name: /^Clicks/ })
       .click();
-    await until(
-      () => rows('browser'),
-      (r) => expect(r.map(([v]) => v)).toEqual(['Safari', 'Chrome']),
+    await eventually('the browsers', async () =>
+      expect((await rows('browser')).map(([v]) => v)).toEqual(['Safari', 'Chrome']),
     );
 
     // The countries as CSV: every row of the query, as the API answers it.
@@ -622,18 +597,17 @@ describe('in a real browser: the web console at /console', () => {
     await expect(
       page.getByRole('list', { name: 'Filters applied' }).textContent(),
     ).resolves.toMatch(/country: United Kingdom/);
-    await until(
-      () => page.locator('figure.chart').getAttribute('data-totals'),
-      (v) => expect(v).toBe('1 clicks, 0 conversions'),
+    await eventually("the chart's totals", async () =>
+      expect(await page.locator('figure.chart').getAttribute('data-totals')).toBe(
+        '1 clicks, 0 conversions',
+      ),
     );
-    await until(
-      () => page.locator('[data-total="Clicks"] dd').textContent(),
-      (v) => expect(v).toBe('1'),
+    await eventually('the clicks total', async () =>
+      expect(await page.locator('[data-total="Clicks"] dd').textContent()).toBe('1'),
     );
     await expect(page.locator('[data-total="Shares"] dd').textContent()).resolves.toBe('—');
-    await until(
-      () => rows('device'),
-      (r) => expect(r).toEqual([['Mobile', '1']]),
+    await eventually('the devices', async () =>
+      expect(await rows('device')).toEqual([['Mobile', '1']]),
     );
     await expect(page.getByLabel('Country filter', { exact: true }).inputValue()).resolves.toBe(
       'GB',
@@ -644,34 +618,28 @@ describe('in a real browser: the web console at /console', () => {
       .getByRole('button', { name: 'Mobile' })
       .click();
     await page.getByRole('button', { name: 'Remove the country filter' }).click();
-    await until(
-      () => rows('country'),
-      (r) =>
-        expect(r).toEqual([
-          ['United Kingdom', '1'],
-          ['Netherlands', '1'],
-          ['United States', '1'],
-        ]),
+    await eventually('the countries', async () =>
+      expect(await rows('country')).toEqual([
+        ['United Kingdom', '1'],
+        ['Netherlands', '1'],
+        ['United States', '1'],
+      ]),
     );
     await page.getByRole('button', { name: 'Remove the device filter' }).click();
     // A shaded country on the map filters too.
-    await until(
-      () => map.getAttribute('data-shaded'),
-      (v) => expect(v).toBe('4'),
+    await eventually('the shaded countries', async () =>
+      expect(await map.getAttribute('data-shaded')).toBe('4'),
     );
     await map.locator('path[data-country="US"]').dispatchEvent('click');
-    await until(
-      () => page.locator('[data-total="Clicks"] dd').textContent(),
-      (v) => expect(v).toBe('3'),
+    await eventually('the clicks total', async () =>
+      expect(await page.locator('[data-total="Clicks"] dd').textContent()).toBe('3'),
     );
-    await until(
-      () => rows('referrer_host'),
-      (r) =>
-        expect(r).toEqual([
-          ['google.com', '1'],
-          ['t.co', '1'],
-          ['(direct)', '1'],
-        ]),
+    await eventually('the referrer hosts', async () =>
+      expect(await rows('referrer_host')).toEqual([
+        ['google.com', '1'],
+        ['t.co', '1'],
+        ['(direct)', '1'],
+      ]),
     );
     await check('dashboard-filtered-by-country');
 
@@ -699,13 +667,13 @@ describe('in a real browser: the web console at /console', () => {
       .locator('section[data-group-by="browser"]')
       .getByRole('button', { name: 'Safari' })
       .click();
-    await until(
-      () => page.locator('figure.chart').getAttribute('data-totals'),
-      (v) => expect(v).toBe('2 clicks, 0 conversions'),
+    await eventually("the chart's totals", async () =>
+      expect(await page.locator('figure.chart').getAttribute('data-totals')).toBe(
+        '2 clicks, 0 conversions',
+      ),
     );
-    await until(
-      () => rows('os'),
-      (r) => expect(r).toEqual([['iOS', '2']]),
+    await eventually('the operating systems', async () =>
+      expect(await rows('os')).toEqual([['iOS', '2']]),
     );
     const [devices] = await Promise.all([
       page.waitForEvent('download'),
@@ -816,9 +784,12 @@ describe('in a real browser: the web console at /console', () => {
           .query({ v: '3', key, ...query })
           .expect(200)
       ).body.links as ListedLink[];
-    await until(
-      async () => (await listed({ sort_type: 'clicks', per_page: '3' })).map((l) => l.clicks),
-      (clicks) => expect(clicks).toEqual([3, 2, 1]),
+    await eventually(
+      'the links sorted by clicks',
+      async () =>
+        expect((await listed({ sort_type: 'clicks', per_page: '3' })).map((l) => l.clicks)).toEqual(
+          [3, 2, 1],
+        ),
       10_000,
     );
 
@@ -855,7 +826,9 @@ describe('in a real browser: the web console at /console', () => {
     const newest = (links: LinkRecord[]) => links.map((l) => l.svc_id).reverse();
 
     // Newest first, ten a page: "Page x of y (n in all)" as the stats tables say it.
-    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual(newest(made.slice(2))),
+    );
     await expect(pager.textContent()).resolves.toMatch(/Page 1 of 2 \(12 in all\)/);
     const firstRow = list.locator(`tr[data-svc-id="${made[11].svc_id}"]`);
     await expect(firstRow.locator('th').textContent()).resolves.toBe(
@@ -870,19 +843,27 @@ describe('in a real browser: the web console at /console', () => {
     );
     await check('links-list');
     await pager.getByRole('button', { name: 'Next' }).click();
-    await until(ids, (v) => expect(v).toEqual(newest(made.slice(0, 2))));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual(newest(made.slice(0, 2))),
+    );
     await expect(pager.textContent()).resolves.toMatch(/Page 2 of 2 \(12 in all\)/);
     await expect(pager.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
     await pager.getByRole('button', { name: 'Previous' }).click();
-    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual(newest(made.slice(2))),
+    );
 
     // A search: every word in the URL, notes, tag or campaign.
     await list.getByLabel('Search', { exact: true }).fill('newsletter');
     await list.getByRole('button', { name: 'Search', exact: true }).click();
-    await until(ids, (v) => expect(v).toEqual([made[8].svc_id, made[3].svc_id]));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual([made[8].svc_id, made[3].svc_id]),
+    );
     await expect(pager.textContent()).resolves.toMatch(/Page 1 of 1 \(2 in all\)/);
     await list.getByRole('button', { name: 'Clear search and filters' }).click();
-    await until(ids, (v) => expect(v).toEqual(newest(made.slice(2))));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual(newest(made.slice(2))),
+    );
     await expect(list.getByLabel('Search', { exact: true }).inputValue()).resolves.toBe('');
 
     // Filters combine: facebook links (1, 4, 7, 10) of the autumn campaign (7 to 12).
@@ -890,7 +871,9 @@ describe('in a real browser: the web console at /console', () => {
     await list.getByLabel('Channel filter').fill('facebook');
     await list.getByLabel('Campaign filter').fill('autumn');
     await list.getByRole('button', { name: 'Search', exact: true }).click();
-    await until(ids, (v) => expect(v).toEqual([tenth.svc_id, seventh.svc_id]));
+    await eventually('the listed links', async () =>
+      expect(await ids()).toEqual([tenth.svc_id, seventh.svc_id]),
+    );
     expect(new URL(page.url()).search).toBe('?channel=facebook&campaign=autumn');
     await list.getByLabel('Search', { exact: true }).fill('no-such-word');
     await list.getByRole('button', { name: 'Search', exact: true }).click();
@@ -899,8 +882,8 @@ describe('in a real browser: the web console at /console', () => {
 
     // Most clicked first, by the sort choice or the column's heading (which turns it around).
     await list.getByLabel('Sort').selectOption({ label: 'Most clicked first' });
-    await until(rows, (v) =>
-      expect(v.slice(0, 4).map(([id, clicks]) => [id, clicks])).toEqual([
+    await eventually('the links by clicks', async () =>
+      expect((await rows()).slice(0, 4).map(([id, clicks]) => [id, clicks])).toEqual([
         [third.svc_id, '3'],
         [seventh.svc_id, '2'],
         [tenth.svc_id, '1'],
@@ -912,12 +895,17 @@ describe('in a real browser: the web console at /console', () => {
     ).resolves.toBe('descending');
     await list.getByRole('button', { name: /^Clicks/ }).click();
     // Nine links without clicks, then the tenth's one.
-    await until(rows, (v) =>
-      expect(v.map(([, clicks]) => clicks)).toEqual([...Array<string>(9).fill('0'), '1']),
+    await eventually('the links by clicks, fewest first', async () =>
+      expect((await rows()).map(([, clicks]) => clicks)).toEqual([
+        ...Array<string>(9).fill('0'),
+        '1',
+      ]),
     );
     await expect(list.getByLabel('Sort').inputValue()).resolves.toBe('clicks asc');
     await list.getByLabel('Sort').selectOption({ label: 'Most clicked first' });
-    await until(ids, (v) => expect(v[0]).toBe(third.svc_id));
+    await eventually('the most clicked link first', async () =>
+      expect((await ids())[0]).toBe(third.svc_id),
+    );
     expect(new URL(page.url()).search).toBe('?sort=clicks');
 
     // A row's short link opens its link page.
@@ -978,13 +966,11 @@ describe('in a real browser: the web console at /console', () => {
       /expires_at.*must be in the future/,
     );
     // The browser reports the 400 answer as a console error: expected here.
-    await until(
-      async () => [...errors],
-      (e) =>
-        expect(e).toEqual([
-          expect.stringMatching(/^400 POST .*\/url\/update\/.+\.json$/),
-          expect.stringMatching(/status of 400/),
-        ]),
+    await eventually("the browser's console errors", async () =>
+      expect([...errors]).toEqual([
+        expect.stringMatching(/^400 POST .*\/url\/update\/.+\.json$/),
+        expect.stringMatching(/status of 400/),
+      ]),
     );
     errors.length = 0;
     await controls.getByRole('button', { name: 'Undo changes' }).click();
@@ -1030,7 +1016,9 @@ describe('in a real browser: the web console at /console', () => {
       page.evaluate<number>('document.documentElement.scrollWidth'),
     ).resolves.toBeLessThanOrEqual(390);
     await page.getByRole('link', { name: '← Links' }).click();
-    await until(ids, (v) => expect(v[0]).toBe(third.svc_id));
+    await eventually('the most clicked link first', async () =>
+      expect((await ids())[0]).toBe(third.svc_id),
+    );
     expect(new URL(page.url()).search).toBe('?sort=clicks');
     await expect(
       list.locator(`tr[data-svc-id="${third.svc_id}"] td[data-label="Controls"]`).textContent(),

@@ -5,6 +5,7 @@ import { freePort, launchChromium } from '../support/browser';
 import { TestApp, createTestApp } from '../support/app';
 import { storedClicks } from '../support/clicks';
 import { createProject } from '../factories/projects';
+import { eventually } from '../support/eventually';
 
 describe('in a real browser: the tracking script after a redirect', () => {
   let t: TestApp;
@@ -84,19 +85,22 @@ describe('in a real browser: the tracking script after a redirect', () => {
     await page.click('#buy');
     await expect(page.locator('#sent').textContent()).resolves.toBe('true');
 
-    const deadline = Date.now() + 10_000;
-    let goal: unknown;
-    while (Date.now() < deadline) {
-      await t.settle();
-      const totals = await t.http
-        .get('/stats/totals.json')
-        .query({ v: '3', key, with_conversions: 'true', start_date: '2026-01-01' })
-        .expect(200);
-      goal = totals.body.totals.conversions.goal_1;
-      if ((goal as { count: number }).count === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(goal).toEqual({ count: 1, value: 1999, label: 'Purchase' });
+    await eventually(
+      'the conversion in the totals',
+      async () => {
+        await t.settle();
+        const totals = await t.http
+          .get('/stats/totals.json')
+          .query({ v: '3', key, with_conversions: 'true', start_date: '2026-01-01' })
+          .expect(200);
+        expect(totals.body.totals.conversions.goal_1).toEqual({
+          count: 1,
+          value: 1999,
+          label: 'Purchase',
+        });
+      },
+      10_000,
+    );
     const [row] = (
       await t.db.query<{ session_id: string; redirection_id: string | null; href: string }>(
         `SELECT session_id, redirection_id::text, href FROM conversions`,

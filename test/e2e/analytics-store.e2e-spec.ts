@@ -6,12 +6,12 @@ import {
   BROWSER,
   clickCounts,
   clicksOf,
-  eventually,
   linkRow,
   stored,
   storedClicks,
   waitForClicks,
 } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 

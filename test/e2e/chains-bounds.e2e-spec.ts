@@ -6,6 +6,7 @@ import { CHAIN_MOVE_MAX_SUBTREE } from '../../src/links/chain-moves.service';
 import { TestApp, createTestApp } from '../support/app';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
+import { eventually } from '../support/eventually';
 
 const CYCLE = {
   error: 400,
@@ -64,15 +65,6 @@ function helpers(t: TestApp) {
   return { make, update, chainOf, parentsOf, lockWaiters };
 }
 
-/** Polls `check` until it holds, for at most 10 s; false when it never did. */
-async function eventually(check: () => Promise<boolean>): Promise<boolean> {
-  for (const start = Date.now(); Date.now() - start < 10_000;) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
-
 /**
  * Re-parents take the project's lock before their checks (docs/api.md, "Security"): two at once
  * that would each make the other link their parent cannot both pass the cycle check.
@@ -107,9 +99,16 @@ describe('share chains: concurrent re-parents', () => {
         [a.id, b.id],
       ]);
       first = h.update(key, a, b).then((res) => res);
-      expect(await eventually(async () => (await h.lockWaiters()) === 1)).toBe(true);
+      expect(
+        await eventually(
+          'an update waiting for the lock',
+          async () => (await h.lockWaiters()) === 1,
+        ),
+      ).toBe(true);
       second = h.update(key, b, a).then((res) => res);
-      expect(await eventually(async () => (await h.lockWaiters()) === 2)).toBe(true);
+      expect(
+        await eventually('both updates waiting', async () => (await h.lockWaiters()) === 2),
+      ).toBe(true);
     } finally {
       await t.db.query('COMMIT');
     }
@@ -171,7 +170,12 @@ describe.each([
     try {
       await t.db.query(`SELECT 1 FROM links WHERE id = $1 FOR UPDATE`, [wChild.id]);
       await h.update(key1, w, wParent).expect(200);
-      expect(await eventually(async () => (await h.lockWaiters()) === 1)).toBe(true);
+      expect(
+        await eventually(
+          'an update waiting for the lock',
+          async () => (await h.lockWaiters()) === 1,
+        ),
+      ).toBe(true);
       await during();
       expect(await h.chainOf(wChild)).toEqual({ ancestors: [w.id], depth: 1 });
     } finally {
@@ -195,6 +199,7 @@ describe.each([
       await h.update(key2, y, q).expect(200);
       expect(
         await eventually(
+          "the other project's move",
           async () => (await h.chainOf(yChild)).ancestors.join() === `${y.id},${q.id}`,
         ),
       ).toBe(true);

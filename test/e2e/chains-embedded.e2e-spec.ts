@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { BROWSER, eventually } from '../support/clicks';
+import { BROWSER } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

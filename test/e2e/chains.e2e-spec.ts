@@ -1,5 +1,6 @@
 import { TestApp, createTestApp } from '../support/app';
-import { BROWSER, eventually } from '../support/clicks';
+import { BROWSER } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { clickRollup, conversionRollup } from '../factories/stats';

@@ -17,7 +17,7 @@ import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { createTestDatabase, dropTestDatabase } from '../support/app';
 import { databaseUrl } from '../support/env';
-import { eventually } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 
 /**

@@ -10,7 +10,6 @@ import {
   GOOGLEBOT,
   clickCounts,
   clicksOf,
-  eventually,
   linkRow,
   spooledClicks,
   stored,
@@ -18,6 +17,7 @@ import {
   hourlyClicks,
   storedClicks,
 } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { TestRedisServer, startRedisServer } from '../support/redis-server';
 import { SiblingApp, startSiblingApp } from '../support/sibling-app';
 import { createLink } from '../factories/links';

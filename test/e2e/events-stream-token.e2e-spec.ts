@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { LIVE_FEED_OPTIONS, LiveFeed, LiveFeedOptions } from '../../src/live-feed/live-feed';
 import { OutgoingEvent, eventId } from '../../src/events/project-event';
 import { TestApp, createTestApp } from '../support/app';
+import { eventually } from '../support/eventually';
+import { logCapture } from '../support/log-capture';
 import { SiblingApp, startSiblingApp } from '../support/sibling-app';
 import { SseClient, openStream, stream } from '../support/sse-client';
 import { createProject } from '../factories/projects';
@@ -184,6 +185,7 @@ describe.each([
     try {
       const res = await tokenRequest(t.http, 'x-api-key', p.key).expect(200);
       expect((res.body as { expires_in: number }).expires_in).toBe(1);
+      // The lifetime running out is what is tested: this wait outlasts it, no state marks it.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(
         await openStream(streams.app, { token: (res.body as { token: string }).token }),
@@ -308,16 +310,10 @@ describe('stream tokens and the read budget (READ_RATE_LIMIT=3)', () => {
  */
 describe('stream requests leave no key or token in the log', () => {
   let t: TestApp;
-  let log = '';
+  const log = logCapture();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        log += chunk.toString();
-        done();
-      },
-    });
-    t = await createTestApp({ logDestination: destination, env: { LOG_LEVEL: 'debug' } });
+    t = await createTestApp({ logDestination: log.destination, env: { LOG_LEVEL: 'debug' } });
     await listen(t.app);
   });
   afterAll(() => t?.close());
@@ -352,24 +348,27 @@ describe('stream requests leave no key or token in the log', () => {
     } finally {
       subscribe.mockRestore();
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const failures = () =>
+      log.lines().filter((line) => line.msg === 'unexpected error on GET /events/stream');
+    const paths = () =>
+      log
+        .lines()
+        .map((line) => (line.req as { path?: string } | undefined)?.path)
+        .filter((path) => path?.startsWith('/events/'));
+    // A request's line is written once its answer is done, a stream's once its connection closes.
+    await eventually('the lines of the stream requests', () => {
+      expect(failures()).toHaveLength(2);
+      expect(paths().length).toBeGreaterThanOrEqual(6);
+    });
 
-    expect([p.key, ...used].filter((secret) => log.includes(secret))).toEqual([]);
-    const lines = log
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const urls = lines
-      .filter((line) => line.msg === 'unexpected error on GET /events/stream')
-      .map((line) => (line.url as string).replace(/evt_[0-9a-f]{32}/, 'evt_…'));
+    expect([p.key, ...used].filter((secret) => log.text().includes(secret))).toEqual([]);
+    const urls = failures().map((line) =>
+      (line.url as string).replace(/evt_[0-9a-f]{32}/, 'evt_…'),
+    );
     expect(urls).toEqual([
       '/events/stream?token=[REDACTED]',
       '/events/stream?key=[REDACTED]&last_event_id=evt_…',
     ]);
-    const paths = lines
-      .map((line) => (line.req as { path?: string } | undefined)?.path)
-      .filter((path) => path?.startsWith('/events/'));
-    expect(paths.length).toBeGreaterThanOrEqual(6);
-    expect(new Set(paths)).toEqual(new Set(['/events/stream', '/events/stream/token']));
+    expect(new Set(paths())).toEqual(new Set(['/events/stream', '/events/stream/token']));
   });
 });

@@ -8,6 +8,7 @@ import { EventType, OutgoingEvent, ProjectEvent, eventId } from '../../src/event
 import { TestApp, createTestApp } from '../support/app';
 import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
 import { TEST_REDIS_URL } from '../support/env';
+import { eventually } from '../support/eventually';
 import { SiblingApp, startSiblingApp } from '../support/sibling-app';
 import { Refusal, SseClient, openStream, stream } from '../support/sse-client';
 import { createProject } from '../factories/projects';
@@ -268,7 +269,7 @@ describe('the live feed across instances', () => {
       clients.push(third);
       expect(await numsub()).toBe(1);
       for (const client of clients.splice(0)) client.close();
-      await until(async () => (await numsub()) === 0, 'the channel unsubscribed');
+      await eventually('the channel unsubscribed', async () => (await numsub()) === 0);
     } finally {
       optionsA.maxStreamsPerProject = 20;
     }
@@ -348,19 +349,10 @@ describe('the live feed in embedded mode (one process, no Redis)', () => {
 });
 
 /** Tries `open` until it gives a stream (a closed client frees its slot a moment later). */
-async function retry(open: () => Promise<SseClient | Refusal>): Promise<SseClient> {
-  let last: SseClient | Refusal | undefined;
-  await until(async () => {
-    last = await open();
-    return last instanceof SseClient;
-  }, 'a stream');
-  return last as SseClient;
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: still not after 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function retry(open: () => Promise<SseClient | Refusal>): Promise<SseClient> {
+  return eventually('a stream', async () => {
+    const opened = await open();
+    if (!(opened instanceof SseClient)) throw new Error(`refused: ${JSON.stringify(opened)}`);
+    return opened;
+  });
 }

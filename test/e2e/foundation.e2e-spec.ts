@@ -22,6 +22,7 @@ import {
   testConfig,
 } from '../support/app';
 import { TEST_REDIS_URL, databaseUrl } from '../support/env';
+import { eventually } from '../support/eventually';
 
 function mail(to = 'ada@example.com'): MailMessage {
   return { id: randomUUID(), to, subject: 'Hello', text: 'First line\nSecond line' };
@@ -87,14 +88,6 @@ async function count(db: Client, table: 'subscriptions' | 'applications'): Promi
   return result.rows[0].n;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('jobs run the same on BullMQ and in-process', () => {
   it.each([
     ['BullMQ on Redis', true],
@@ -124,7 +117,7 @@ describe('jobs run the same on BullMQ and in-process', () => {
       const message = mail();
       await api.app.get(MailService).enqueue(message);
       const inWorkerOutbox = path.join(worker.config.outboxDir, `${message.id}.eml`);
-      await waitFor(() => existsSync(inWorkerOutbox));
+      await eventually("the mail in the worker's outbox", () => existsSync(inWorkerOutbox), 10_000);
       expectEml(worker.config, message);
       expect(existsSync(path.join(api.config.outboxDir, `${message.id}.eml`))).toBe(false);
     } finally {

@@ -5,7 +5,8 @@ import { TestApp, createTestApp } from '../support/app';
 import { startSiblingApp } from '../support/sibling-app';
 import { connectDomain, createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
-import { BROWSER, GOOGLEBOT, clickCounts, eventually } from '../support/clicks';
+import { BROWSER, GOOGLEBOT, clickCounts } from '../support/clicks';
+import { eventually } from '../support/eventually';
 
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';

@@ -5,6 +5,7 @@ import type { Response, Test } from 'supertest';
 import Redis from 'ioredis';
 import { FixedWindowStorage } from '../../src/rate-limit/fixed-window.storage';
 import { TEST_REDIS_URL } from '../support/env';
+import { eventually } from '../support/eventually';
 
 const LIMITED = {
   error: 429,
@@ -199,7 +200,12 @@ describe('the rate limit window on Redis', () => {
       timeToExpire: 1,
       timeToBlockExpire: 1,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The window ends when its key expires.
+    await eventually(
+      'the end of the window',
+      async () => (await redis.exists(`${prefix}:throttle:default:k`)) === 0,
+      5000,
+    );
     expect(await hit()).toMatchObject({
       totalHits: 1,
       isBlocked: false,

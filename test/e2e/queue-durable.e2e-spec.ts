@@ -7,8 +7,15 @@ import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { JobQueue } from '../../src/queue/job-queue';
 import { QUEUES } from '../../src/queue/queue-names';
-import { eventually } from '../support/clicks';
-import { Run, TestDelivery, concurrency, openQueueApp, runs } from '../support/durable-queue-app';
+import { eventually } from '../support/eventually';
+import {
+  Run,
+  TestDelivery,
+  concurrency,
+  openQueueApp,
+  release,
+  runs,
+} from '../support/durable-queue-app';
 
 jest.setTimeout(60_000);
 
@@ -78,17 +85,20 @@ describe('embedded (PGlite, in-process jobs): the durable webhooks queue', () =>
 
   it('retries a failing job with its attempts and next run in its row, and gives one up after its attempts', async () => {
     const queue = await open();
-    await add(queue, { label: 'flaky', failUntil: 3 }, { jobId: 'flaky', fixedBackoffMs: 500 });
+    // Its second attempt is held while the test reads the retry its first failure recorded.
+    await add(
+      queue,
+      { label: 'flaky', failUntil: 3, holdAttempt: 2 },
+      { jobId: 'flaky', fixedBackoffMs: 500 },
+    );
     await add(
       queue,
       { label: 'doomed', failUntil: 9 },
       { jobId: 'doomed', attempts: 2, fixedBackoffMs: 200 },
     );
-    let retry: Row | undefined;
-    await eventually('the first retry recorded', async () => {
-      retry = (await rows()).find((r) => r.id === 'flaky' && r.attempts_made === 1);
-      return retry !== undefined;
-    });
+    await eventually('the second attempt running', () => runsOf('flaky').length === 2);
+    const retry = (await rows()).find((r) => r.id === 'flaky' && r.attempts_made === 1);
+    release('flaky');
     const firstRun = runsOf('flaky')[0].at;
     expect(retry!.run_at.getTime() - firstRun).toBeGreaterThanOrEqual(500);
     expect(retry!.run_at.getTime() - firstRun).toBeLessThan(1500);

@@ -6,11 +6,11 @@ import {
   BROWSER,
   GOOGLEBOT,
   clickCounts,
-  eventually,
   spooledClicks,
   stored,
   waitForClicks,
 } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { TEST_DATABASE_URL, databaseUrl } from '../support/env';
 import { TestRedisServer, startRedisServer } from '../support/redis-server';
 import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
-import { eventually } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { adminPost } from '../factories/admin';
 import { createProject } from '../factories/projects';

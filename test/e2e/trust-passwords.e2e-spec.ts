@@ -3,7 +3,16 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import {
+  ADDRESS_ACTIVE,
+  ADDRESS_WAITING,
+  Admission,
+  PROJECT_PENDING,
+  PasswordChecks,
+} from '../../src/redirects/password-checks';
+import { PasswordGate } from '../../src/redirects/password-gate';
 import { TestApp, createTestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { SiblingApp, startSiblingApp } from '../support/sibling-app';
 import { createProject } from '../factories/projects';
 import { createLink } from '../factories/links';
@@ -67,6 +76,27 @@ const tally = (answers: Answer[]) => {
   for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1;
   return counts;
 };
+
+/** An admission of the app's password checks, and their load just after it. */
+interface Admitted {
+  kind: Admission['kind'];
+  running: number;
+  pending: number;
+}
+
+/** Records every admission of the app's fair queue of password checks, with the load it left. */
+function watchChecks(t: TestApp): Admitted[] {
+  // The gate's own queue: the one its checks go through.
+  const checks: PasswordChecks = t.app.get(PasswordGate, { strict: false })['checks'];
+  const submit = checks.submit.bind(checks);
+  const admitted: Admitted[] = [];
+  jest.spyOn(checks, 'submit').mockImplementation((...args) => {
+    const admission = submit(...args);
+    admitted.push({ kind: admission.kind, ...checks.load });
+    return admission;
+  });
+  return admitted;
+}
 
 /** The app behind one trusted proxy (TRUST_PROXY=1), listening for send's raw requests. */
 async function startApp(options: { redis?: boolean } = {}): Promise<TestApp> {
@@ -153,20 +183,21 @@ describe('password checks under a burst', () => {
     keyB = (await createProject(t)).api_key;
   });
   afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
 
   it("a burst at project A's link from 300 addresses does not make project B's link answer 503", async () => {
     const linkA = await createLink(t, keyA, { password: 'a-secret' });
     const linkB = await createLink(t, keyB, { password: 'b-secret' });
-    let first!: () => void;
-    const firstAnswer = new Promise<void>((resolve) => (first = resolve));
+    const admitted = watchChecks(t);
     const burst = Array.from({ length: 300 }, (_, i) =>
-      guess(t, linkA.path, 'wrong', `203.0.${Math.floor(i / 100)}.${i % 100}`).then((a) => {
-        first();
-        return a;
-      }),
+      guess(t, linkA.path, 'wrong', `203.0.${Math.floor(i / 100)}.${i % 100}`),
     );
-    // B's visitors come while A's checks are queued: eight, 25 ms apart.
-    await firstAnswer;
+    // B's visitors come once A's queue is full (its next visitor refused): eight, 25 ms apart.
+    const full = await eventually(
+      "project A's queue full",
+      () => admitted.find((a) => a.kind === 'project-busy') ?? false,
+    );
+    expect(full.pending).toBe(PROJECT_PENDING);
     const visitors: Promise<Answer>[] = [];
     for (let i = 0; i < 8; i++) {
       visitors.push(guess(t, linkB.path, 'b-secret', `198.51.100.${70 + i}`));
@@ -192,6 +223,7 @@ describe('password checks under a burst', () => {
     const links = await Promise.all(
       [1, 2, 3].map(() => createLink(t, keyA, { password: 'right' })),
     );
+    const admitted = watchChecks(t);
     const answers = await Promise.all(
       links.flatMap((link) =>
         Array.from({ length: 10 }, (_, i) => guess(t, link.path, `wrong ${i}`, '192.0.2.55')),
@@ -199,6 +231,15 @@ describe('password checks under a burst', () => {
     );
     const busy = answers.filter((a) => a.status === 429);
     expect(busy.length).toBeGreaterThan(0);
+    // Refused exactly when the address had 2 checks running and 10 waiting, never more.
+    expect([ADDRESS_ACTIVE, ADDRESS_WAITING]).toEqual([2, 10]);
+    const refused = admitted.filter((a) => a.kind === 'address-busy');
+    expect(refused).toHaveLength(busy.length);
+    expect(new Set(refused.map((a) => `${a.running} running, ${a.pending} waiting`))).toEqual(
+      new Set(['2 running, 10 waiting']),
+    );
+    expect(Math.max(...admitted.map((a) => a.running))).toBe(2);
+    expect(Math.max(...admitted.map((a) => a.pending))).toBe(10);
     for (const answer of busy) {
       expect(answer.headers['retry-after']).toBe('1');
       expect(answer.body).toContain('Too many passwords at once from your address. Try again.');

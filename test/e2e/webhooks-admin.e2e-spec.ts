@@ -11,6 +11,7 @@ import { CreatedProject, createProject } from '../factories/projects';
 import { WebhookTargets } from '../../src/webhooks/webhook-targets';
 import { TestApp, createTestApp } from '../support/app';
 import { EmbeddedApp, startEmbeddedApp } from '../support/embedded-app';
+import { eventually } from '../support/eventually';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{32}$/;
@@ -958,17 +959,12 @@ describe('webhooks administration API', () => {
         })
         .expect(200);
       // Sent (and refused: the address is this machine's), logged, and the outbox row gone.
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+      const [attempt] = await eventually(`the delivery of ${made.body.svc_id}`, async () => {
         const log = await embeddedPost(`/webhooks/${id}/deliveries`, {}).expect(200);
-        const [attempt] = log.body.response.deliveries as Record<string, unknown>[];
-        if (attempt) {
-          expect(attempt).toMatchObject({ event_type: 'link.created', error: 'forbidden_address' });
-          break;
-        }
-        if (Date.now() > deadline) throw new Error(`no delivery of ${made.body.svc_id}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+        const deliveries = log.body.response.deliveries as Record<string, unknown>[];
+        return deliveries.length > 0 && deliveries;
+      });
+      expect(attempt).toMatchObject({ event_type: 'link.created', error: 'forbidden_address' });
       expect(await dataSource.query('SELECT id FROM event_outbox')).toEqual([]);
     });
   });

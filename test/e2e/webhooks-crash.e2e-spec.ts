@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { BROWSER } from '../support/clicks';
+import { eventually } from '../support/eventually';
 import { ServiceProcess, ensureBuild, get, startServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { createProject } from '../factories/projects';
@@ -77,9 +78,13 @@ describe.each([
 
       const answered = await redirects(first, link.path);
       expect(answered.size).toBe(REQUESTS);
-      // Some events delivered, the rest queued or in flight: then the crash.
-      await until(() => receiver.received.length >= 20, 30_000);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Some events delivered, the rest queued or in flight: then the crash. The test fails here
+      // when the deliveries never started, or had all arrived before the crash.
+      await eventually(
+        'deliveries answered before the crash',
+        () => receiver.answered >= 20,
+        30_000,
+      );
       expect(receiver.received.length).toBeLessThan(REQUESTS);
       await first.kill('SIGKILL');
       receiver.delayMs = slow;
@@ -88,9 +93,11 @@ describe.each([
       const hosts = () =>
         new Set(receiver.received.map((r) => String(r.body.data.click?.referrer_host)));
       // A job the killed worker held is taken up again once its lock lapses (10 s).
-      await until(() => [...answered].every((n) => hosts().has(`r${n}.load.test`)), 90_000);
-      const missing = [...answered].filter((n) => !hosts().has(`r${n}.load.test`));
-      expect(missing).toEqual([]);
+      await eventually(
+        'every answered click delivered after the restart',
+        () => expect([...answered].filter((n) => !hosts().has(`r${n}.load.test`))).toEqual([]),
+        90_000,
+      );
       expect(receiver.received.every((r) => r.verified === true)).toBe(true);
       const ids = new Set(receiver.received.map((r) => r.body.id));
       process.stdout.write(
@@ -157,11 +164,4 @@ async function post<T>(
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

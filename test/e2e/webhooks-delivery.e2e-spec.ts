@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { TestApp, createTestApp } from '../support/app';
 import { BROWSER, GOOGLEBOT } from '../support/clicks';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { adminCaller, untilPasses } from '../support/webhooks';
+import { eventually } from '../support/eventually';
+import { adminCaller } from '../support/webhooks';
 import { createProject } from '../factories/projects';
 import { EventOutbox } from '../../src/events/event-outbox';
 import { ProjectEvents } from '../../src/events/project-events';
@@ -84,7 +85,7 @@ describe('webhook deliveries', () => {
     ).body as { svc_id: string; path: string };
 
   const arrived = (type: string, count: number) =>
-    untilPasses(async () => {
+    eventually(`${count} ${type} deliveries`, async () => {
       await t.settle();
       expect(receiver.of(type)).toHaveLength(count);
     });
@@ -275,7 +276,7 @@ describe('webhook deliveries', () => {
     // Queued at once after the commit: the row goes.
     await link();
     await arrived('link.created', 1);
-    await untilPasses(async () => expect(await kept()).toEqual([]));
+    await eventually('the outbox row gone', async () => expect(await kept()).toEqual([]));
 
     // The queue refuses them (as a process killed after the commit would never queue them): the
     // answers are the same, and every request's events stay in the outbox.
@@ -364,12 +365,20 @@ describe('webhook deliveries', () => {
   });
 
   it('gives up after the last delay', async () => {
-    await webhook(['link.created']);
+    const { id } = await webhook(['link.created']);
     receiver.answer = () => 503;
     await link();
     // Three delays: four tries.
     await arrived('link.created', 4);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Given up: the fourth attempt is logged with no retry to come.
+    await eventually('the last attempt logged', async () => {
+      const log = await admin(`/webhooks/${id}/deliveries`).expect(200);
+      const [last] = log.body.response.deliveries as {
+        attempt: number;
+        next_retry_at: string | null;
+      }[];
+      expect([last.attempt, last.next_retry_at]).toEqual([4, null]);
+    });
     await t.settle();
     expect(receiver.received).toHaveLength(4);
   });
@@ -379,7 +388,7 @@ describe('webhook deliveries', () => {
     receiver.answer = () => 410;
     await link();
     await link();
-    await untilPasses(async () => {
+    await eventually('the webhook disabled as gone', async () => {
       const row = await t.db.query('SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', [
         id,
       ]);
@@ -392,7 +401,7 @@ describe('webhook deliveries', () => {
     await link();
     await t.settle();
     expect(receiver.received).toHaveLength(before);
-    await untilPasses(() => {
+    await eventually('the mail to the admins', () => {
       const outbox = path.join(t.config.outboxDir);
       const mails = readdirSync(outbox)
         .map((f) => readFileSync(path.join(outbox, f), 'utf8'))
@@ -408,9 +417,16 @@ describe('webhook deliveries', () => {
     receiver.answer = () => 500;
     await link();
     await arrived('link.created', 4);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // The next failure disables it once the webhook has been failing for WEBHOOK_DISABLE_AFTER.
+    await eventually('the webhook failing for WEBHOOK_DISABLE_AFTER', async () => {
+      const row = await t.db.query<{ long: boolean }>(
+        `SELECT failing_since <= now() - interval '2 seconds' AS long FROM webhooks WHERE id = $1`,
+        [id],
+      );
+      expect(row.rows[0]).toEqual({ long: true });
+    });
     await link();
-    await untilPasses(async () => {
+    await eventually('the webhook disabled as failing', async () => {
       const row = await t.db.query('SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', [
         id,
       ]);
@@ -427,7 +443,7 @@ describe('webhook deliveries', () => {
       .get((await import('../../src/webhooks/webhook-targets')).WebhookTargets)
       .changed(projectId);
     await link();
-    await untilPasses(async () => {
+    await eventually('the refused delivery logged', async () => {
       const log = await admin(`/webhooks/${id}/deliveries`).expect(200);
       expect(log.body.response.deliveries[0]).toMatchObject({
         status_code: null,

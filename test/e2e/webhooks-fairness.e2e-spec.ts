@@ -1,6 +1,7 @@
 import { TestApp, createTestApp } from '../support/app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { adminCaller, projectWithId, untilPasses } from '../support/webhooks';
+import { eventually } from '../support/eventually';
+import { adminCaller, projectWithId } from '../support/webhooks';
 import { OutgoingEvent, eventId } from '../../src/events/project-event';
 import { ProjectEvents } from '../../src/events/project-events';
 
@@ -77,14 +78,19 @@ describe.each([
     // 150 events for each of A's webhooks: two jobs each, 18 in all.
     await t.app.get(ProjectEvents).publish(linkEvents(a.id, 150));
     // A's deliveries are under way and hang (the sender keeps 64 connections to one origin).
-    await untilPasses(() => expect(hanging.received.length).toBeGreaterThanOrEqual(64), 30_000);
+    await eventually(
+      'the hanging webhook holding its 64 requests',
+      () => expect(hanging.received.length).toBeGreaterThanOrEqual(64),
+      30_000,
+    );
 
     const made = await t.http
       .get('/url.json')
       .query({ v: '3', key: b.key, tool: 't', channel: 'email', url: 'https://b.example/' })
       .expect(200);
     const queuedAt = Date.now();
-    await untilPasses(
+    await eventually(
+      "project B's webhook served",
       () =>
         expect(fast.of('link.created').map((r) => String(r.body.data.svc_id))).toEqual([
           (made.body as { svc_id: string }).svc_id,

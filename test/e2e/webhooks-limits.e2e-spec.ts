@@ -1,12 +1,7 @@
 import { TestApp, createTestApp } from '../support/app';
+import { eventually } from '../support/eventually';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import {
-  addProjectAdmin,
-  adminCaller,
-  outboxMails,
-  projectWithId,
-  untilPasses,
-} from '../support/webhooks';
+import { addProjectAdmin, adminCaller, outboxMails, projectWithId } from '../support/webhooks';
 import { OutgoingEvent, ProjectEvent, eventId } from '../../src/events/project-event';
 import { ProjectEvents } from '../../src/events/project-events';
 
@@ -83,7 +78,7 @@ describe('webhook limits', () => {
   /** The one mail about the webhook, once written; its file is named from ids, never the address. */
   async function disabledMail(webhookId: string): Promise<string> {
     let mails: { file: string; mail: string }[] = [];
-    await untilPasses(() => {
+    await eventually('the disabled-webhook mail', () => {
       mails = outboxMails(t, webhookId);
       expect(mails).toHaveLength(1);
     });
@@ -105,11 +100,15 @@ describe('webhook limits', () => {
         )
       ).rows[0];
     // Events keep coming; some deliveries succeed all along.
-    const deadline = Date.now() + 20_000;
-    while ((await state()).enabled && Date.now() < deadline) {
-      await link(p.key);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      'the webhook disabled',
+      async () => {
+        if (!(await state()).enabled) return true;
+        await link(p.key);
+        return false;
+      },
+      20_000,
+    );
     expect(await state()).toEqual({ enabled: false, disabled_reason: 'failing' });
     const log = await deliveries(id);
     expect(log.deliveries.filter((d) => d.status_code === 204).length).toBeGreaterThan(0);
@@ -176,12 +175,12 @@ describe('webhook limits', () => {
     const first = await webhook(p.key, failing.url, { events: ['link.created'] });
     await webhook(p.key, other.url, { events: ['link.created'] });
     await link(p.key);
-    await untilPasses(() => {
+    await eventually('the retried and the other deliveries', () => {
       expect(failing.r.received.map((r) => r.status)).toEqual([500, 500, 204]);
       expect(other.r.received).toHaveLength(1);
     });
     const eventIdSent = other.r.received[0].body.id;
-    await untilPasses(async () => {
+    await eventually('the attempts logged', async () => {
       const { rows } = await t.db.query<{ attempts: number; bodies: number }>(
         `SELECT count(*)::int AS attempts, count(u.body)::int AS bodies
          FROM webhook_delivery_log l, unnest(l.event_ids, l.bodies) AS u(id, body)
@@ -225,8 +224,12 @@ describe('webhook limits', () => {
       { projectId: p.id, linkId: linkId(kept.svc_id), event: keptClick },
       { projectId: p.id, linkId: null, event: pageview },
     ]);
-    await untilPasses(() => expect(wide.r.received).toHaveLength(4));
-    await untilPasses(() => expect(narrow.r.received).toHaveLength(1));
+    await eventually("the wide webhook's deliveries", () =>
+      expect(wide.r.received).toHaveLength(4),
+    );
+    await eventually("the narrow webhook's delivery", () =>
+      expect(narrow.r.received).toHaveLength(1),
+    );
     const refused = async (evt: ProjectEvent, message: string) => {
       const res = await admin(`/webhooks/${id}/redeliver`, { event_id: evt.id }).expect(400);
       expect(res.body.error).toEqual({ code: 1002, message });
@@ -244,7 +247,7 @@ describe('webhook limits', () => {
       `Invalid parameter json.event_id: ${pageview.id} is a pageview conversion, which this webhook does not take (pageviews: false)`,
     );
     await admin(`/webhooks/${id}/redeliver`, { event_id: keptClick.id }).expect(200);
-    await untilPasses(() =>
+    await eventually('the redelivery', () =>
       expect(narrow.r.received.map((r) => r.body.id)).toEqual([keptClick.id, keptClick.id]),
     );
   });

@@ -25,6 +25,7 @@ import {
   stampedName,
   templateDatabase,
 } from './env';
+import { waitForBullQueues } from './bull-queues';
 import { installResponseValidation, leaveUnchecked, serviceValidator } from './openapi-validation';
 
 // Every test file that starts the app imports this module: each answer its requests receive is
@@ -179,7 +180,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     settle: async () => {
       await app.get(ClickBuffer, { strict: false }).flush();
       await queue.drain(10_000);
-      if (useRedis) await waitForBullQueues(prefix);
+      if (useRedis) await waitForBullQueues(TEST_REDIS_URL, prefix, 10_000);
     },
     close: async () => {
       await app.close();
@@ -196,43 +197,4 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Polls BullMQ's keys under the prefix until no job is waiting, delayed or active. */
-async function waitForBullQueues(prefix: string, timeoutMs = 10_000): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL);
-  try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      let busy = 0;
-      for (const state of ['wait', 'active', 'delayed', 'prioritized', 'paused']) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(
-            cursor,
-            'MATCH',
-            `${prefix}:bull:*:${state}`,
-            'COUNT',
-            1000,
-          );
-          cursor = next;
-          for (const key of keys) {
-            const type = await redis.type(key);
-            busy +=
-              type === 'list'
-                ? await redis.llen(key)
-                : type === 'zset'
-                  ? await redis.zcard(key)
-                  : 0;
-          }
-        } while (cursor !== '0');
-      }
-      if (busy === 0) return;
-      if (Date.now() > deadline)
-        throw new Error(`BullMQ queues under ${prefix} still busy (${busy} jobs)`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    redis.disconnect();
-  }
 }

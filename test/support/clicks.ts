@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ClickEvent } from '../../src/clicks/click-event';
 import { ClickEnricher } from '../../src/enrichment/click-enricher';
 import { TestApp } from './app';
+import { eventually } from './eventually';
 
 export const BROWSER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
@@ -55,24 +56,27 @@ export async function clickCounts(
 }
 
 /**
- * Polls the rollups until every link has at least its expected clicks (or the deadline passes), then
- * returns what is stored: the caller asserts the exact values, so a double count shows.
+ * Waits until every link has at least its expected clicks in the rollups, then returns what is
+ * stored: the caller asserts the exact values, so a double count shows.
  */
-export async function waitForClicks(
+export function waitForClicks(
   t: Pick<TestApp, 'db' | 'analytics'>,
   expected: Record<string, ClickCounts>,
   timeoutMs = 15_000,
 ): Promise<Record<string, ClickCounts & { raw: number }>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const counts = await clickCounts(t, Object.keys(expected));
-    const reached = Object.entries(expected).every(
-      ([svcId, want]) =>
-        (counts[svcId]?.clicks ?? 0) >= want.clicks && (counts[svcId]?.bots ?? 0) >= want.bots,
-    );
-    if (reached || Date.now() > deadline) return counts;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(
+    `the clicks of ${Object.keys(expected).join(', ')}`,
+    async () => {
+      const counts = await clickCounts(t, Object.keys(expected));
+      const reached = Object.entries(expected).every(
+        ([svcId, want]) =>
+          (counts[svcId]?.clicks ?? 0) >= want.clicks && (counts[svcId]?.bots ?? 0) >= want.bots,
+      );
+      if (!reached) throw new Error(`stored so far: ${JSON.stringify(counts)}`);
+      return counts;
+    },
+    timeoutMs,
+  );
 }
 
 /** What a rollup row set should read once `expected` arrived: raw = clicks + bots. */
@@ -99,19 +103,6 @@ export function spooledClicks(dataDir: string): { files: string[]; clicks: { id:
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as { id: string });
   return { files, clicks };
-}
-
-/** Polls until `check` holds, failing with `what` at the deadline. */
-export async function eventually(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** A link's id and project, by svc_id, as clicks carry them. */

@@ -26,6 +26,8 @@ export interface TestDelivery {
   label: string;
   /** The job fails until its attempt `failUntil` (1-based). */
   failUntil?: number;
+  /** Its run of this attempt (1-based) waits for `release(label)`. */
+  holdAttempt?: number;
 }
 
 export interface Run {
@@ -42,13 +44,25 @@ export const runs: Run[] = [];
 /** How many jobs run at once now, and at most so far. */
 export const concurrency = { now: 0, max: 0 };
 
+/** The runs held by `holdAttempt`, by label. */
+const holds = new Map<string, () => void>();
+
+/** Lets a held run go on. */
+export function release(label: string): void {
+  holds.get(label)?.();
+  holds.delete(label);
+}
+
 const KILLED_CHILD = require.main === module;
 
 @JobProcessor(QUEUES.webhooks, 4)
 class TestDeliveries extends WorkerHost {
   async process(job: Job<TestDelivery>): Promise<void> {
-    const { label, failUntil = 0 } = job.data;
+    const { label, failUntil = 0, holdAttempt } = job.data;
     runs.push({ label, jobId: job.id!, attemptsMade: job.attemptsMade, at: Date.now() });
+    if (holdAttempt === job.attemptsMade + 1) {
+      await new Promise<void>((resolve) => holds.set(label, resolve));
+    }
     if (KILLED_CHILD) {
       process.stdout.write(`started ${label}\n`);
       return new Promise(() => undefined);

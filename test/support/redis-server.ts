@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { waitForBullQueues } from './bull-queues';
+import { eventually } from './eventually';
 
 /**
  * A Redis of the test's own (the `redis-server` binary on a free port, nothing persisted), which the
@@ -13,7 +15,7 @@ export interface TestRedisServer {
   kill(): Promise<void>;
   /** Starts a fresh, empty server on the same port. */
   start(): Promise<void>;
-  /** Polls BullMQ's keys under `prefix` until no job is waiting, delayed or active. */
+  /** Waits until no BullMQ job under `prefix` is waiting, delayed or active. */
   waitForQueues(prefix: string, timeoutMs?: number): Promise<void>;
 }
 
@@ -59,24 +61,26 @@ export async function startRedisServer(): Promise<TestRedisServer> {
       ),
     );
     exited.catch(() => undefined);
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const probe = new Redis(url, {
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      probe.on('error', () => undefined);
-      try {
-        await Promise.race([probe.connect().then(() => probe.ping()), exited]);
-        return;
-      } catch (error) {
-        if (proc.exitCode !== null || Date.now() > deadline) throw error;
-      } finally {
-        probe.disconnect();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const started = await eventually(
+      `redis-server on port ${port}`,
+      async () => {
+        if (proc.exitCode !== null) return 'exited';
+        const probe = new Redis(url, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        probe.on('error', () => undefined);
+        try {
+          await Promise.race([probe.connect().then(() => probe.ping()), exited]);
+          return 'up';
+        } finally {
+          probe.disconnect();
+        }
+      },
+      5000,
+    );
+    if (started === 'exited') await exited;
   };
 
   const kill = async (): Promise<void> => {
@@ -89,34 +93,8 @@ export async function startRedisServer(): Promise<TestRedisServer> {
     await exited;
   };
 
-  const waitForQueues = async (prefix: string, timeoutMs = 15_000): Promise<void> => {
-    const redis = new Redis(url);
-    redis.on('error', () => undefined);
-    try {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        let busy = 0;
-        for (const state of ['wait', 'active', 'delayed', 'prioritized', 'paused']) {
-          const keys = await redis.keys(`${prefix}:bull:*:${state}`);
-          for (const key of keys) {
-            const type = await redis.type(key);
-            busy +=
-              type === 'list'
-                ? await redis.llen(key)
-                : type === 'zset'
-                  ? await redis.zcard(key)
-                  : 0;
-          }
-        }
-        if (busy === 0) return;
-        if (Date.now() > deadline)
-          throw new Error(`BullMQ queues under ${prefix} still busy (${busy} jobs)`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    } finally {
-      redis.disconnect();
-    }
-  };
+  const waitForQueues = (prefix: string, timeoutMs = 15_000): Promise<void> =>
+    waitForBullQueues(url, prefix, timeoutMs);
 
   await start();
   return { port, url, kill, start, waitForQueues };

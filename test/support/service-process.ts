@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { TestApp } from './app';
+import { eventually } from './eventually';
 import { freePort } from './redis-server';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -58,16 +59,18 @@ export async function startServiceProcess(
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${output}`);
-    if ((await get(port, '/health', {}).catch(() => 0)) === 200) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`service did not start: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const started = await eventually(
+    'the service answering /health',
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      return (await get(port, '/health', {}).catch(() => 0)) === 200 && 'up';
+    },
+    30_000,
+  ).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw new Error(`service did not start: ${output}`, { cause: error });
+  });
+  if (started === 'exited') throw new Error(`service exited (${child.exitCode}): ${output}`);
   return {
     port,
     kill: async (signal) => {

@@ -2,6 +2,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { eventually } from './eventually';
 
 /** One block of a stream: an event's fields, or a comment. */
 export interface SseMessage {
@@ -17,7 +18,6 @@ export class SseClient {
   readonly messages: SseMessage[] = [];
   ended = false;
   private pending = '';
-  private readonly waiters: (() => void)[] = [];
 
   constructor(
     readonly res: http.IncomingMessage,
@@ -32,11 +32,9 @@ export class SseClient {
         this.messages.push(parseBlock(this.pending.slice(0, end)));
         this.pending = this.pending.slice(end + 2);
       }
-      this.wake();
     });
     res.on('close', () => {
       this.ended = true;
-      this.wake();
     });
   }
 
@@ -50,23 +48,19 @@ export class SseClient {
     return this.raw.replaceAll(': heartbeat\n\n', '');
   }
 
+  /** Waits until `done` holds of the stream; at the deadline, fails with what came so far. */
   async until(done: (client: SseClient) => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!done(this)) {
-      if (Date.now() > deadline) throw new Error(`stream: ${what} never came; got ${this.raw}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
+    await eventually(
+      `stream: ${what}`,
+      () => {
+        if (!done(this)) throw new Error(`got ${JSON.stringify(this.raw)}`);
+      },
+      10_000,
+    );
   }
 
   close(): void {
     this.req.destroy();
-  }
-
-  private wake(): void {
-    for (const resolve of this.waiters.splice(0)) resolve();
   }
 }
 

@@ -26,6 +26,8 @@ export class WebhookReceiver {
   answer: (index: number, body: Received['body']) => number = () => 204;
   /** How long each POST waits before its answer (a slow receiver). */
   delayMs = 0;
+  /** How many POSTs it has answered (with `delayMs`, fewer than it received). */
+  answered = 0;
   private server?: http.Server;
   /** Answers held back by `delayMs`, cleared at close so that none keeps the process up. */
   private readonly held = new Set<NodeJS.Timeout>();
@@ -57,6 +59,7 @@ export class WebhookReceiver {
         const status = this.answer(this.received.length, body);
         this.received.push({ headers: req.headers, body, verified, status });
         const respond = () => {
+          this.answered += 1;
           res.writeHead(status, { 'content-type': 'text/plain' });
           res.end(status >= 300 ? 'no thanks' : 'ok');
         };

@@ -3,20 +3,6 @@ import * as path from 'node:path';
 import { TestApp } from './app';
 import { createProject } from '../factories/projects';
 
-/** Retries `check` until it stops throwing (its last error at the deadline). */
-export async function untilPasses(check: () => unknown, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
-
 /** POSTs an administration form with the test app's keys and, when given, `json`. */
 export function adminCaller(t: TestApp) {
   return (route: string, json?: unknown) =>
