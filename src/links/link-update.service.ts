@@ -71,7 +71,7 @@ export class LinkUpdateService {
     private readonly parents: LinkParentsService,
     private readonly dataSource: DataSource,
     private readonly mirror: LinkMirror,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
     private readonly chainMoves: ChainMoves,
     private readonly publisher: EventPublisher,
   ) {}
@@ -181,7 +181,7 @@ export class LinkUpdateService {
     if (!controlsOnly) await this.mirror.mirror([updated!]);
     // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
     if (move !== null) await this.chainMoves.enqueue(updated!, move);
-    if (givesControls(input.controls)) await this.bus.publish('link', [updated!.svcId]);
+    if (givesControls(input.controls)) await this.invalidation.changed('link', [updated!.svcId]);
     events.handOver();
     return record;
   }

@@ -67,7 +67,7 @@ export class LinksService {
     private readonly metadata: LinkMetadataService,
     private readonly parents: LinkParentsService,
     private readonly dataSource: DataSource,
-    private readonly bus: InvalidationBus,
+    private readonly invalidation: InvalidationBus,
     private readonly mirror: LinkMirror,
     private readonly apiPaths: ApiPaths,
     private readonly publisher: EventPublisher,
@@ -122,7 +122,7 @@ export class LinksService {
    * forgets that. (A random path cannot have been guessed; its 30 s negative TTL covers the rest.)
    */
   private async announce(prepared: Prepared[]): Promise<void> {
-    await this.bus.publish(
+    await this.invalidation.changed(
       'link',
       prepared.map((p) => p.row.svcId),
     );
