@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
-import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { CampaignEntity } from './campaign.entity';
 import { ChainMovesProcessor } from './chain-moves.processor';
