@@ -4,11 +4,7 @@ import { AppError, ErrorCode } from './app-error';
 import { ApiFormat, sendFormatted } from './api-format';
 import { requestEcho, usesAdminShape } from './request-echo';
 import { routeParamsOf } from './clean-input';
-import {
-  DatabaseUnavailableError,
-  chainRefusal,
-  isDatabaseUnreachable,
-} from '../database/database-errors';
+import { DatabaseUnavailableError, isDatabaseUnreachable } from './database-unavailable';
 
 const CALLBACK_RE = /^[A-Za-z_$][\w$.]*$/;
 
@@ -92,8 +88,6 @@ export class AppExceptionFilter implements ExceptionFilter {
         message: (exception as Error).message,
       };
     }
-    const refusal = chainRefusal(exception);
-    if (refusal) return this.normalise(refusal, req);
     if (isDatabaseUnreachable(exception)) {
       this.logUnreachable(exception, req);
       return this.normalise(new DatabaseUnavailableError(), req);

@@ -9,6 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { ChainMoves } from './chain-moves.service';
+import { refusingChains } from './chain-refusal';
 import { normaliseServiceId, requireServiceId, serviceForChannel } from './channels';
 import { changesTargets, givesControls, resolveControls } from './controls/link-controls';
 import { LinkInput } from './link-input';
@@ -170,7 +171,8 @@ export class LinkUpdateService {
           await this.redirectInputs(project, row, manager),
         );
       }
-      const saved = await this.repository.updateLink(link.id, changes, manager);
+      // Re-parenting fires the chain trigger, the backstop of checkParent's refusals.
+      const saved = await refusingChains(this.repository.updateLink(link.id, changes, manager));
       updated = saved;
       if (input.parent !== undefined) move = await this.chainMoves.record(saved, manager);
       const [record] = await this.metadata.records(project, [saved], manager);

@@ -9,6 +9,7 @@ import { InvalidationBus } from '../queue/invalidation-bus';
 import { ProjectLookupsService } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
 import { CampaignEntity } from './campaign.entity';
+import { refusingChains } from './chain-refusal';
 import { requireServiceId, serviceForChannel } from './channels';
 import { LinkInput } from './link-input';
 import { LinkMetadataService } from './link-metadata.service';
@@ -184,7 +185,7 @@ export class LinksService {
       if (existing) return found(existing);
       // A concurrent identical request may insert first: its row holds the fingerprint
       // (uq_links_static) and is returned.
-      let [first] = await this.repository.insertLinks([prepared.row], manager);
+      let [first] = await refusingChains(this.repository.insertLinks([prepared.row], manager));
       if (!first) {
         let holder = await this.repository.findStatic(project.id, key, manager);
         if (
@@ -195,7 +196,7 @@ export class LinksService {
           // fingerprints), or an update gave it a password: it is no longer this request's link
           // and gives the fingerprint up.
           await this.repository.releaseStaticKey(holder.id, key, manager);
-          [first] = await this.repository.insertLinks([prepared.row], manager);
+          [first] = await refusingChains(this.repository.insertLinks([prepared.row], manager));
           holder = first ? null : await this.repository.findStatic(project.id, key, manager);
         }
         if (holder) return found(holder);
@@ -352,9 +353,11 @@ export class LinksService {
     const byPosition = new Map<number, LinkEntity>();
     let pending = prepared.map((p, position) => ({ ...p, position }));
     for (let attempt = 1; pending.length > 0; attempt++) {
-      const inserted = await this.repository.insertLinks(
-        pending.map((p) => p.row),
-        manager,
+      const inserted = await refusingChains(
+        this.repository.insertLinks(
+          pending.map((p) => p.row),
+          manager,
+        ),
       );
       const bySvcId = new Map(inserted.map((link) => [link.svcId, link]));
       const missed: typeof pending = [];

@@ -1,9 +1,11 @@
-import { AppError, ErrorCode, Errors } from '../common/app-error';
-import {
-  CHAIN_CYCLE_STATE,
-  CHAIN_DEPTH_STATE,
-  MAX_CHAIN_DEPTH,
-} from './migrations/1764020000000-link-chains';
+import { AppError, ErrorCode } from './app-error';
+
+/*
+ * PostgreSQL out of reach, as the one exception filter answers it (503 with Retry-After; docs/api.md,
+ * "Errors"). The classification reads only an error's code, message and causes, and imports neither
+ * the driver nor TypeORM: it lives beside the filter, which every path's failures reach, the route
+ * filters made with `new` included.
+ */
 
 /**
  * The socket's errors when the server is gone or not there yet: refused, reset, unreachable, timed
@@ -67,22 +69,4 @@ export class DatabaseUnavailableError extends AppError {
     );
     this.name = 'DatabaseUnavailableError';
   }
-}
-
-/**
- * The 400 naming `parent` of a statement the chain trigger refused (migration LinkChains): the
- * link would be its own ancestor, or the parent is MAX_CHAIN_DEPTH generations deep. Null for any
- * other error.
- */
-export function chainRefusal(error: unknown): AppError | null {
-  if (typeof error !== 'object' || error === null) return null;
-  const { code, driverError } = error as { code?: unknown; driverError?: unknown };
-  if (code === CHAIN_CYCLE_STATE)
-    return Errors.invalid('parent', 'a link cannot become its own ancestor');
-  if (code === CHAIN_DEPTH_STATE)
-    return Errors.invalid(
-      'parent',
-      `the parent is ${MAX_CHAIN_DEPTH} generations below its root, the most a cascade holds`,
-    );
-  return driverError !== undefined && driverError !== error ? chainRefusal(driverError) : null;
 }

@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
-import { ErrorCode } from '../common/app-error';
-import { DatabaseUnavailableError, isDatabaseUnreachable } from './database-errors';
+import { ErrorCode } from './app-error';
+import { DatabaseUnavailableError, isDatabaseUnreachable } from './database-unavailable';
 
 function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
