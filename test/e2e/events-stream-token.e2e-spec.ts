@@ -76,9 +76,9 @@ async function token(http: TestAgent, key: string): Promise<string> {
 const statusAndBody = (res: Response) => [res.status, res.body as unknown];
 
 /**
- * Issue 42, point 8: the live feed opens with a short-lived, single-use stream token, so that the
- * api_key need not be in the stream's URL (docs/api.md, "Live feed"); in Redis, a token taken on
- * one instance opens a stream on another; in memory without REDIS_URL.
+ * The live feed opens with a short-lived, single-use stream token, so that the api_key need not
+ * be in the stream's URL (docs/api.md, "Live feed"); in Redis, a token taken on one instance opens
+ * a stream on another; in memory without REDIS_URL.
  */
 describe.each([
   ['Redis, across two instances', true],

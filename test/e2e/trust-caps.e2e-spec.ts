@@ -12,8 +12,8 @@ import { TestApp, createTestApp } from '../support/app';
 import { TEST_REDIS_URL } from '../support/env';
 
 /**
- * Issue 33, point 7 (caps) and point 10 (`url` on update), each written as the attack
- * (docs/api.md, "Limits", "Link controls", "Listing links", "Tracked links": update).
+ * The caps, and `url` on update, each written as the attack (docs/api.md, "Limits", "Link
+ * controls", "Listing links", "Tracked links": update).
  */
 
 const CODES = [...COUNTRY_CODES];

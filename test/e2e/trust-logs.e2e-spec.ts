@@ -7,9 +7,9 @@ import { createProject } from '../factories/projects';
 import { logCapture } from '../support/log-capture';
 
 /**
- * No secret in the service's log (docs/operations.md, "Secrets in logs"). Every request carries the secrets (keys,
- * passwords) in its query, JSON body, form body or path, succeeds or fails (403, 400, 404, 500),
- * and the log read back holds none of them, only the marker.
+ * No secret in the service's log (docs/operations.md, "Secrets in logs"). Every request carries
+ * the secrets (keys, passwords) in its query, JSON body, form body or path, succeeds or fails (403,
+ * 400, 404, 500), and the log read back holds none of them, only the marker.
  */
 describe('logs carry no secrets', () => {
   let t: TestApp;

@@ -6,10 +6,10 @@ import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 
 /**
- * Issue 33, point 12: PostgreSQL stopped under a running service, for real (`pg_ctl stop -m fast`
- * on a cluster of the test's own), then started again. Cached redirects answer and are counted;
- * every endpoint that needs PostgreSQL answers 503 with Retry-After in its own shape, quickly;
- * creation recovers by itself (docs/api.md, "Errors"; docs/operations.md, "Crashes and outages").
+ * PostgreSQL stopped under a running service, for real (`pg_ctl stop -m fast` on a cluster of the
+ * test's own), then started again. Cached redirects answer and are counted; every endpoint that
+ * needs PostgreSQL answers 503 with Retry-After in its own shape, quickly; creation recovers by
+ * itself (docs/api.md, "Errors"; docs/operations.md, "Crashes and outages").
  */
 
 // initdb, migrations, a stop and a start of a server.
