@@ -126,6 +126,11 @@ export class ProjectLookupsService implements OnModuleInit {
     return this.members.findMemberUsername(projectId, userId, manager);
   }
 
+  /** The project's admins and its name, to write to about it. */
+  admins(projectId: string): Promise<{ userId: string; email: string; projectName: string }[]> {
+    return this.members.listProjectAdmins(projectId);
+  }
+
   /**
    * The hosts the project may create links on: the shared default domain and the domains connected
    * to it (docs/api.md, "Tracked links": domain).

@@ -121,6 +121,20 @@ export class ProjectMembersRepository {
     return raw[0]?.username ?? null;
   }
 
+  /** The project's admins, with its name, to write to (a webhook disabled: docs/api.md, "Webhooks"). */
+  async listProjectAdmins(
+    projectId: string,
+  ): Promise<{ userId: string; email: string; projectName: string }[]> {
+    const raw: { user_id: string; email: string; name: string }[] =
+      await this.projects.manager.query(
+        `SELECT u.id AS user_id, u.email, p.name FROM project_users pu
+       JOIN users u ON u.id = pu.user_id JOIN projects p ON p.id = pu.project_id
+       WHERE pu.project_id = $1 AND pu.role = 'admin'`,
+        [projectId],
+      );
+    return raw.map((row) => ({ userId: row.user_id, email: row.email, projectName: row.name }));
+  }
+
   /** Usernames that start with the prefix (uq_users_username); callers pick a free suffix. */
   async listUsernamesStartingWith(prefix: string, manager?: EntityManager): Promise<string[]> {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -82,22 +82,6 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * The webhooks' former spelling of `register` and `changed`, until they use those: a handler
-   * hears every kind, and `*` for everything.
-   */
-  onInvalidate(handler: (kind: InvalidationKind, keys: string[]) => void): void {
-    this.register({
-      kinds: ['link', 'project', 'domain', 'webhooks'],
-      drop: (kind, keys) => handler(kind, [...keys]),
-      dropAll: () => handler('project', [EVERY_KEY]),
-    });
-  }
-
-  publish(kind: InvalidationKind, keys: string[]): Promise<void> {
-    return this.changed(kind, keys);
-  }
-
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }

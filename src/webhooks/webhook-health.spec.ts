@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { ProjectLookupsService } from '../projects/project-lookups.service';
 import type { AppConfig } from '../config/app-config';
 import type { MailService } from '../mail/mail.service';
 import { BREAKER_MIN, BREAKER_WINDOW, WebhookHealth } from './webhook-health';
@@ -42,10 +42,10 @@ function setUp() {
   const webhooks = new FakeWebhooks();
   const changed: string[] = [];
   const mails: { id: string; to: string; subject: string; text: string }[] = [];
-  const admins = [{ user_id: 'u1', email: 'admin@example.com', name: 'Shop' }];
+  const admins = [{ userId: 'u1', email: 'admin@example.com', projectName: 'Shop' }];
   const health = new WebhookHealth(
     { webhookDisableAfterMs: DISABLE_AFTER_MS } as AppConfig,
-    { query: () => Promise.resolve(admins) } as unknown as DataSource,
+    { admins: () => Promise.resolve(admins) } as unknown as ProjectLookupsService,
     webhooks as unknown as WebhooksRepository,
     {
       changed: (projectId: string) => {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { ProjectLookupsService } from '../projects/project-lookups.service';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
 import type { DisabledReason } from './webhook.entity';
@@ -21,11 +21,11 @@ export const BREAKER_MIN = 20;
  */
 @Injectable()
 export class WebhookHealth {
-  private readonly logger = new Logger('WebhookDeliveries');
+  private readonly logger = new Logger('WebhookHealth');
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly projects: ProjectLookupsService,
     private readonly repository: WebhooksRepository,
     private readonly targets: WebhookTargets,
     private readonly mail: MailService,
@@ -66,18 +66,13 @@ export class WebhookHealth {
    * the mail's id is made of ids only (the outbox names its files after it).
    */
   private async tellAdmins(webhook: WebhookTarget, reason: DisabledReason): Promise<void> {
-    const admins: { user_id: string; email: string; name: string }[] = await this.dataSource.query(
-      `SELECT u.id AS user_id, u.email, p.name FROM project_users pu
-       JOIN users u ON u.id = pu.user_id JOIN projects p ON p.id = pu.project_id
-       WHERE pu.project_id = $1 AND pu.role = 'admin'`,
-      [webhook.projectId],
-    );
+    const admins = await this.projects.admins(webhook.projectId);
     const why =
       reason === 'gone'
         ? 'its endpoint answered 410 Gone'
         : 'most of its deliveries have failed for longer than the service allows';
     const at = Date.now();
-    for (const { user_id: userId, email, name } of admins) {
+    for (const { userId, email, projectName: name } of admins) {
       await this.mail.enqueue({
         id: `webhook-disabled-${webhook.id}-${at}-${userId}`,
         to: email,

@@ -19,10 +19,10 @@ export class WebhookTargets {
     private readonly repository: WebhooksRepository,
     private readonly bus: InvalidationBus,
   ) {
-    bus.onInvalidate((kind, keys) => {
-      if (kind === 'webhooks') for (const key of keys) this.byProject.delete(key);
-      // A reconnected bus may have missed messages: everything is dropped.
-      if (keys.includes('*')) this.byProject.clear();
+    bus.register({
+      kinds: ['webhooks'],
+      drop: (_kind, keys) => keys.forEach((key) => this.byProject.delete(key)),
+      dropAll: () => this.byProject.clear(),
     });
   }
 
@@ -39,7 +39,7 @@ export class WebhookTargets {
 
   /** After a change of a project's webhooks: every instance reads them again. */
   async changed(projectId: string): Promise<void> {
-    await this.bus.publish('webhooks', [projectId]);
+    await this.bus.changed('webhooks', [projectId]);
   }
 
   /** One webhook as stored now, enabled or not (null when gone). */

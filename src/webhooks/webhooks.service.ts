@@ -123,7 +123,7 @@ export class WebhooksService {
         manager,
       );
     });
-    await this.bus.publish('webhooks', [project.id]);
+    await this.bus.changed('webhooks', [project.id]);
     return this.show(subscription, id);
   }
 
@@ -157,7 +157,7 @@ export class WebhooksService {
       await this.getOwned(subscription, id, manager);
       await this.repository.update(id, changes, manager);
     });
-    await this.bus.publish('webhooks', [webhook.projectId]);
+    await this.bus.changed('webhooks', [webhook.projectId]);
     return this.show(subscription, id);
   }
 
@@ -168,7 +168,7 @@ export class WebhooksService {
       await this.repository.delete(id, manager);
       return webhook.projectId;
     });
-    await this.bus.publish('webhooks', [projectId]);
+    await this.bus.changed('webhooks', [projectId]);
   }
 
   /**
@@ -182,7 +182,7 @@ export class WebhooksService {
       await this.repository.rotateSecret(id, generateSecret(), PREVIOUS_SECRET_HOURS, manager);
       return webhook.projectId;
     });
-    await this.bus.publish('webhooks', [projectId]);
+    await this.bus.changed('webhooks', [projectId]);
     return this.show(subscription, id);
   }
 

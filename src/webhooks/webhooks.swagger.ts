@@ -11,11 +11,13 @@ import { adminEcho, adminErrorResponses, adminExample } from '../common/admin-sw
 import { ErrorCode } from '../common/app-error';
 import {
   APPLICATION_KEY_EXAMPLE,
+  PROJECT_KEY_EXAMPLE,
+  SUBSCRIPTION_KEY_EXAMPLE,
+} from '../common/dto/request-echo.dto';
+import {
   CREATE_JSON_EXAMPLE,
   CreateWebhookParamsDto,
   ListWebhooksParamsDto,
-  PROJECT_KEY_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
   UPDATE_JSON_EXAMPLE,
   UpdateWebhookParamsDto,
   WEBHOOK_ID_EXAMPLE,

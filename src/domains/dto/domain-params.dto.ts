@@ -7,8 +7,6 @@ import {
   SUBSCRIPTION_KEY_EXAMPLE,
 } from '../../common/dto/request-echo.dto';
 
-export { APPLICATION_KEY_EXAMPLE, PROJECT_KEY_EXAMPLE, SUBSCRIPTION_KEY_EXAMPLE };
-
 /** The domain creation object, sent as the JSON string `json` of domains/new. */
 export class DomainCreationObjectDto {
   @ApiProperty({

@@ -3,10 +3,8 @@ import {
   APPLICATION_KEY_EXAMPLE,
   PROJECT_KEY_EXAMPLE,
   SUBSCRIPTION_KEY_EXAMPLE,
-} from '../../domains/dto/domain-params.dto';
+} from '../../common/dto/request-echo.dto';
 import { EVENT_TYPES } from '../../events/project-event';
-
-export { APPLICATION_KEY_EXAMPLE, PROJECT_KEY_EXAMPLE, SUBSCRIPTION_KEY_EXAMPLE };
 
 export const WEBHOOK_ID_EXAMPLE = '0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37';
 export const WEBHOOK_URL_EXAMPLE = 'https://hooks.example.com/svc';

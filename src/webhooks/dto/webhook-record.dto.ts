@@ -2,7 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { adminTimestamp } from '../../common/time';
 import { EVENT_TYPES } from '../../events/project-event';
 import type { WebhookView } from '../webhooks.service';
-import { PROJECT_KEY_EXAMPLE, WEBHOOK_ID_EXAMPLE, WEBHOOK_URL_EXAMPLE } from './webhook-params.dto';
+import { PROJECT_KEY_EXAMPLE } from '../../common/dto/request-echo.dto';
+import { WEBHOOK_ID_EXAMPLE, WEBHOOK_URL_EXAMPLE } from './webhook-params.dto';
 
 /** The webhook record, as list and update answer it: without the secret. */
 export class WebhookRecordDto {

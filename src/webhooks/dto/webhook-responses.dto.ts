@@ -1,29 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ADMIN_KEY_EXAMPLES, RequestEcho } from '../../common/dto/request-echo.dto';
 import { WebhookDeliveriesBodyDto, WebhookDeliveryDto } from './webhook-delivery.dto';
-import {
-  APPLICATION_KEY_EXAMPLE,
-  CREATE_JSON_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
-  UPDATE_JSON_EXAMPLE,
-  WEBHOOK_ID_EXAMPLE,
-} from './webhook-params.dto';
+import { CREATE_JSON_EXAMPLE, UPDATE_JSON_EXAMPLE, WEBHOOK_ID_EXAMPLE } from './webhook-params.dto';
 import { WebhookRecordDto, WebhookSecretRecordDto } from './webhook-record.dto';
 
 /** The `request` echo of a webhooks answer, with the example of one method. */
-function RequestEcho(example: Record<string, unknown>): PropertyDecorator {
-  return ApiProperty({
-    description:
-      'Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, ' +
+const WebhookEcho = (example: Record<string, unknown>): PropertyDecorator =>
+  RequestEcho(
+    ADMIN_KEY_EXAMPLES,
+    example,
+    'Echo of the parameters as strings, plus `id` (from the path), `method` (new, update, show, list, delete, ' +
       'rotate-secret, deliveries) and `object` (webhook).',
-    type: 'object',
-    additionalProperties: true,
-    example: {
-      subscription_key: SUBSCRIPTION_KEY_EXAMPLE,
-      application_key: APPLICATION_KEY_EXAMPLE,
-      ...example,
-    },
-  });
-}
+  );
 
 const ID = { id: WEBHOOK_ID_EXAMPLE };
 
@@ -49,7 +37,7 @@ export class WebhookDeletedBodyDto {
 
 /** new, show and rotate-secret: the record with its secret. */
 export class WebhookSecretResponseDto {
-  @RequestEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'webhook' })
+  @WebhookEcho({ json: CREATE_JSON_EXAMPLE, method: 'new', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookSecretBodyDto })
@@ -58,7 +46,7 @@ export class WebhookSecretResponseDto {
 
 /** update: the record without the secret. */
 export class WebhookResponseDto {
-  @RequestEcho({ json: UPDATE_JSON_EXAMPLE, ...ID, method: 'update', object: 'webhook' })
+  @WebhookEcho({ json: UPDATE_JSON_EXAMPLE, ...ID, method: 'update', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookBodyDto })
@@ -66,7 +54,7 @@ export class WebhookResponseDto {
 }
 
 export class WebhookListResponseDto {
-  @RequestEcho({ method: 'list', object: 'webhook' })
+  @WebhookEcho({ method: 'list', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookListBodyDto })
@@ -74,7 +62,7 @@ export class WebhookListResponseDto {
 }
 
 export class WebhookDeletedResponseDto {
-  @RequestEcho({ ...ID, method: 'delete', object: 'webhook' })
+  @WebhookEcho({ ...ID, method: 'delete', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookDeletedBodyDto })
@@ -82,7 +70,7 @@ export class WebhookDeletedResponseDto {
 }
 
 export class WebhookDeliveriesResponseDto {
-  @RequestEcho({ ...ID, page: '1', method: 'deliveries', object: 'webhook' })
+  @WebhookEcho({ ...ID, page: '1', method: 'deliveries', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookDeliveriesBodyDto })
@@ -98,7 +86,7 @@ export class WebhookTestBodyDto {
 }
 
 export class WebhookTestResponseDto {
-  @RequestEcho({ ...ID, method: 'test', object: 'webhook' })
+  @WebhookEcho({ ...ID, method: 'test', object: 'webhook' })
   request: Record<string, unknown>;
 
   @ApiProperty({ type: WebhookTestBodyDto })
@@ -125,7 +113,7 @@ export class WebhookRedeliverBodyDto {
 }
 
 export class WebhookRedeliverResponseDto {
-  @RequestEcho({
+  @WebhookEcho({
     ...ID,
     json: '{"event_id":"evt_5f0c6a1e9d2b4c7a8e3f1b0d2c4a6e8f"}',
     method: 'redeliver',
