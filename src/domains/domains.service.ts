@@ -15,8 +15,8 @@ import {
   parseRedirect,
   rejectUnknownFields,
 } from './domain-input';
-import { DomainEntity } from './domain.entity';
-import { DomainsRepository } from './domains.repository';
+import { DomainEntity } from '../connected-domains/domain.entity';
+import { DomainsRepository } from '../connected-domains/domains.repository';
 
 /** Administration parameters besides the keys (SubscriptionGuard's): `json` on new and update. */
 export interface DomainParams {

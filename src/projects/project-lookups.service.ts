@@ -5,7 +5,7 @@ import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { PUBLISHABLE_KEY_RE } from '../subscriptions/keys';
-import type { ConnectedDomain } from './connected-domains';
+import type { ConnectedDomain } from '../connected-domains/connected-domains';
 import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectEntity } from './project.entity';
 import { ProjectsRepository } from './projects.repository';

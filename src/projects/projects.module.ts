@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConnectedDomainsModule } from '../connected-domains/connected-domains.module';
 import { MailModule } from '../mail/mail.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { ProjectDomainsService } from './project-domains.service';
@@ -18,13 +19,13 @@ import { ProjectsService } from './projects.service';
  * Projects administration; exports ProjectLookupsService, which ProjectKeyGuard (applied with
  * @ProjectKeyAuth() in the modules that import this one) and links read projects through, and
  * ProjectDomainsService, which domains reads projects and writes their authorisations through.
- * ConnectedDomains (the connected domains projects reads) comes from DomainsModule, which is
- * global for that one provider: projects never imports domains.
+ * It reads connected domains through ConnectedDomains (ConnectedDomainsModule, which owns them).
  */
 @Module({
   imports: [
     TypeOrmModule.forFeature([ProjectEntity, UserEntity, ProjectUserEntity, ProjectDomainEntity]),
     SubscriptionsModule,
+    ConnectedDomainsModule,
     MailModule,
   ],
   controllers: [ProjectsController],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, Repository } from 'typeorm';
-import { ConnectedDomain, ConnectedDomains } from './connected-domains';
+import { ConnectedDomain, ConnectedDomains } from '../connected-domains/connected-domains';
 import { ProjectDomainEntity } from './project-domain.entity';
 import { ProjectEntity } from './project.entity';
 

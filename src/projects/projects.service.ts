@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
 import { generateProjectApiKey, generatePublishableKey } from '../subscriptions/keys';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
-import type { ConnectedDomain } from './connected-domains';
+import type { ConnectedDomain } from '../connected-domains/connected-domains';
 import { applyConversions } from './project-conversions';
 import {
   Named,

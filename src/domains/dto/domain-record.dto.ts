@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { adminTimestamp } from '../../common/time';
-import { DomainEntity } from '../domain.entity';
+import { DomainEntity } from '../../connected-domains/domain.entity';
 
 /** The domain record. */
 export class DomainRecordDto {

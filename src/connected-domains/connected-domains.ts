@@ -9,9 +9,7 @@ export interface ConnectedDomain {
 
 /**
  * The reads of connected domains that projects needs (a project's `domains`, and the hosts it may
- * create links on). The `domains` table is owned by domains/, which depends on projects and not
- * the other way (docs/architecture.md): projects declares what it reads here, and DomainsModule
- * provides it with DomainsRepository.
+ * create links on), which DomainsRepository answers (ConnectedDomainsModule).
  */
 export abstract class ConnectedDomains {
   /** Connected domains by hostname, whatever their subscription. */

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
-import { ConnectedDomains } from '../projects/connected-domains';
+import { ConnectedDomains } from './connected-domains';
 import { DomainEntity } from './domain.entity';
 
 const HOST_LOCK = 7_361_246;
 
 /**
- * Every query on `domains`, the table domains/ owns; also the ConnectedDomains projects reads
- * (DomainsModule provides it). The projects a domain names and their authorisations on it
- * (`projects`, `project_domains`, owned by projects/) go through ProjectDomainsService.
+ * Every query on `domains`, the table connected-domains/ owns; also the ConnectedDomains projects
+ * reads. The projects a domain names and their authorisations on it (`projects`,
+ * `project_domains`, owned by projects/) go through ProjectDomainsService.
  */
 @Injectable()
 export class DomainsRepository implements ConnectedDomains {
