@@ -283,7 +283,10 @@ describe('in a real browser: share cascades in the web console', () => {
     // its channel twitter have all 15; shares stay with their own links. The totals are the same,
     // and Top amplifiers (chains count by the link clicked) is unchanged.
     await page.getByRole('radio', { name: /^First share/ }).check();
-    expect(new URL(page.url()).search).toBe('?attribution=first');
+    // The console writes the address once it has taken the change.
+    await eventually('the attribution in the address', () =>
+      expect(new URL(page.url()).search).toBe('?attribution=first'),
+    );
     await eventually('the sharers', async () =>
       expect(await rows(sharers).then(byValue)).toEqual({
         [ann]: '15',
@@ -316,7 +319,9 @@ describe('in a real browser: share cascades in the web console', () => {
       expect((await rows(sharers).then(byValue))[ann]).toBe('15'),
     );
     await page.getByRole('radio', { name: /^Last click/ }).check();
-    expect(new URL(page.url()).search).toBe('');
+    await eventually('the attribution out of the address', () =>
+      expect(new URL(page.url()).search).toBe(''),
+    );
     await eventually("ann's clicks, last click", async () =>
       expect((await rows(sharers).then(byValue))[ann]).toBe('4'),
     );
