@@ -45,7 +45,8 @@ describe('Lru with a byte bound', () => {
     lru.set('a', url, 60_000, 0);
     lru.set('b', url, 60_000, 0);
     expect([lru.size, lru.weight]).toEqual([2, 8002]);
-    lru.set('c', url, 60_000, 0);
+    // It tells how many entries it evicted to make room.
+    expect(lru.set('c', url, 60_000, 0)).toBe(1);
     // 12,003 bytes do not fit in 10,000: the oldest goes, far below the 1,000 entries.
     expect([lru.has('a'), lru.has('b'), lru.has('c'), lru.size, lru.weight]).toEqual([
       false,
@@ -62,7 +63,8 @@ describe('Lru with a byte bound', () => {
   it('keeps the weight right through replacement, deletion, expiry and clearing', () => {
     const lru = new Lru<string>(1000, byLength);
     lru.set('a', 'x'.repeat(100), 1000, 0);
-    lru.set('a', 'x'.repeat(10), 1000, 0);
+    // A replacement is no eviction.
+    expect(lru.set('a', 'x'.repeat(10), 1000, 0)).toBe(0);
     expect(lru.weight).toBe(11);
     lru.set('b', 'x'.repeat(20), 1000, 0);
     lru.delete('a');

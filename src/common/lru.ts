@@ -59,20 +59,29 @@ export class Lru<T> {
     return entry;
   }
 
-  set(key: string, value: T, ttlMs: number, now: number): void {
+  /** Keeps the entry; returns how many others were evicted to make room for it. */
+  set(key: string, value: T, ttlMs: number, now: number): number {
     const old = this.map.get(key);
     if (old) this.remove(key, old);
     const bytes = this.weigh === null ? 0 : this.weigh(key, value);
     // An entry that outweighs the whole bound would only empty the map: it is not kept.
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.maxBytes) return 0;
     this.map.set(key, { value, expires: now + ttlMs, stamp: ++this.writes, bytes });
     this.bytes += bytes;
-    if (this.map.size > this.capacity) this.evictOldest();
+    let evicted = 0;
+    if (this.map.size > this.capacity) {
+      this.evictOldest();
+      evicted++;
+    }
     if (this.bytes > this.nearlyFull) {
       // Each entry is evicted once at most: amortised O(1) per set.
-      while (this.bytes > this.maxBytes) this.evictOldest();
+      while (this.bytes > this.maxBytes) {
+        this.evictOldest();
+        evicted++;
+      }
       this.refreshAfter = Math.max(1, Math.min(this.capacity, this.map.size) >> 2);
     }
+    return evicted;
   }
 
   /** Whether `key` is held (expired or not), without touching its recency. */

@@ -108,24 +108,25 @@ export class LinksService {
         const links = await this.insertAll(prepared, manager);
         const records = await this.metadata.records(project, links, manager);
         await events.add(manager, linkEvents('link.created', project.id, links, records));
-        return { links, records, custom: prepared.filter((p) => p.customPath) };
+        return { links, records };
       })
-      .then(async ({ links, records, custom }) => {
+      .then(async ({ links, records }) => {
         await this.mirror.mirror(links);
-        await this.announce(custom);
+        await this.announce(links);
         events.handOver();
         return records;
       });
   }
 
   /**
-   * A wanted path may have been visited before it existed and cached as unknown: every instance
-   * forgets that. (A random path cannot have been guessed; its 30 s negative TTL covers the rest.)
+   * Every instance learns of the new links: its filter of existing paths takes them, and a wanted
+   * path visited before it existed, cached as unknown, is forgotten (docs/architecture.md, "How a
+   * redirect flows").
    */
-  private async announce(prepared: Prepared[]): Promise<void> {
+  private async announce(links: LinkEntity[]): Promise<void> {
     await this.invalidation.changed(
       'link',
-      prepared.map((p) => p.row.svcId),
+      links.map((link) => link.svcId),
     );
   }
 
@@ -139,7 +140,6 @@ export class LinksService {
     const checked = this.check(project, input, context, false);
     const password = input.controls?.password ?? null;
     const [controls] = await resolveEach([input.controls]);
-    let created: Prepared | null = null;
     let inserted: LinkEntity | null = null;
     const events = await this.publisher.open(project.id, 'link.created');
     const record = await this.dataSource.transaction(async (manager): Promise<LinkRecord> => {
@@ -157,7 +157,6 @@ export class LinksService {
       const key = staticFingerprint(prepared.row, prepared.customPath);
       const found = (link: LinkEntity) => this.staticRecord(project, link, false, manager);
       const made = async (link: LinkEntity) => {
-        if (prepared.customPath) created = prepared;
         inserted = link;
         const madeRecord = await this.staticRecord(project, link, true, manager);
         await events.add(manager, linkEvents('link.created', project.id, [link], [madeRecord]));
@@ -203,8 +202,10 @@ export class LinksService {
       }
       return made(first ?? (await this.insertAll([prepared], manager))[0]);
     });
-    if (inserted) await this.mirror.mirror([inserted]);
-    if (created) await this.announce([created]);
+    if (inserted) {
+      await this.mirror.mirror([inserted]);
+      await this.announce([inserted]);
+    }
     events.handOver();
     return record;
   }

@@ -18,7 +18,21 @@ export class MetricsService {
 
   readonly cacheLookups = new HotCounter(
     'svc_link_cache_lookups_total',
-    'Link lookups of the redirect path by the layer that answered (memory, redis, database)',
+    'Lookups of the redirect path by the layer that answered (memory, filter, redis, database)',
+    this.registry,
+    'layer',
+  );
+
+  readonly cacheMisses = new HotCounter(
+    'svc_link_cache_misses_total',
+    'Lookups of the redirect path a layer passed on (memory, filter, redis), or links the database did not have',
+    this.registry,
+    'layer',
+  );
+
+  readonly cacheEvictions = new HotCounter(
+    'svc_link_cache_evictions_total',
+    'Entries a layer of the link cache let go to make room (memory: REDIRECT_CACHE_MB, REDIRECT_CACHE_SIZE)',
     this.registry,
     'layer',
   );

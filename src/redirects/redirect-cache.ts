@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { InvalidationBus, InvalidationKind } from '../queue/invalidation-bus';
 import { RedisClient } from '../queue/redis.provider';
+import { LinkFilter } from './link-filter';
+import { LayerCounters, LinkLoader } from './link-loader';
 import { HostDomains, LinkTarget, ProjectTarget } from './redirect-target';
 import { RedirectsRepository } from './redirects.repository';
 
@@ -18,7 +20,7 @@ const TTL = {
   domain: { memory: 60_000, redis: 300 },
 };
 
-type Layer = 'memory' | 'redis' | 'database';
+type Layer = 'memory' | 'filter' | 'redis' | 'database';
 
 /**
  * What a cached link costs beyond its strings: the Map slot, the entry, the target and controls
@@ -76,21 +78,29 @@ const REDIS_SPACE: Record<RedirectKind, string> = {
 };
 
 /**
- * The redirect path's lookups: in-process LRU → Redis → PostgreSQL, with negative caching, and
- * invalidation on every instance through the InvalidationBus. A cache hit never touches PostgreSQL.
- * Redis failures (outage, timeout) fall through to the next layer at once.
+ * The redirect path's lookups (docs/architecture.md, "How a redirect flows"): in-process LRU →
+ * for links, the filter of existing svc_ids (LinkFilter: a path of none is answered at once) →
+ * Redis → PostgreSQL, with negative caching, and invalidation on every instance through the
+ * InvalidationBus. A link missed in memory is read with the other misses of its event-loop turn
+ * (LinkLoader). A cache hit never touches PostgreSQL. Redis failures (outage, timeout) fall
+ * through to the next layer at once.
  */
 @Injectable()
 export class RedirectCache implements OnModuleInit {
   private readonly links: Lru<LinkTarget | null>;
   private readonly projects: Lru<ProjectTarget>;
   private readonly hosts: Lru<HostDomains | null>;
+  private readonly loader: LinkLoader;
   private readonly prefix: string;
-  /** The lookup counter per layer, bound once. */
-  private readonly lookups: Record<Layer, { inc(): void }>;
+  /** Each layer's counters (svc_link_cache_lookups_total, svc_link_cache_misses_total), bound once. */
+  private readonly layers: Record<Layer, LayerCounters>;
+  /** Project and domain lookups in flight, shared by the visits that ask meanwhile. */
+  private readonly inFlight: Record<'project' | 'domain', Map<string, Promise<unknown>>> = {
+    project: new Map(),
+    domain: new Map(),
+  };
   /** Invalidations received so far, per kind: a lookup that saw one while it waited keeps nothing. */
-  private readonly invalidations: Record<RedirectKind, number> = {
-    link: 0,
+  private readonly invalidations: Record<'project' | 'domain', number> = {
     project: 0,
     domain: 0,
   };
@@ -100,6 +110,7 @@ export class RedirectCache implements OnModuleInit {
     private readonly repository: RedirectsRepository,
     private readonly redis: RedisClient,
     private readonly invalidation: InvalidationBus,
+    private readonly filter: LinkFilter,
     metrics: MetricsService,
   ) {
     this.links = new Lru(config.redirectCacheSize, {
@@ -109,11 +120,26 @@ export class RedirectCache implements OnModuleInit {
     this.projects = new Lru(Math.max(1000, Math.floor(config.redirectCacheSize / 10)));
     this.hosts = new Lru(10_000);
     this.prefix = `${config.redisPrefix}:cache`;
-    this.lookups = {
-      memory: metrics.cacheLookups.child('memory'),
-      redis: metrics.cacheLookups.child('redis'),
-      database: metrics.cacheLookups.child('database'),
+    const layer = (name: Layer): LayerCounters => ({
+      hit: metrics.cacheLookups.child(name),
+      miss: metrics.cacheMisses.child(name),
+    });
+    this.layers = {
+      memory: layer('memory'),
+      filter: layer('filter'),
+      redis: layer('redis'),
+      database: layer('database'),
     };
+    const evictions = metrics.cacheEvictions.child('memory');
+    this.loader = new LinkLoader({
+      repository,
+      redis,
+      memory: this.links,
+      redisKey: (svcId) => this.redisKey('link', svcId),
+      ttl: (value) => (value === null ? TTL.missingLink : TTL.link),
+      counters: { redis: this.layers.redis, database: this.layers.database },
+      evictions,
+    });
     metrics.gauge(
       'svc_link_cache_entries',
       'Entries of the in-process link cache',
@@ -123,6 +149,16 @@ export class RedirectCache implements OnModuleInit {
       'svc_link_cache_bytes',
       'Estimated bytes of the in-process link cache (REDIRECT_CACHE_MB bounds it)',
       () => this.links.weight,
+    );
+    metrics.gauge(
+      'svc_link_cache_filter_links',
+      'Links the filter of existing svc_ids holds (0 while it is being built: it answers nothing then)',
+      () => this.filter.stats.links,
+    );
+    metrics.gauge(
+      'svc_link_cache_filter_bytes',
+      'Bytes of the filter of existing svc_ids',
+      () => this.filter.stats.bytes,
     );
   }
 
@@ -135,14 +171,23 @@ export class RedirectCache implements OnModuleInit {
     });
   }
 
+  /**
+   * Synchronous on a memory hit (the common case: no promise, no allocation of a lookup chain) and
+   * on a path the filter knows no link has; otherwise the turn's batch (LinkLoader).
+   */
   linkTarget(svcId: string): Promise<LinkTarget | null> | LinkTarget | null {
-    return this.lookup(
-      this.links,
-      'link',
-      svcId,
-      () => this.repository.findLinkTarget(svcId),
-      (v) => (v === null ? TTL.missingLink : TTL.link),
-    );
+    const hit = this.links.get(svcId, Date.now());
+    if (hit) {
+      this.layers.memory.hit.inc();
+      return hit.value;
+    }
+    this.layers.memory.miss.inc();
+    if (!this.filter.mightExist(svcId)) {
+      this.layers.filter.hit.inc();
+      return null;
+    }
+    this.layers.filter.miss.inc();
+    return this.loader.load(svcId);
   }
 
   projectTarget(projectId: string): Promise<ProjectTarget> | ProjectTarget {
@@ -151,7 +196,7 @@ export class RedirectCache implements OnModuleInit {
       'project',
       projectId,
       () => this.repository.findProjectTarget(projectId),
-      () => TTL.project,
+      TTL.project,
     );
   }
 
@@ -161,41 +206,48 @@ export class RedirectCache implements OnModuleInit {
       'domain',
       host,
       () => this.repository.findHostDomains(host),
-      () => TTL.domain,
+      TTL.domain,
     );
   }
 
   /**
-   * Synchronous on a memory hit (the common case: no promise, no allocation of a lookup chain),
-   * otherwise Redis, then the database; what a lower layer answers is kept in the upper ones.
+   * Synchronous on a memory hit, otherwise Redis, then the database; what a lower layer answers
+   * is kept in the upper ones. Concurrent misses of one key share its lookup.
    */
   private lookup<T>(
     lru: Lru<T>,
-    kind: RedirectKind,
+    kind: 'project' | 'domain',
     key: string,
     load: () => Promise<T>,
-    ttl: (value: T) => { memory: number; redis: number },
+    ttl: { memory: number; redis: number },
   ): Promise<T> | T {
-    const now = Date.now();
-    const hit = lru.get(key, now);
+    const hit = lru.get(key, Date.now());
     if (hit) {
-      this.count('memory');
+      this.layers.memory.hit.inc();
       return hit.value;
     }
-    return this.lookupSlow(lru, kind, key, load, ttl);
+    this.layers.memory.miss.inc();
+    const inFlight = this.inFlight[kind];
+    const running = inFlight.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const lookup = this.lookupSlow(lru, kind, key, load, ttl).finally(() => {
+      if (inFlight.get(key) === lookup) inFlight.delete(key);
+    });
+    inFlight.set(key, lookup);
+    return lookup;
   }
 
   private async lookupSlow<T>(
     lru: Lru<T>,
-    kind: RedirectKind,
+    kind: 'project' | 'domain',
     key: string,
     load: () => Promise<T>,
-    ttl: (value: T) => { memory: number; redis: number },
+    ttl: { memory: number; redis: number },
   ): Promise<T> {
     const redisKey = this.redisKey(kind, key);
     const fast = this.redis.fast;
     // An entry read before a change and kept after the change's invalidation arrived would outlive
-    // it (a link disabled would redirect until the TTL): what was read across one is not kept.
+    // it (a project destroyed would redirect until the TTL): what was read across one is not kept.
     const invalidations = this.invalidations[kind];
     if (fast && fast.status === 'ready') {
       try {
@@ -203,21 +255,21 @@ export class RedirectCache implements OnModuleInit {
         if (cached !== null) {
           const value = JSON.parse(cached) as T;
           if (invalidations === this.invalidations[kind])
-            lru.set(key, value, ttl(value).memory, Date.now());
-          this.count('redis');
+            lru.set(key, value, ttl.memory, Date.now());
+          this.layers.redis.hit.inc();
           return value;
         }
+        this.layers.redis.miss.inc();
       } catch {
         // Redis unavailable: the database answers.
       }
     }
     const value = await load();
-    this.count('database');
+    this.layers.database.hit.inc();
     if (invalidations !== this.invalidations[kind]) return value;
-    const { memory, redis } = ttl(value);
-    lru.set(key, value, memory, Date.now());
+    lru.set(key, value, ttl.memory, Date.now());
     if (fast && fast.status === 'ready') {
-      fast.set(redisKey, JSON.stringify(value), 'EX', redis).catch(() => undefined);
+      fast.set(redisKey, JSON.stringify(value), 'EX', ttl.redis).catch(() => undefined);
     }
     return value;
   }
@@ -226,31 +278,45 @@ export class RedirectCache implements OnModuleInit {
     return `${this.prefix}:${REDIS_SPACE[kind]}:${key}`;
   }
 
-  private count(layer: Layer): void {
-    this.lookups[layer].inc();
-  }
-
-  /** Drops entries here; the instance that published also drops them from Redis. */
+  /**
+   * Drops entries here; the instance that published also drops them from Redis. A link announced
+   * exists (created, or its controls changed): the filter has it from now on.
+   */
   private invalidateLocal(kind: RedirectKind, keys: readonly string[]): void {
-    this.invalidations[kind] += 1;
-    const lru = kind === 'link' ? this.links : kind === 'project' ? this.projects : this.hosts;
-    // A domain is cached under its host: `host_segment` domains belong to `host`.
-    const cacheKeys =
-      kind === 'domain' ? [...new Set(keys.map((k) => k.replace(/_.*$/, '')))] : keys;
-    for (const key of cacheKeys) lru.delete(key);
+    let cacheKeys: readonly string[] = keys;
+    if (kind === 'link') {
+      this.filter.add(keys);
+      this.loader.forget(keys);
+      for (const key of keys) this.links.delete(key);
+    } else {
+      this.invalidations[kind] += 1;
+      const lru = kind === 'project' ? this.projects : this.hosts;
+      // A domain is cached under its host: `host_segment` domains belong to `host`.
+      if (kind === 'domain') cacheKeys = [...new Set(keys.map((k) => k.replace(/_.*$/, '')))];
+      for (const key of cacheKeys) {
+        lru.delete(key);
+        this.inFlight[kind].delete(key);
+      }
+    }
     const fast = this.redis.fast;
     if (fast && fast.status === 'ready') {
       fast.del(...cacheKeys.map((key) => this.redisKey(kind, key))).catch(() => undefined);
     }
   }
 
-  /** Drops every entry here (messages may have been missed); Redis entries expire by their TTL. */
+  /**
+   * Drops every entry here (messages may have been missed); Redis entries expire by their TTL. The
+   * filter may lack links created meanwhile: it answers again once built anew.
+   */
   private dropAll(): void {
-    this.invalidations.link += 1;
     this.invalidations.project += 1;
     this.invalidations.domain += 1;
+    this.loader.forgetAll();
+    this.inFlight.project.clear();
+    this.inFlight.domain.clear();
     this.links.clear();
     this.projects.clear();
     this.hosts.clear();
+    this.filter.forget();
   }
 }

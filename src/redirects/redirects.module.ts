@@ -4,6 +4,7 @@ import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { ClickCounts } from './click-counts';
 import { ClickCountsRepository } from './click-counts.repository';
 import { ControlDecider } from './control-decision';
+import { LinkFilter } from './link-filter';
 import { PasswordAttempts } from './password-attempts';
 import { PasswordGate } from './password-gate';
 import { RedirectCache } from './redirect-cache';
@@ -19,6 +20,7 @@ import { RedirectsRepository } from './redirects.repository';
   imports: [ClicksModule, EnrichmentModule],
   providers: [
     RedirectsRepository,
+    LinkFilter,
     RedirectCache,
     RedirectHandler,
     ClickCounts,

@@ -50,25 +50,53 @@ function redirectControls(row: LinkRow): RedirectControls | null {
 export class RedirectsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Uses uq_links_svc_id. A link without controls gets no `controls` (LinkTarget). */
-  async findLinkTarget(svcId: string): Promise<LinkTarget | null> {
+  /**
+   * The links of these svc_ids that exist, in one query (uq_links_svc_id): a turn's misses are read
+   * together (LinkLoader). A link without controls gets no `controls` (LinkTarget).
+   */
+  async findLinkTargets(svcIds: readonly string[]): Promise<Map<string, LinkTarget>> {
     const rows: LinkRow[] = await this.dataSource.query(
       `SELECT id, project_id, svc_id, redirect_url, expires_at, max_clicks, expired_url, disabled,
               rule_redirects, password_hash
-       FROM links WHERE svc_id = $1`,
-      [svcId],
+       FROM links WHERE svc_id = ANY($1::text[])`,
+      [svcIds],
     );
-    const row = rows[0];
-    if (!row) return null;
-    const target: LinkTarget = {
-      linkId: String(row.id),
-      projectId: row.project_id,
-      svcId: row.svc_id,
-      redirectUrl: locationOf(row.redirect_url),
-    };
-    const controls = redirectControls(row);
-    if (controls) target.controls = controls;
-    return target;
+    const found = new Map<string, LinkTarget>();
+    for (const row of rows) {
+      const target: LinkTarget = {
+        linkId: String(row.id),
+        projectId: row.project_id,
+        svcId: row.svc_id,
+        redirectUrl: locationOf(row.redirect_url),
+      };
+      const controls = redirectControls(row);
+      if (controls) target.controls = controls;
+      found.set(row.svc_id, target);
+    }
+    return found;
+  }
+
+  /** How many links there are: the size the filter of existing svc_ids is built for. */
+  async countLinks(): Promise<number> {
+    const rows: { n: string | number }[] = await this.dataSource.query(
+      `SELECT count(*) AS n FROM links`,
+    );
+    return Number(rows[0].n);
+  }
+
+  /**
+   * A page of svc_ids in their order, after `after` (keyset on uq_links_svc_id: each page an
+   * index range, however far the stream has gone).
+   */
+  async svcIdsAfter(after: string | null, limit: number): Promise<string[]> {
+    const rows: { svc_id: string }[] =
+      after === null
+        ? await this.dataSource.query(`SELECT svc_id FROM links ORDER BY svc_id LIMIT $1`, [limit])
+        : await this.dataSource.query(
+            `SELECT svc_id FROM links WHERE svc_id > $1 ORDER BY svc_id LIMIT $2`,
+            [after, limit],
+          );
+    return rows.map((row) => row.svc_id);
   }
 
   /** Uses pk_projects. */
