@@ -327,8 +327,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
     geoipDb: geoipDb === undefined ? null : readableFile('GEOIP_DB', path.resolve(geoipDb)),
     trustProxy: readTrustProxy(env),
-    redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 100_000, 100, 10_000_000),
-    redirectCacheMb: readInt(env, 'REDIRECT_CACHE_MB', 64, 1, 65_536),
+    redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 200_000, 100, 10_000_000),
+    redirectCacheMb: readInt(env, 'REDIRECT_CACHE_MB', 128, 1, 65_536),
     readRateLimit: readInt(env, 'READ_RATE_LIMIT', 3600, 1, 10_000_000),
     publishableRateLimits: {
       links: {

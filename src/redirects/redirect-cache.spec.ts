@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Lru } from '../common/lru';
 import { weighLinkTarget } from './redirect-cache';
 import type { LinkTarget } from './redirect-target';
@@ -55,5 +57,35 @@ describe('the link cache bounded by bytes', () => {
       lru.set(target.svcId, target, 60_000, 0);
     }
     expect(lru.size).toBe(1000);
+  });
+});
+
+describe('what a cached link weighs (docs/operations.md, "The redirect cache")', () => {
+  it('the estimate is above what V8 keeps for each link, measured on the heap', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const entries = 20_000;
+    for (const urlLength of [40, 100, 300]) {
+      const lru = new Lru<LinkTarget | null>(entries, { max: 2 ** 40, weigh: weighLinkTarget });
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      let estimated = 0;
+      for (let n = 0; n < entries; n++) {
+        // As a lookup keeps it: the key from the request, the link parsed from its Redis entry.
+        const svcId = `bench.svc_${(1e9 + n * 7919).toString(36).slice(-7)}`;
+        const url = `https://example.com/${'a'.repeat(urlLength - 28)}?n=${n}`.slice(0, urlLength);
+        const target = JSON.parse(JSON.stringify(link(n, url))) as LinkTarget;
+        target.svcId = svcId;
+        const key = `bench.svc_${svcId.slice(10)}`;
+        lru.set(key, target, 600_000, 0);
+        estimated += weighLinkTarget(key, target);
+      }
+      gc();
+      const measured = (process.memoryUsage().heapUsed - before) / entries;
+      expect(lru.size).toBe(entries);
+      // About 400 bytes and a byte a character of ASCII; the estimate counts two and more objects.
+      expect(measured).toBeLessThan(estimated / entries);
+      expect(measured).toBeGreaterThan(urlLength);
+    }
   });
 });
