@@ -191,34 +191,21 @@ export class RedirectCache implements OnModuleInit {
   }
 
   projectTarget(projectId: string): Promise<ProjectTarget> | ProjectTarget {
-    return this.lookup(
-      this.projects,
-      'project',
-      projectId,
-      () => this.repository.findProjectTarget(projectId),
-      TTL.project,
-    );
+    return this.lookup(this.projects, 'project', projectId, TTL.project);
   }
 
   hostDomains(host: string): Promise<HostDomains | null> | HostDomains | null {
-    return this.lookup(
-      this.hosts,
-      'domain',
-      host,
-      () => this.repository.findHostDomains(host),
-      TTL.domain,
-    );
+    return this.lookup(this.hosts, 'domain', host, TTL.domain);
   }
 
   /**
-   * Synchronous on a memory hit, otherwise Redis, then the database; what a lower layer answers
-   * is kept in the upper ones. Concurrent misses of one key share its lookup.
+   * Synchronous on a memory hit (no promise, no closure), otherwise Redis, then the database; what
+   * a lower layer answers is kept in the upper ones. Concurrent misses of one key share its lookup.
    */
   private lookup<T>(
     lru: Lru<T>,
     kind: 'project' | 'domain',
     key: string,
-    load: () => Promise<T>,
     ttl: { memory: number; redis: number },
   ): Promise<T> | T {
     const hit = lru.get(key, Date.now());
@@ -230,7 +217,7 @@ export class RedirectCache implements OnModuleInit {
     const inFlight = this.inFlight[kind];
     const running = inFlight.get(key) as Promise<T> | undefined;
     if (running) return running;
-    const lookup = this.lookupSlow(lru, kind, key, load, ttl).finally(() => {
+    const lookup = this.lookupSlow(lru, kind, key, ttl).finally(() => {
       if (inFlight.get(key) === lookup) inFlight.delete(key);
     });
     inFlight.set(key, lookup);
@@ -241,7 +228,6 @@ export class RedirectCache implements OnModuleInit {
     lru: Lru<T>,
     kind: 'project' | 'domain',
     key: string,
-    load: () => Promise<T>,
     ttl: { memory: number; redis: number },
   ): Promise<T> {
     const redisKey = this.redisKey(kind, key);
@@ -264,7 +250,9 @@ export class RedirectCache implements OnModuleInit {
         // Redis unavailable: the database answers.
       }
     }
-    const value = await load();
+    const value = (await (kind === 'project'
+      ? this.repository.findProjectTarget(key)
+      : this.repository.findHostDomains(key))) as T;
     this.layers.database.hit.inc();
     if (invalidations !== this.invalidations[kind]) return value;
     lru.set(key, value, ttl.memory, Date.now());
