@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/app-config';
 import { FILTER_MIN_CAPACITY, LinkFilter } from './link-filter';
 import type { RedirectsRepository } from './redirects.repository';
 
@@ -17,7 +18,10 @@ function setup(count: number) {
       return from === -1 ? [] : svcIds.slice(from, from + limit);
     },
   };
-  const filter = new LinkFilter(repository as unknown as RedirectsRepository);
+  const filter = new LinkFilter(
+    { servesApi: true } as AppConfig,
+    repository as unknown as RedirectsRepository,
+  );
   return {
     filter,
     svcIds,

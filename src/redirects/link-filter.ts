@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BloomFilter } from '../common/bloom-filter';
+import { AppConfig } from '../config/app-config';
 import { RedirectsRepository } from './redirects.repository';
 
 /** The smallest filter built: an empty service still takes its first links without a rebuild. */
@@ -31,10 +32,14 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
   private stopped = false;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly repository: RedirectsRepository) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: RedirectsRepository,
+  ) {}
 
+  /** A process that serves no redirects (ROLE=worker) builds none: its lookups, if any, read on. */
   onApplicationBootstrap(): void {
-    this.rebuild('start');
+    if (this.config.servesApi) this.rebuild('start');
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -84,7 +89,7 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private rebuild(reason: 'start' | 'grow' | 'missed'): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.config.servesApi) return;
     clearTimeout(this.retry);
     const generation = ++this.generation;
     this.building = null;

@@ -31,7 +31,7 @@ async function setup(links: string[]) {
   const invalidation = {
     register: (cache: typeof bus) => (bus = cache),
   } as unknown as InvalidationBus;
-  const filter = new LinkFilter(repository);
+  const filter = new LinkFilter({ servesApi: true } as AppConfig, repository);
   const metrics = new MetricsService();
   const cache = new RedirectCache(
     { redirectCacheSize: 1000, redirectCacheMb: 1, redisPrefix: 't' } as AppConfig,
