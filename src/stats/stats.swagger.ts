@@ -1,6 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam, ApiQuery } from '@nestjs/swagger';
 import { ApiFormatted } from '../common/api-format';
+import {
+  ApiFlagQuery,
+  ApiPagingQueries,
+  ApiProjectKeyQuery,
+  ApiVersionQuery,
+} from '../common/api-queries';
 import { SORT_TYPES } from './dto/stats-responses.dto';
 import { DEVICE_CLASSES } from '../enrichment/user-agent';
 import { DIMENSION_FIELDS } from './stats-fields';
@@ -37,106 +43,99 @@ function filterQuery(name: string, description = 'Filter (one value)'): MethodDe
   });
 }
 
+/** start_date or end_date, with what the endpoint makes of it. */
+function dateQuery(
+  name: 'start_date' | 'end_date',
+  required: boolean,
+  description?: string,
+  example?: string,
+): MethodDecorator {
+  return ApiQuery({
+    type: String,
+    name,
+    required,
+    ...(description === undefined ? {} : { description }),
+    ...(example === undefined ? {} : { example }),
+  });
+}
+
+/** attribution (docs/api.md, "Share chains"). */
+function attributionQuery(): MethodDecorator {
+  return ApiQuery({
+    enum: ['last', 'first'],
+    name: 'attribution',
+    required: false,
+    description:
+      'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
+  });
+}
+
+const WITH_BOTS = 'Count clicks by known crawlers too (default false)';
+
+/** What every statistics endpoint takes first: the format, svc_id where given, v and key. */
+function leadingParameters(svcId: MethodDecorator[], key?: string): MethodDecorator[] {
+  return [
+    ApiFormatted({ txt: false, formatInPath: false }),
+    ...svcId,
+    ApiVersionQuery(),
+    ApiProjectKeyQuery(key),
+  ];
+}
+
+/** svc_id in the path of one link's statistics. */
+const linkInPath = (): MethodDecorator[] => [
+  ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x' }),
+];
+
 export function ApiIntervalParameters(): MethodDecorator {
   const decorators = [
-    ApiFormatted({ txt: false, formatInPath: false }),
-    ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x' }),
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
-    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({
-      type: String,
-      name: 'start_date',
-      required: true,
-      description: 'Rounded down to the hour; after 2010-06-04',
-      example: '2026-11-01',
-    }),
-    ApiQuery({
-      type: String,
-      name: 'end_date',
-      required: true,
-      description: 'Rounded up to the hour',
-      example: '2026-11-23',
-    }),
+    ...leadingParameters(linkInPath()),
+    dateQuery('start_date', true, 'Rounded down to the hour; after 2010-06-04', '2026-11-01'),
+    dateQuery('end_date', true, 'Rounded up to the hour', '2026-11-23'),
     ApiQuery({
       name: 'interval',
       required: false,
       enum: ['hour', 'day', 'week'],
       description: 'Default day; at most 500 intervals',
     }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_zeros',
-      required: false,
-      description: 'Include intervals without clicks',
-    }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_metadata',
-      required: false,
-      description: 'Include the link record as metadata',
-    }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_conversions',
-      required: false,
-      description: 'Include conversions per interval and in total',
-    }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_bots',
-      required: false,
-      description: 'Count clicks by known crawlers too (default false)',
-    }),
-    ApiQuery({
-      enum: ['last', 'first'],
-      name: 'attribution',
-      required: false,
-      description:
-        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
-    }),
+    ApiFlagQuery('with_zeros', 'Include intervals without clicks'),
+    ApiFlagQuery('with_metadata', 'Include the link record as metadata'),
+    ApiFlagQuery('with_conversions', 'Include conversions per interval and in total'),
+    ApiFlagQuery('with_bots', WITH_BOTS),
+    attributionQuery(),
     ...DIMENSION_FIELDS.map((name) => filterQuery(name)),
   ];
   return applyDecorators(...decorators);
 }
 
 export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
+  const groupField = {
+    enum: groupFields(kind),
+    enumName: kind === 'totals' ? 'TotalsGroupField' : 'RangeGroupField',
+  };
   const decorators = [
-    ApiFormatted({ txt: false, formatInPath: false }),
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
+    ...leadingParameters(
+      [],
+      kind === 'totals'
+        ? `Project API key, or key[]=… for several projects (at most ${MAX_TOTALS_KEYS}, of any subscriptions)`
+        : 'Project API key',
+    ),
+    dateQuery(
+      'start_date',
+      false,
+      kind === 'totals'
+        ? 'Links shared from (rounded down to the hour; after 2011-09-01)'
+        : 'Rounded down to the hour',
+    ),
+    dateQuery('end_date', false, 'Rounded up to the hour'),
     ApiQuery({
-      type: String,
-      name: 'key',
-      required: true,
-      description:
-        kind === 'totals'
-          ? `Project API key, or key[]=… for several projects (at most ${MAX_TOTALS_KEYS}, of any subscriptions)`
-          : 'Project API key',
-    }),
-    ApiQuery({
-      type: String,
-      name: 'start_date',
-      required: false,
-      description:
-        kind === 'totals'
-          ? 'Links shared from (rounded down to the hour; after 2011-09-01)'
-          : 'Rounded down to the hour',
-    }),
-    ApiQuery({
-      type: String,
-      name: 'end_date',
-      required: false,
-      description: 'Rounded up to the hour',
-    }),
-    ApiQuery({
-      enum: groupFields(kind),
-      enumName: kind === 'totals' ? 'TotalsGroupField' : 'RangeGroupField',
+      ...groupField,
       name: 'group_by',
       required: false,
       description: `A filter field${kind === 'totals' ? ' (not domain) or project with key[]' : ''}`,
     }),
     ApiQuery({
-      enum: groupFields(kind),
-      enumName: kind === 'totals' ? 'TotalsGroupField' : 'RangeGroupField',
+      ...groupField,
       name: 'pivot',
       required: false,
       description: 'Needs group_by; differs from it and from the filters',
@@ -152,47 +151,16 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
     ApiQuery({ name: 'sort_order', required: false, enum: ['asc', 'desc'] }),
     ApiQuery({ enum: SORT_TYPES, enumName: 'SortType', name: 'pivot_sort_type', required: false }),
     ApiQuery({ name: 'pivot_sort_order', required: false, enum: ['asc', 'desc'] }),
-    ApiQuery({
-      type: 'integer',
-      name: 'per_page',
-      required: false,
-      description: 'Default 10, at most 1000',
-    }),
-    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
-    ApiQuery({
-      type: 'integer',
-      name: 'offset',
-      required: false,
-      description: 'Overrides page: the previous last_offset',
-    }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_metadata', required: false }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_zeros',
-      required: false,
-      description: 'Include pivots without activity',
-    }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_bots',
-      required: false,
-      description: 'Count clicks by known crawlers too (default false)',
-    }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_chain',
-      required: false,
-      description:
-        "Extension (share chains): add each row's chain figures, the activity of its links' descendants",
-    }),
-    ApiQuery({
-      enum: ['last', 'first'],
-      name: 'attribution',
-      required: false,
-      description:
-        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
-    }),
+    ...ApiPagingQueries('Default 10, at most 1000'),
+    ApiFlagQuery('with_conversions'),
+    ApiFlagQuery('with_metadata'),
+    ApiFlagQuery('with_zeros', 'Include pivots without activity'),
+    ApiFlagQuery('with_bots', WITH_BOTS),
+    ApiFlagQuery(
+      'with_chain',
+      "Extension (share chains): add each row's chain figures, the activity of its links' descendants",
+    ),
+    attributionQuery(),
     ...filterNames(kind).map((name) =>
       filterQuery(name, `Filter (one value)${name === 'tool' ? ': key or label' : ''}`),
     ),
@@ -202,60 +170,36 @@ export function ApiAggregateParameters(kind: StatsKind): MethodDecorator {
 
 export function ApiDetailsParameters(batch: boolean): MethodDecorator {
   const decorators = [
-    ApiFormatted({ txt: false, formatInPath: false }),
-    ...(batch
-      ? [
-          ApiQuery({
-            type: String,
-            name: 'svc_id',
-            required: true,
-            description: 'svc_id[]=…, repeated (at most 1000)',
-          }),
-        ]
-      : [ApiParam({ name: 'svc_id' })]),
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
-    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({
-      type: String,
-      name: 'start_date',
-      required: false,
-      description: 'Count clicks from (default: all time)',
-    }),
-    ApiQuery({ type: String, name: 'end_date', required: false }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_metadata',
-      required: false,
-      description: 'Include the link record',
-    }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
+    ...leadingParameters(
+      batch
+        ? [
+            ApiQuery({
+              type: String,
+              name: 'svc_id',
+              required: true,
+              description: 'svc_id[]=…, repeated (at most 1000)',
+            }),
+          ]
+        : [ApiParam({ name: 'svc_id' })],
+    ),
+    dateQuery('start_date', false, 'Count clicks from (default: all time)'),
+    dateQuery('end_date', false),
+    ApiFlagQuery('with_metadata', 'Include the link record'),
+    ApiFlagQuery('with_bots'),
   ];
   return applyDecorators(...decorators);
 }
 
 export function ApiRangeIntervalParameters(): MethodDecorator {
   const decorators = [
-    ApiFormatted({ txt: false, formatInPath: false }),
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
-    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({ type: String, name: 'start_date', required: true }),
-    ApiQuery({ type: String, name: 'end_date', required: true }),
+    ...leadingParameters([]),
+    dateQuery('start_date', true),
+    dateQuery('end_date', true),
     ApiQuery({ name: 'interval', required: false, enum: ['hour', 'day', 'week'] }),
-    ApiQuery({
-      enum: ['true', 'false'],
-      name: 'with_conversions',
-      required: false,
-      description: 'Conversions per interval and in all (default false)',
-    }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_zeros', required: false }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
-    ApiQuery({
-      enum: ['last', 'first'],
-      name: 'attribution',
-      required: false,
-      description:
-        'Extension (share chains): last (default) credits the clicked link, first the root of its cascade',
-    }),
+    ApiFlagQuery('with_conversions', 'Conversions per interval and in all (default false)'),
+    ApiFlagQuery('with_zeros'),
+    ApiFlagQuery('with_bots'),
+    attributionQuery(),
     ...filterNames('range').map((name) => filterQuery(name)),
   ];
   return applyDecorators(...decorators);
@@ -264,37 +208,16 @@ export function ApiRangeIntervalParameters(): MethodDecorator {
 /** stats/{svc_id}/chain.json (**extension**; docs/api.md, "Share chains"). */
 export function ApiChainParameters(): MethodDecorator {
   const decorators = [
-    ApiFormatted({ txt: false, formatInPath: false }),
-    ApiParam({ name: 'svc_id', example: 'svc.example_aB3dE9x' }),
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
-    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
-    ApiQuery({
-      type: String,
-      name: 'start_date',
-      required: false,
-      description: 'Activity window from (rounded down to the hour; default: all time)',
-    }),
-    ApiQuery({
-      type: String,
-      name: 'end_date',
-      required: false,
-      description: 'Activity window until (rounded up to the hour)',
-    }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_conversions', required: false }),
-    ApiQuery({ enum: ['true', 'false'], name: 'with_bots', required: false }),
-    ApiQuery({
-      type: 'integer',
-      name: 'per_page',
-      required: false,
-      description: 'Children per page: default 10, at most 1000',
-    }),
-    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
-    ApiQuery({
-      type: 'integer',
-      name: 'offset',
-      required: false,
-      description: 'Overrides page',
-    }),
+    ...leadingParameters(linkInPath()),
+    dateQuery(
+      'start_date',
+      false,
+      'Activity window from (rounded down to the hour; default: all time)',
+    ),
+    dateQuery('end_date', false, 'Activity window until (rounded up to the hour)'),
+    ApiFlagQuery('with_conversions'),
+    ApiFlagQuery('with_bots'),
+    ...ApiPagingQueries('Children per page: default 10, at most 1000', 'Overrides page'),
   ];
   return applyDecorators(...decorators);
 }

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiPagingQueries, ApiProjectKeyQuery, ApiVersionQuery } from '../../common/api-queries';
 import { MAX_PER_PAGE } from '../../common/params';
 import { ApiQuery, ApiResponseOptions } from '@nestjs/swagger';
 import { LINK_FILTERS, SHARED_AT_RANGE, isMultiTagField, isSharedAtField } from './link-filters';
@@ -22,8 +23,8 @@ function filterDescription(name: string): string {
 /** url/list's parameters (docs/api.md, "Listing links"). */
 export function ApiLinkListParameters(): MethodDecorator {
   return applyDecorators(
-    ApiQuery({ enum: ['3'], name: 'v', required: true, example: '3' }),
-    ApiQuery({ type: String, name: 'key', required: true, description: 'Project API key' }),
+    ApiVersionQuery(),
+    ApiProjectKeyQuery(),
     ApiQuery({
       type: String,
       name: 'search',
@@ -44,19 +45,7 @@ export function ApiLinkListParameters(): MethodDecorator {
       required: false,
       description: 'desc (default): newest or most clicked first',
     }),
-    ApiQuery({
-      type: 'integer',
-      name: 'per_page',
-      required: false,
-      description: `Default 10, at most ${MAX_PER_PAGE}`,
-    }),
-    ApiQuery({ type: 'integer', name: 'page', required: false, description: 'From 1 (default)' }),
-    ApiQuery({
-      type: 'integer',
-      name: 'offset',
-      required: false,
-      description: 'Overrides page: the previous last_offset',
-    }),
+    ...ApiPagingQueries(`Default 10, at most ${MAX_PER_PAGE}`),
     ...LINK_FILTERS.map((name) =>
       ApiQuery({
         type: String,
