@@ -1,3 +1,4 @@
+import { webhookTarget } from '../../test/factories/webhook-target';
 import type { AppConfig } from '../config/app-config';
 import type { ProjectEvent } from '../events/project-event';
 import type { LinkLookupsService } from '../links/link-lookups.service';
@@ -12,18 +13,7 @@ import type { WebhookTarget } from './webhooks.repository';
 
 const RETRY_DELAYS = [5_000, 300_000];
 
-const webhook: WebhookTarget & { enabled: boolean } = {
-  id: 'wh1',
-  projectId: 'p1',
-  url: 'https://hooks.example/in',
-  events: new Set(['link.created']),
-  linkIds: null,
-  secret: 'whsec_current',
-  previousSecret: null,
-  previousSecretExpiresAt: null,
-  pageviews: false,
-  enabled: true,
-};
+const webhook: WebhookTarget & { enabled: boolean } = { ...webhookTarget(), enabled: true };
 
 const event = (n: number): ProjectEvent => ({
   id: `evt_${n.toString(16).padStart(32, '0')}`,

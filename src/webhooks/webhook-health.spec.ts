@@ -1,24 +1,15 @@
+import { webhookTarget } from '../../test/factories/webhook-target';
 import { Logger } from '@nestjs/common';
 import type { ProjectLookupsService } from '../projects/project-lookups.service';
 import type { AppConfig } from '../config/app-config';
 import type { MailService } from '../mail/mail.service';
 import { BREAKER_MIN, BREAKER_WINDOW, WebhookHealth } from './webhook-health';
 import type { WebhookTargets } from './webhook-targets';
-import type { WebhookTarget, WebhooksRepository } from './webhooks.repository';
+import type { WebhooksRepository } from './webhooks.repository';
 
 const DISABLE_AFTER_MS = 3 * 86_400_000;
 
-const webhook: WebhookTarget = {
-  id: 'wh1',
-  projectId: 'p1',
-  url: 'https://user:token@hooks.example/in?secret=1',
-  events: new Set(['link.created']),
-  linkIds: null,
-  secret: 'whsec_current',
-  previousSecret: null,
-  previousSecretExpiresAt: null,
-  pageviews: false,
-};
+const webhook = webhookTarget({ url: 'https://user:token@hooks.example/in?secret=1' });
 
 /** The webhooks table as far as the breaker goes: its failing_since, and whether it is enabled. */
 class FakeWebhooks {

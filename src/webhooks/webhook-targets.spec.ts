@@ -1,20 +1,11 @@
+import { webhookTarget } from '../../test/factories/webhook-target';
 import { OutgoingEvent, ProjectEvent } from '../events/project-event';
 import { originOf } from './webhook-health';
 import { refusal } from './webhook-targets';
 import type { WebhookTarget } from './webhooks.repository';
 
-const target = (over: Partial<WebhookTarget>): WebhookTarget => ({
-  id: 'w',
-  projectId: 'p',
-  url: 'https://hooks.example/',
-  events: new Set(['link.clicked', 'conversion.created']),
-  linkIds: null,
-  secret: 'whsec_AAAA',
-  previousSecret: null,
-  previousSecretExpiresAt: null,
-  pageviews: false,
-  ...over,
-});
+const target = (over: Partial<WebhookTarget>): WebhookTarget =>
+  webhookTarget({ events: new Set(['link.clicked', 'conversion.created']), ...over });
 
 const outgoing = (
   type: ProjectEvent['type'],
