@@ -1,4 +1,4 @@
-import { AppError } from '../common/app-error';
+import { errorOf } from '../../test/support/app-errors';
 import {
   CREATE_FIELDS,
   UPDATE_FIELDS,
@@ -8,16 +8,6 @@ import {
   parseRedirect,
   rejectUnknownFields,
 } from './domain-input';
-
-function errorOf(run: () => unknown): { status: number; code: number; message: string } {
-  try {
-    run();
-  } catch (error) {
-    const e = error as AppError;
-    return { status: e.status, code: e.code, message: e.message };
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('normaliseHostname', () => {
   it.each([

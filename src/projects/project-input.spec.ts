@@ -1,15 +1,5 @@
-import { AppError } from '../common/app-error';
+import { errorOf } from '../../test/support/app-errors';
 import { normaliseLinkHost, parseProjectCreation, parseProjectUpdate } from './project-input';
-
-function errorOf(fn: () => unknown): { status: number; code: number; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    const e = error as AppError;
-    return { status: e.status, code: e.code, message: e.message };
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('parseProjectCreation', () => {
   it('reads every field, taking a single string as a list of one', () => {
