@@ -22,53 +22,54 @@ function errorOf(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
+/** What loadConfig gives for an empty environment. */
+const DEFAULTS = {
+  port: 3000,
+  databaseUrl: null,
+  dataDir: path.resolve('./data'),
+  redisUrl: null,
+  redisPrefix: 'svc',
+  defaultDomain: 'localhost:3000',
+  publicScheme: 'http',
+  bootstrapSubscriptionKey: null,
+  bootstrapApplicationKey: null,
+  role: 'all',
+  logLevel: 'info',
+  smtpUrl: null,
+  mailFrom: 'svc <no-reply@localhost>',
+  createRateLimit: 8000,
+  readRateLimit: 3600,
+  publishableRateLimits: {
+    links: { project: 2000, address: 60 },
+    conversions: { project: 360_000, address: 1200 },
+  },
+  crawlerAllowLoopback: false,
+  unwrapTimeoutMs: 8000,
+  clickIp: 'anonymised',
+  geoipDb: null,
+  trustProxy: false,
+  redirectCacheSize: 200000,
+  redirectCacheMb: 128,
+  clickhouseUrl: null,
+  clickhouseDatabase: 'svc',
+  chdbDir: path.resolve('./data/chdb'),
+  statsYieldLoad: 50,
+  analyticsMaxExecutionSeconds: 20,
+  analyticsMaxMemoryMb: 1024,
+  webhookAllowLoopback: false,
+  webhookRetryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  webhookDisableAfterMs: 3 * 86_400_000,
+  webhookTimeoutMs: 10_000,
+  webhookLogDays: 7,
+  webhookBacklog: 10_000,
+  webhookReplayRateLimit: 600,
+  eventsReplaySize: 1000,
+};
+
 describe('loadConfig', () => {
   it('has a default for every variable', () => {
     const config = loadConfig({});
-    expect({ ...config }).toEqual({
-      port: 3000,
-      databaseUrl: null,
-      dataDir: path.resolve('./data'),
-      redisUrl: null,
-      redisPrefix: 'svc',
-      defaultDomain: 'localhost:3000',
-      publicScheme: 'http',
-      bootstrapSubscriptionKey: null,
-      bootstrapApplicationKey: null,
-      role: 'all',
-      logLevel: 'info',
-      smtpUrl: null,
-      mailFrom: 'svc <no-reply@localhost>',
-      createRateLimit: 8000,
-      readRateLimit: 3600,
-      publishableRateLimits: {
-        links: { project: 2000, address: 60 },
-        conversions: { project: 360_000, address: 1200 },
-      },
-      crawlerAllowLoopback: false,
-      unwrapTimeoutMs: 8000,
-      clickIp: 'anonymised',
-      geoipDb: null,
-      trustProxy: false,
-      redirectCacheSize: 200000,
-      redirectCacheMb: 128,
-      clickhouseUrl: null,
-      clickhouseDatabase: 'svc',
-      chdbDir: path.resolve('./data/chdb'),
-      statsYieldLoad: 50,
-      analyticsMaxExecutionSeconds: 20,
-      analyticsMaxMemoryMb: 1024,
-      webhookAllowLoopback: false,
-      webhookRetryDelaysMs: [
-        5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
-      ],
-      webhookDisableAfterMs: 3 * 86_400_000,
-      webhookTimeoutMs: 10_000,
-      webhookLogDays: 7,
-      webhookBacklog: 10_000,
-      webhookReplayRateLimit: 600,
-      eventsReplaySize: 1000,
-    });
+    expect({ ...config }).toEqual(DEFAULTS);
     expect(config.runsWorkers).toBe(true);
     expect(config.servesApi).toBe(true);
     expect(config.outboxDir).toBe(path.resolve('./data/outbox'));
@@ -115,6 +116,7 @@ describe('loadConfig', () => {
       EVENTS_REPLAY_SIZE: '50',
     });
     expect({ ...config }).toEqual({
+      ...DEFAULTS,
       port: 8080,
       databaseUrl: DB,
       dataDir: '/var/lib/svc',
@@ -130,10 +132,6 @@ describe('loadConfig', () => {
       mailFrom: 'Links <links@example.com>',
       createRateLimit: 50,
       readRateLimit: 120,
-      publishableRateLimits: {
-        links: { project: 2000, address: 60 },
-        conversions: { project: 360_000, address: 1200 },
-      },
       crawlerAllowLoopback: true,
       unwrapTimeoutMs: 250,
       clickIp: 'full',
