@@ -1,3 +1,4 @@
+import { NO_DIMENSIONS } from '../../test/factories/click-dimensions';
 import type { BatchDescription } from '../enrichment/click-enricher';
 import { EventPublisher } from '../events/event-publisher';
 import type { RequestEvents } from '../events/event-outbox';
@@ -130,13 +131,7 @@ describe('ClickEvents', () => {
               click: {
                 id: ID(2),
                 clicked_at: new Date(AT + 2).toISOString(),
-                country: null,
-                region: null,
-                city: null,
-                device: 'other',
-                browser: null,
-                os: null,
-                referrer_host: null,
+                ...NO_DIMENSIONS,
               },
             },
           },

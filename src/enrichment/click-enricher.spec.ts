@@ -1,3 +1,4 @@
+import { NO_DIMENSIONS } from '../../test/factories/click-dimensions';
 import { ClickEnricher, NO_AGENT, clickDimensions } from './click-enricher';
 import { GeoLookup } from './geo-lookup';
 
@@ -58,14 +59,6 @@ describe('clickDimensions', () => {
   });
 
   it('has nulls for a click without place, agent or referrer', () => {
-    expect(clickDimensions(null, NO_AGENT, null)).toEqual({
-      country: null,
-      region: null,
-      city: null,
-      device: 'other',
-      browser: null,
-      os: null,
-      referrer_host: null,
-    });
+    expect(clickDimensions(null, NO_AGENT, null)).toEqual(NO_DIMENSIONS);
   });
 });
