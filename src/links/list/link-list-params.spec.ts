@@ -1,3 +1,4 @@
+import { linkListQuery } from '../../../test/factories/link-list-query';
 import { AppError } from '../../common/app-error';
 import { LINK_FILTERS, LINK_FILTER_MAX_LENGTH, isSharedAtField } from './link-filters';
 import { readLinkListQuery } from './link-list-params';
@@ -15,15 +16,7 @@ function outcome(params: Record<string, unknown>): string {
 
 describe('url/list parameters', () => {
   it('defaults: no filter or search, newest first, page 1 of 10', () => {
-    expect(readLinkListQuery({})).toEqual({
-      filters: {},
-      search: [],
-      sortType: 'created_at',
-      sortOrder: 'desc',
-      page: 1,
-      perPage: 10,
-      offset: 0,
-    });
+    expect(readLinkListQuery({})).toEqual(linkListQuery());
   });
 
   it('pages as statistics do: page from 1, offset overrides it (page null)', () => {

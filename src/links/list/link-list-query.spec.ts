@@ -1,5 +1,5 @@
+import { linkListQuery } from '../../../test/factories/link-list-query';
 import { LINK_SEARCH_TEXT as INDEXED_TEXT } from '../../database/migrations/1764000000000-links-list';
-import { LinkListQuery } from './link-list-params';
 import {
   LINK_SEARCH_TEXT,
   clickedPageStatement,
@@ -14,17 +14,6 @@ import {
 /** SQL on one line, runs of white space as one space. */
 const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
-const query = (over: Partial<LinkListQuery> = {}): LinkListQuery => ({
-  filters: {},
-  search: [],
-  sortType: 'created_at',
-  sortOrder: 'desc',
-  page: 1,
-  perPage: 10,
-  offset: 0,
-  ...over,
-});
-
 const TEXT = LINK_SEARCH_TEXT;
 
 describe('the search (PostgreSQL)', () => {
@@ -33,7 +22,7 @@ describe('the search (PostgreSQL)', () => {
   });
 
   it('looks for a word anywhere, its %, _ and \\ taken as themselves', () => {
-    const words = (search: string[]) => searchPageStatement('P', query({ search })).params;
+    const words = (search: string[]) => searchPageStatement('P', linkListQuery({ search })).params;
     expect(words(['spring'])[1]).toBe('%spring%');
     expect(words(['100%_a\\b'])[1]).toBe('%100\\%\\_a\\\\b%');
   });
@@ -41,7 +30,7 @@ describe('the search (PostgreSQL)', () => {
   it('a page by creation time: each word ILIKE the text, counted over the links found', () => {
     const { sql, params } = searchPageStatement(
       'P',
-      query({ search: ['blue', 'Sale'], perPage: 5, offset: 10 }),
+      linkListQuery({ search: ['blue', 'Sale'], perPage: 5, offset: 10 }),
     );
     expect(flat(sql)).toBe(
       "WITH found AS MATERIALIZED ( SELECT id, date_trunc('milliseconds', created_at) AS created" +
@@ -51,14 +40,14 @@ describe('the search (PostgreSQL)', () => {
     );
     expect(params).toEqual(['P', '%blue%', '%Sale%', 5, 10]);
     expect(
-      flat(searchPageStatement('P', query({ search: ['a'], sortOrder: 'asc' })).sql),
+      flat(searchPageStatement('P', linkListQuery({ search: ['a'], sortOrder: 'asc' })).sql),
     ).toContain('ORDER BY created ASC, id ASC');
   });
 
   it('filters as the store does: equality, a tool by key or label, shared_at_* in UTC, multi-value tags', () => {
     const { sql, params } = searchIdsStatement(
       'P',
-      query({
+      linkListQuery({
         search: ['x'],
         filters: {
           channel: 'email',
@@ -87,7 +76,7 @@ describe('the search (PostgreSQL)', () => {
   });
 
   it('counts the links found', () => {
-    const { sql, params } = searchCountStatement('P', query({ search: ['x'] }));
+    const { sql, params } = searchCountStatement('P', linkListQuery({ search: ['x'] }));
     expect(flat(sql)).toBe(
       `SELECT count(*) AS total FROM links WHERE project_id = $1 AND ${TEXT} ILIKE $2`,
     );
@@ -102,7 +91,7 @@ describe('pages in the analytics store', () => {
   it('by creation time, newest first, ties by link id; every link counted before the LIMIT', () => {
     const { sql, params } = createdPageStatement('svc', {
       projectId: 'P',
-      query: query({ filters: { channel: 'email' }, perPage: 20, offset: 40 }),
+      query: linkListQuery({ filters: { channel: 'email' }, perPage: 20, offset: 40 }),
       toolKeys: [],
     });
     expect(flat(sql)).toBe(
@@ -116,7 +105,7 @@ describe('pages in the analytics store', () => {
   it('by clicks: per-link counts of the projection joined to every filtered link (0 without clicks)', () => {
     const { sql, params } = clicksPageStatement('svc', {
       projectId: 'P',
-      query: query({ sortType: 'clicks', sortOrder: 'asc', filters: { tag: 'x' } }),
+      query: linkListQuery({ sortType: 'clicks', sortOrder: 'asc', filters: { tag: 'x' } }),
       toolKeys: [],
     });
     expect(flat(sql)).toBe(
@@ -132,7 +121,7 @@ describe('pages in the analytics store', () => {
   it('most clicked first without filters: the links with clicks, and the number of links', () => {
     const { sql, params } = clickedPageStatement('svc', {
       projectId: 'P',
-      query: query({ sortType: 'clicks', perPage: 10, offset: 30 }),
+      query: linkListQuery({ sortType: 'clicks', perPage: 10, offset: 30 }),
       toolKeys: [],
     });
     expect(flat(sql)).toBe(
