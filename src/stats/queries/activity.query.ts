@@ -25,3 +25,17 @@ export function activitySql(parts: RowParts, inPeriod: boolean): string {
           ${conversions})
         GROUP BY link_id`;
 }
+
+/**
+ * Range's rows over an activity statement (`activity`, its link in column `key`): the activity
+ * joined to its link's attributes, and a share row for each link shared in the period.
+ */
+export function rangeActivityRowsSql(parts: RowParts, activity: string, key: string): string {
+  const { inPeriod, links, noConversions, conversionsOf } = parts;
+  return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')},
+               l.shared_at AS shared_at
+        FROM (${activity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.${key}
+        UNION ALL
+        SELECT g, p, 0 AS clicks, toUInt8(1) AS shared${noConversions}, shared_at
+        FROM (${links}) WHERE ${inPeriod('shared_at')}`;
+}

@@ -1,5 +1,5 @@
 import { CONVERSION_FIGURES, RowParts, chainFigureColumns } from './row-parts';
-import { activitySql } from './activity.query';
+import { activitySql, rangeActivityRowsSql } from './activity.query';
 
 /**
  * Range's and totals' rows with share chains (docs/api.md, "Share chains"; docs/architecture.md,
@@ -21,7 +21,7 @@ function rootsOf(parts: RowParts): string {
  * credited to it. Rows as rows.query.ts gives them.
  */
 export function firstTouchRowsSql(parts: RowParts): string {
-  const { query, inPeriod, links, noConversions, conversionsOf } = parts;
+  const { query, links, conversionsOf } = parts;
   const range = query.kind === 'range';
   const sums = ['clicks', ...(query.withConversions ? CONVERSION_FIGURES : [])]
     .map((c) => `sum(a.${c}) AS ${c}`)
@@ -37,12 +37,7 @@ export function firstTouchRowsSql(parts: RowParts): string {
       FROM (${links}) AS l
       LEFT JOIN (${credited}) AS a ON a.root = l.link_id`;
   }
-  return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')},
-               l.shared_at AS shared_at
-        FROM (${credited}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.root
-        UNION ALL
-        SELECT g, p, 0 AS clicks, toUInt8(1) AS shared${noConversions}, shared_at
-        FROM (${links}) WHERE ${inPeriod('shared_at')}`;
+  return rangeActivityRowsSql(parts, credited, 'root');
 }
 
 /**

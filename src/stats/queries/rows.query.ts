@@ -3,7 +3,7 @@ import { Grouping, ProjectScope, RowParts, RowsContext, rowParts } from './row-p
 import { usesDimensions } from '../stats-fields';
 import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
-import { activitySql } from './activity.query';
+import { activitySql, rangeActivityRowsSql } from './activity.query';
 import { chainedRowsSql, firstTouchRowsSql } from './chain-rows.query';
 import { Binder } from './statement';
 
@@ -48,14 +48,7 @@ export function rowsSql(
  * from `links FINAL` (project_id, link_id).
  */
 export function rangeRowsSql(parts: RowParts): string {
-  const { inPeriod, links, noConversions, conversionsOf } = parts;
-  const activity = activitySql(parts, true);
-  return `SELECT l.g AS g, l.p AS p, a.clicks AS clicks, toUInt8(0) AS shared${conversionsOf('a')},
-               l.shared_at AS shared_at
-        FROM (${activity}) AS a INNER JOIN (${links}) AS l ON l.link_id = a.link_id
-        UNION ALL
-        SELECT g, p, 0 AS clicks, toUInt8(1) AS shared${noConversions}, shared_at
-        FROM (${links}) WHERE ${inPeriod('shared_at')}`;
+  return rangeActivityRowsSql(parts, activitySql(parts, true), 'link_id');
 }
 
 /**
