@@ -1,14 +1,5 @@
-import {
-  ArgumentsHost,
-  Catch,
-  Controller,
-  Get,
-  INestApplication,
-  Param,
-  Req,
-  UseFilters,
-} from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { probeApp } from '../../test/support/probe-app';
+import { ArgumentsHost, Catch, Controller, Get, Param, Req, UseFilters } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Request } from 'express';
 import request from 'supertest';
@@ -16,7 +7,6 @@ import { ApiFormatted, FormattedResult } from '../common/api-format';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { AppExceptionFilter } from '../common/exception.filter';
 import { RawParams } from '../common/params';
-import { parseQueryString } from '../common/query-parser';
 import { CurrentProject, CurrentProjects, ProjectKeyAuth } from './project-key.decorators';
 import { ProjectRequest } from './project-key.guard';
 import { KeyedProject, ProjectLookupsService, keyKindOf } from './project-lookups.service';
@@ -108,10 +98,8 @@ class ProbeController {
 }
 
 describe('ProjectKeyGuard', () => {
-  let app: INestApplication;
-
-  beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
+  const app = probeApp(() =>
+    Test.createTestingModule({
       controllers: [ProbeController],
       providers: [
         {
@@ -130,16 +118,8 @@ describe('ProjectKeyGuard', () => {
           },
         },
       ],
-    }).compile();
-    const nest = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
-    nest.set('query parser', parseQueryString);
-    nest.useGlobalFilters(new AppExceptionFilter());
-    app = await nest.init();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+    }).compile(),
+  );
 
   beforeEach(() => {
     reached.length = 0;
@@ -147,7 +127,7 @@ describe('ProjectKeyGuard', () => {
     refused.length = 0;
   });
 
-  const get = (path: string) => request(app.getHttpServer()).get(path);
+  const get = (path: string) => request(app().getHttpServer()).get(path);
 
   it('hands the project of a valid key to the handler', async () => {
     const res = await get(`/linkish.json?v=3&key=${KEY}`);

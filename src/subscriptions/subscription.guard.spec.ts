@@ -1,11 +1,8 @@
-import { Controller, Get, INestApplication } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { probeApp } from '../../test/support/probe-app';
+import { Controller, Get } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IsOptional, IsString } from 'class-validator';
 import request from 'supertest';
-import { AppExceptionFilter } from '../common/exception.filter';
-import { parseQueryString } from '../common/query-parser';
-import { createValidationPipe } from '../common/validation';
 import { ApplicationEntity } from './application.entity';
 import { hashKey } from './keys';
 import { CurrentSubscription, SubscriptionAuth } from './subscription.decorators';
@@ -69,38 +66,32 @@ class ProbeController {
 }
 
 describe('SubscriptionGuard', () => {
-  let app: INestApplication;
-
-  beforeAll(async () => {
-    const repository = {
-      findSubscriptionByKeyHash: (hash: string) =>
-        Promise.resolve(hash === subscription.keyHash ? subscription : null),
-      findApplicationByKeyHash: (hash: string) =>
-        Promise.resolve(applications.find((a) => a.keyHash === hash) ?? null),
-    };
-    const moduleRef = await Test.createTestingModule({
-      controllers: [ProbeController],
-      providers: [SubscriptionsService, { provide: SubscriptionsRepository, useValue: repository }],
-    })
-      .useMocker(() => ({}))
-      .compile();
-    const nest = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
-    nest.set('query parser', parseQueryString);
-    nest.useGlobalPipes(createValidationPipe());
-    nest.useGlobalFilters(new AppExceptionFilter());
-    app = await nest.init();
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const repository = {
+    findSubscriptionByKeyHash: (hash: string) =>
+      Promise.resolve(hash === subscription.keyHash ? subscription : null),
+    findApplicationByKeyHash: (hash: string) =>
+      Promise.resolve(applications.find((a) => a.keyHash === hash) ?? null),
+  };
+  const app = probeApp(
+    () =>
+      Test.createTestingModule({
+        controllers: [ProbeController],
+        providers: [
+          SubscriptionsService,
+          { provide: SubscriptionsRepository, useValue: repository },
+        ],
+      })
+        .useMocker(() => ({}))
+        .compile(),
+    { validation: true },
+  );
 
   beforeEach(() => {
     reached.length = 0;
   });
 
   const get = (path: string, query: Record<string, unknown>) =>
-    request(app.getHttpServer()).get(path).query(query);
+    request(app().getHttpServer()).get(path).query(query);
 
   it('hands the subscription of valid keys to the handler', async () => {
     const res = await get('/projects/list', { subscription_key: SUB, application_key: APP });
