@@ -14,6 +14,7 @@ import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { LinkEntity } from '../links/link.entity';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
+import type { KeyHolder } from '../subscriptions/subscriptions.repository';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 
 /** Where the CLI writes; the tests capture both streams. */
@@ -45,6 +46,20 @@ interface CommandSpec {
     options: Record_,
     out: CliOutput,
   ): Promise<Record_ | Record_[]>;
+}
+
+/** subscription:rotate-key and application:rotate-key. */
+function rotateKeyCommand(holder: KeyHolder): CommandSpec {
+  return {
+    summary: `Issues a new ${holder}_key; the old one stops working at once.`,
+    required: { id: `${holder} id` },
+    async run(context, { id }) {
+      return {
+        [`${holder}_id`]: id,
+        [`${holder}_key`]: await context.get(SubscriptionsService).rotateKey(holder, id),
+      };
+    },
+  };
 }
 
 /** A progress bar on stderr: redrawn in place on a terminal, a line per tenth otherwise. */
@@ -94,16 +109,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       }));
     },
   },
-  'subscription:rotate-key': {
-    summary: 'Issues a new subscription_key; the old one stops working at once.',
-    required: { id: 'subscription id' },
-    async run(context, { id }) {
-      return {
-        subscription_id: id,
-        subscription_key: await context.get(SubscriptionsService).rotateSubscriptionKey(id),
-      };
-    },
-  },
+  'subscription:rotate-key': rotateKeyCommand('subscription'),
   'application:create': {
     summary:
       'Authorises a new application on a subscription; prints its application_key (shown only now).',
@@ -149,16 +155,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       };
     },
   },
-  'application:rotate-key': {
-    summary: 'Issues a new application_key; the old one stops working at once.',
-    required: { id: 'application id' },
-    async run(context, { id }) {
-      return {
-        application_id: id,
-        application_key: await context.get(SubscriptionsService).rotateApplicationKey(id),
-      };
-    },
-  },
+  'application:rotate-key': rotateKeyCommand('application'),
 };
 
 /** Options that take an id are checked here, so a typo is a usage error and not a database error. */

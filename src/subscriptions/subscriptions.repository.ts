@@ -4,6 +4,9 @@ import { EntityManager, Repository } from 'typeorm';
 import { ApplicationEntity } from './application.entity';
 import { SubscriptionEntity } from './subscription.entity';
 
+/** What holds a key: a subscription (subscription_key) or an application (application_key). */
+export type KeyHolder = 'subscription' | 'application';
+
 @Injectable()
 export class SubscriptionsRepository {
   constructor(
@@ -62,12 +65,9 @@ export class SubscriptionsRepository {
     return repo.save(repo.create({ subscriptionId, name, keyHash }));
   }
 
-  async updateSubscriptionKeyHash(id: string, keyHash: string): Promise<void> {
-    await this.subscriptions.update({ id }, { keyHash });
-  }
-
-  async updateApplicationKeyHash(id: string, keyHash: string): Promise<void> {
-    await this.applications.update({ id }, { keyHash });
+  async updateKeyHash(holder: KeyHolder, id: string, keyHash: string): Promise<void> {
+    const table = holder === 'subscription' ? SubscriptionEntity : ApplicationEntity;
+    await this.repo(table).update({ id }, { keyHash });
   }
 
   /** Serialises first-start bootstrapping across processes (api and worker start together). */

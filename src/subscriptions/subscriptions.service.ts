@@ -4,7 +4,7 @@ import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { ApplicationEntity } from './application.entity';
 import { generateSecretKey, hashKey, keyMatches } from './keys';
 import { SubscriptionEntity } from './subscription.entity';
-import { SubscriptionsRepository } from './subscriptions.repository';
+import { KeyHolder, SubscriptionsRepository } from './subscriptions.repository';
 
 export interface AdminCredentials {
   subscription_key?: unknown;
@@ -95,21 +95,15 @@ export class SubscriptionsService {
     return { application, applicationKey };
   }
 
-  async rotateSubscriptionKey(subscriptionId: string): Promise<string> {
-    if (!(await this.repository.findSubscriptionById(subscriptionId))) {
-      throw Errors.notFound(`No subscription ${subscriptionId}`);
-    }
+  /** Issues a new key to a subscription or an application; the old one stops working at once. */
+  async rotateKey(holder: KeyHolder, id: string): Promise<string> {
+    const found =
+      holder === 'subscription'
+        ? await this.repository.findSubscriptionById(id)
+        : await this.repository.findApplicationById(id);
+    if (!found) throw Errors.notFound(`No ${holder} ${id}`);
     const key = generateSecretKey();
-    await this.repository.updateSubscriptionKeyHash(subscriptionId, hashKey(key));
-    return key;
-  }
-
-  async rotateApplicationKey(applicationId: string): Promise<string> {
-    if (!(await this.repository.findApplicationById(applicationId))) {
-      throw Errors.notFound(`No application ${applicationId}`);
-    }
-    const key = generateSecretKey();
-    await this.repository.updateApplicationKeyHash(applicationId, hashKey(key));
+    await this.repository.updateKeyHash(holder, id, hashKey(key));
     return key;
   }
 
