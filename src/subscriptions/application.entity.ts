@@ -1,20 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { KeyHolderEntity } from './key-holder.entity';
 
 /** An administrative application authorised on one subscription (application_key). */
 @Entity('applications')
-export class ApplicationEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
+export class ApplicationEntity extends KeyHolderEntity {
   @Column('uuid')
   subscriptionId: string;
-
-  @Column('text')
-  name: string;
-
-  @Column('char', { length: 64 })
-  keyHash: string;
-
-  @CreateDateColumn({ type: 'timestamptz' })
-  createdAt: Date;
 }
