@@ -1,5 +1,5 @@
 import { NO_DIMENSIONS } from '../../test/factories/click-dimensions';
-import type { BatchDescription } from '../enrichment/click-enricher';
+import type { BatchDescription, ClickDimensions } from '../enrichment/click-enricher';
 import { EventPublisher } from '../events/event-publisher';
 import type { RequestEvents } from '../events/event-outbox';
 import type { EventType, OutgoingEvent } from '../events/project-event';
@@ -61,6 +61,23 @@ function click(n: number, projectId: string, linkId: string, more: Partial<Click
   } satisfies ClickEvent;
 }
 
+const eventId = (n: number) => `evt_${ID(n).replace(/-/g, '')}`;
+
+/** The link.clicked of click n of link 11 (abc1) in project p1, as the sinks get it. */
+function linkClicked(n: number, dimensions: ClickDimensions) {
+  const at = new Date(AT + n).toISOString();
+  return {
+    projectId: 'p1',
+    linkId: '11',
+    event: {
+      id: eventId(n),
+      type: 'link.clicked',
+      created_at: at,
+      data: { svc_id: 'abc1', click: { id: ID(n), clicked_at: at, ...dimensions } },
+    },
+  };
+}
+
 /** The batch's dimensions: a place for one address, an agent, a referring host. */
 function description(columns: ReturnType<typeof clickColumns>): BatchDescription {
   return {
@@ -96,46 +113,16 @@ describe('ClickEvents', () => {
     ]);
     expect(publisher.published).toEqual([
       [
-        {
-          projectId: 'p1',
-          linkId: '11',
-          event: {
-            id: `evt_${ID(1).replace(/-/g, '')}`,
-            type: 'link.clicked',
-            created_at: new Date(AT + 1).toISOString(),
-            data: {
-              svc_id: 'abc1',
-              click: {
-                id: ID(1),
-                clicked_at: new Date(AT + 1).toISOString(),
-                country: 'FR',
-                region: 'Île-de-France',
-                city: 'Paris',
-                device: 'mobile',
-                browser: 'Safari',
-                os: 'iOS',
-                referrer_host: 'news.example',
-              },
-            },
-          },
-        },
-        {
-          projectId: 'p1',
-          linkId: '11',
-          event: {
-            id: `evt_${ID(2).replace(/-/g, '')}`,
-            type: 'link.clicked',
-            created_at: new Date(AT + 2).toISOString(),
-            data: {
-              svc_id: 'abc1',
-              click: {
-                id: ID(2),
-                clicked_at: new Date(AT + 2).toISOString(),
-                ...NO_DIMENSIONS,
-              },
-            },
-          },
-        },
+        linkClicked(1, {
+          country: 'FR',
+          region: 'Île-de-France',
+          city: 'Paris',
+          device: 'mobile',
+          browser: 'Safari',
+          os: 'iOS',
+          referrer_host: 'news.example',
+        }),
+        linkClicked(2, NO_DIMENSIONS),
       ],
     ]);
   });
@@ -154,7 +141,7 @@ describe('ClickEvents', () => {
     ]);
     expect(lookups.looked).toEqual([['12', '11']]);
     expect(publisher.published.map((events) => events.map((e) => e.event.id))).toEqual([
-      [`evt_${ID(4).replace(/-/g, '')}`],
+      [eventId(4)],
     ]);
   });
 
