@@ -23,6 +23,8 @@ const PROJECTS: Record<string, ProjectEntity> = {
   [OTHER]: { id: 'p2', name: 'two' } as ProjectEntity,
   [PUBLISHABLE]: ONE,
 };
+/** A 400's body (docs/api.md, "Errors"). */
+const badRequest = (error_message: string) => ({ error: 400, error_message });
 const NEEDS_API_KEY = {
   error: 403,
   error_message: "This endpoint needs the project's api_key; a publishable key may not call it",
@@ -147,16 +149,12 @@ describe('ProjectKeyGuard', () => {
   it('answers 400 for a missing or repeated key without looking anything up', async () => {
     const missing = await get('/linkish.json?v=3');
     expect(missing.status).toBe(400);
-    expect(missing.body).toStrictEqual({
-      error: 400,
-      error_message: 'Missing required parameter: key',
-    });
+    expect(missing.body).toStrictEqual(badRequest('Missing required parameter: key'));
     const repeated = await get(`/linkish.json?v=3&key=${KEY}&key=${KEY}`);
     expect(repeated.status).toBe(400);
-    expect(repeated.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter key: must be given once, as a single value',
-    });
+    expect(repeated.body).toStrictEqual(
+      badRequest('Invalid parameter key: must be given once, as a single value'),
+    );
     expect(lookups).toStrictEqual([]);
     expect(reached).toStrictEqual([]);
   });
@@ -164,28 +162,18 @@ describe('ProjectKeyGuard', () => {
   it('checks the format, then the endpoint’s own checks, then v, then the key', async () => {
     const format = await get(`/linkish.xml?stop=1&key=${UNKNOWN}`);
     expect(format.status).toBe(400);
-    expect(format.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter format: "xml" is not supported; use json or txt',
-    });
+    expect(format.body).toStrictEqual(
+      badRequest('Invalid parameter format: "xml" is not supported; use json or txt'),
+    );
     const callback = await get(`/linkish.txt?callback=cb&stop=1&key=${UNKNOWN}`);
     expect(callback.status).toBe(400);
     expect(callback.text).toBe('Invalid parameter callback: requires the json format');
     const own = await get(`/linkish.json?stop=1&key=${UNKNOWN}`);
-    expect(own.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter stop: refused on /linkish.json',
-    });
+    expect(own.body).toStrictEqual(badRequest('Invalid parameter stop: refused on /linkish.json'));
     const version = await get(`/linkish.json?v=2&key=${UNKNOWN}`);
-    expect(version.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter v: must be 3',
-    });
+    expect(version.body).toStrictEqual(badRequest('Invalid parameter v: must be 3'));
     const noVersion = await get(`/linkish.json?key=${UNKNOWN}`);
-    expect(noVersion.body).toStrictEqual({
-      error: 400,
-      error_message: 'Missing required parameter: v',
-    });
+    expect(noVersion.body).toStrictEqual(badRequest('Missing required parameter: v'));
     expect(lookups).toStrictEqual([]);
     expect(reached).toStrictEqual([]);
   });
@@ -215,15 +203,13 @@ describe('ProjectKeyGuard', () => {
     const tooMany = await get(
       `/totalish.json?v=3&key[]=${KEY}&key[]=${OTHER}&key[]=${KEY}&key[]=${KEY}`,
     );
-    expect(tooMany.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter key: takes 1 to 3 project keys',
-    });
+    expect(tooMany.body).toStrictEqual(
+      badRequest('Invalid parameter key: takes 1 to 3 project keys'),
+    );
     const object = await get(`/totalish.json?v=3&key[]=${KEY}&key[][a]=${OTHER}`);
-    expect(object.body).toStrictEqual({
-      error: 400,
-      error_message: 'Invalid parameter key: must be project API keys',
-    });
+    expect(object.body).toStrictEqual(
+      badRequest('Invalid parameter key: must be project API keys'),
+    );
     expect(reached).toStrictEqual([]);
   });
 
