@@ -9,23 +9,28 @@ import {
   rejectUnknownFields,
 } from './domain-input';
 
-describe('normaliseHostname', () => {
-  it.each([
-    ['Go.Example.COM', 'go.example.com'],
-    [' go.example.com:8080 ', 'go.example.com:8080'],
-    ['GO.example.com_Blog', 'go.example.com_Blog'],
-  ])('%s → %s', (value, expected) => {
-    expect(normaliseHostname(value)).toBe(expected);
-  });
-});
-
-describe('hostPart', () => {
-  it.each([
-    ['go.example.com', 'go.example.com'],
-    ['go.example.com_blog', 'go.example.com'],
-    ['go.example.com:8080_blog', 'go.example.com:8080'],
-  ])('%s → %s', (value, expected) => {
-    expect(hostPart(value)).toBe(expected);
+describe.each([
+  {
+    name: 'normaliseHostname',
+    of: normaliseHostname,
+    cases: [
+      ['Go.Example.COM', 'go.example.com'],
+      [' go.example.com:8080 ', 'go.example.com:8080'],
+      ['GO.example.com_Blog', 'go.example.com_Blog'],
+    ],
+  },
+  {
+    name: 'hostPart',
+    of: hostPart,
+    cases: [
+      ['go.example.com', 'go.example.com'],
+      ['go.example.com_blog', 'go.example.com'],
+      ['go.example.com:8080_blog', 'go.example.com:8080'],
+    ],
+  },
+])('$name', ({ of, cases }) => {
+  it.each(cases)('%s → %s', (value, expected) => {
+    expect(of(value)).toBe(expected);
   });
 });
 
