@@ -1,13 +1,13 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { PeriodicTask } from '../common/periodic-task';
+import { PeriodicService, Schedule } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { EventOutboxRepository } from './event-outbox.repository';
 import { EventType, OutgoingEvent } from './project-event';
 import { ProjectEvents } from './project-events';
 
 /** How often the outbox is swept where jobs run. */
-const SWEEP_EVERY_MS = 10_000;
+const SWEEP: Schedule = { everyMs: 10_000, atStart: false, failure: 'event outbox not swept' };
 /** Rows taken per sweep statement. */
 const ROWS_PER_SWEEP = 100;
 
@@ -26,25 +26,16 @@ const ROWS_PER_SWEEP = 100;
  * commit, at most once.
  */
 @Injectable()
-export class EventOutbox implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('EventOutbox');
-  private readonly sweeping = new PeriodicTask(
-    () => this.sweep(),
-    (error) => this.logger.warn(`event outbox not swept: ${error.message}`),
-  );
+export class EventOutbox extends PeriodicService {
+  protected readonly logger = new Logger('EventOutbox');
+  protected readonly task = () => this.sweep();
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly repository: EventOutboxRepository,
     private readonly events: ProjectEvents,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.runsWorkers) this.sweeping.start(SWEEP_EVERY_MS, false);
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.sweeping.stop();
+  ) {
+    super(SWEEP, config.runsWorkers);
   }
 
   /**

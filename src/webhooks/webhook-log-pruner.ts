@@ -1,10 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicTask } from '../common/periodic-task';
+import { Injectable, Logger } from '@nestjs/common';
+import { PeriodicService, Schedule } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { DeliveryLog } from './delivery-log';
 
-/** How often old delivery attempts are deleted. */
-const EVERY_MS = 3_600_000;
+/** Old delivery attempts are deleted at start, then once an hour. */
+const PRUNE: Schedule = { everyMs: 3_600_000, atStart: true, failure: 'webhook log not pruned' };
 
 /**
  * Keeps the delivery log (DeliveryLog) to WEBHOOK_LOG_DAYS (docs/operations.md, "Webhooks"): where
@@ -12,24 +12,15 @@ const EVERY_MS = 3_600_000;
  * redelivered.
  */
 @Injectable()
-export class WebhookLogPruner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('WebhookLogPruner');
-  private readonly pruning = new PeriodicTask(
-    () => this.prune(),
-    (error) => this.logger.warn(`webhook log not pruned: ${error.message}`),
-  );
+export class WebhookLogPruner extends PeriodicService {
+  protected readonly logger = new Logger('WebhookLogPruner');
+  protected readonly task = () => this.prune();
 
   constructor(
     private readonly config: AppConfig,
     private readonly log: DeliveryLog,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.config.runsWorkers) this.pruning.start(EVERY_MS, true);
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.pruning.stop();
+  ) {
+    super(PRUNE, config.runsWorkers);
   }
 
   /** Deletes what is older than the kept days, in short statements. */
