@@ -1,11 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-import {
-  APPLICATION_KEY_EXAMPLE,
-  OTHER_PROJECT_KEY_EXAMPLE,
-  PROJECT_KEY_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
-} from '../../common/dto/request-echo.dto';
+import { OTHER_PROJECT_KEY_EXAMPLE, PROJECT_KEY_EXAMPLE } from '../../common/dto/request-echo.dto';
+import { AdminKeysParams } from '../../common/dto/admin-keys.dto';
 
 /** The domain creation object, sent as the JSON string `json` of domains/new. */
 export class DomainCreationObjectDto {
@@ -84,19 +80,7 @@ export const UPDATE_JSON_EXAMPLE = JSON.stringify({
 });
 
 /** subscription_key and application_key: required on every domain operation. */
-export class DomainKeysParamsDto {
-  @ApiProperty({
-    description: 'Key of the subscription that owns the domains.',
-    example: SUBSCRIPTION_KEY_EXAMPLE,
-  })
-  subscription_key: string;
-
-  @ApiProperty({
-    description: 'Key of an application authorised to administer that subscription.',
-    example: APPLICATION_KEY_EXAMPLE,
-  })
-  application_key: string;
-}
+export class DomainKeysParamsDto extends AdminKeysParams('domains') {}
 
 export class CreateDomainParamsDto extends DomainKeysParamsDto {
   @ApiProperty({

@@ -1,9 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  APPLICATION_KEY_EXAMPLE,
-  PROJECT_KEY_EXAMPLE,
-  SUBSCRIPTION_KEY_EXAMPLE,
-} from '../../common/dto/request-echo.dto';
+import { PROJECT_KEY_EXAMPLE } from '../../common/dto/request-echo.dto';
+import { AdminKeysParams } from '../../common/dto/admin-keys.dto';
 import { EVENT_TYPES } from '../../events/project-event';
 
 export const WEBHOOK_ID_EXAMPLE = '0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37';
@@ -115,19 +112,7 @@ export const CREATE_JSON_EXAMPLE = JSON.stringify({
 export const UPDATE_JSON_EXAMPLE = JSON.stringify({ events: ['link.clicked'], enabled: true });
 
 /** subscription_key and application_key: required on every webhook operation. */
-export class WebhookKeysParamsDto {
-  @ApiProperty({
-    description: 'Key of the subscription that owns the webhooks.',
-    example: SUBSCRIPTION_KEY_EXAMPLE,
-  })
-  subscription_key: string;
-
-  @ApiProperty({
-    description: 'Key of an application authorised to administer that subscription.',
-    example: APPLICATION_KEY_EXAMPLE,
-  })
-  application_key: string;
-}
+export class WebhookKeysParamsDto extends AdminKeysParams('webhooks') {}
 
 export class ListWebhooksParamsDto extends WebhookKeysParamsDto {
   @ApiPropertyOptional({
