@@ -1,4 +1,6 @@
-import { ApiResponse } from '@nestjs/swagger';
+import { Type, applyDecorators } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiResponse } from '@nestjs/swagger';
+import { ADMIN_APPLICATION_KEY_DOC, subscriptionKeyDoc } from './dto/admin-keys.dto';
 
 /** An error example of an administration operation, as Swagger shows it. */
 export type AdminExample = { summary: string; value: unknown };
@@ -37,4 +39,26 @@ export function adminErrorResponses(
   descriptions: Record<400 | 403 | 404, string>,
 ): (status: 400 | 403 | 404, examples: Record<string, AdminExample>) => MethodDecorator {
   return (status, examples) => ApiResponse({ status, description: descriptions[status], examples });
+}
+
+/**
+ * An administration operation's parameters as a form body (POST; the API reads the query string
+ * too): `type`, with the schemas of the JSON objects (`objects`) its `json` field carries.
+ */
+export function ApiAdminForm(type: Type<unknown>, objects: Type<unknown>[]): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(...objects),
+    ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
+    ApiBody({ type, description: 'Form parameters (the query string is read too).' }),
+  );
+}
+
+/** subscription_key and application_key as query parameters (GET), described as the DTOs' are. */
+export function adminKeyQueries(
+  owned: string,
+): { name: string; description: string; example: string; required: boolean }[] {
+  return [
+    { name: 'subscription_key', ...subscriptionKeyDoc(owned), required: true },
+    { name: 'application_key', ...ADMIN_APPLICATION_KEY_DOC, required: true },
+  ];
 }

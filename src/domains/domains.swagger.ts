@@ -1,7 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { ApiParam, ApiQuery } from '@nestjs/swagger';
 import {
   AdminExample,
+  ApiAdminForm,
+  adminKeyQueries,
   adminEcho,
   adminErrorResponses,
   adminExample,
@@ -9,7 +11,6 @@ import {
 import { ErrorCode } from '../common/app-error';
 import {
   ADMIN_KEY_EXAMPLES,
-  APPLICATION_KEY_EXAMPLE,
   OTHER_PROJECT_KEY_EXAMPLE,
   PROJECT_KEY_EXAMPLE,
   SUBSCRIPTION_KEY_EXAMPLE,
@@ -38,18 +39,7 @@ const PARAM_TYPES = {
 
 type QueryParam = { name: string; description: string; example: string };
 
-const KEY_PARAMS: QueryParam[] = [
-  {
-    name: 'subscription_key',
-    description: 'Key of the subscription that owns the domains.',
-    example: SUBSCRIPTION_KEY_EXAMPLE,
-  },
-  {
-    name: 'application_key',
-    description: 'Key of an application authorised to administer that subscription.',
-    example: APPLICATION_KEY_EXAMPLE,
-  },
-];
+const KEY_PARAMS: QueryParam[] = adminKeyQueries('domains');
 
 const QUERY_PARAMS: Record<DomainParamsKind, QueryParam[]> = {
   keys: KEY_PARAMS,
@@ -73,16 +63,8 @@ const QUERY_PARAMS: Record<DomainParamsKind, QueryParam[]> = {
 
 /** The parameters of an operation: a form body for POST, the query string for GET. */
 export function ApiDomainParams(kind: DomainParamsKind, via: 'form' | 'query'): MethodDecorator {
-  if (via === 'form') {
-    return applyDecorators(
-      ApiExtraModels(DomainCreationObjectDto, DomainUpdateObjectDto),
-      ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
-      ApiBody({
-        type: PARAM_TYPES[kind],
-        description: 'Form parameters (the query string is read too).',
-      }),
-    );
-  }
+  if (via === 'form')
+    return ApiAdminForm(PARAM_TYPES[kind], [DomainCreationObjectDto, DomainUpdateObjectDto]);
   return applyDecorators(
     ...QUERY_PARAMS[kind].map((param) => ApiQuery({ ...param, required: true, type: String })),
   );

@@ -1,13 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import {
-  ApiBody,
-  ApiConsumes,
-  ApiExtraModels,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-} from '@nestjs/swagger';
-import { adminEcho, adminErrorResponses, adminExample } from '../common/admin-swagger';
+  ApiAdminForm,
+  adminEcho,
+  adminKeyQueries,
+  adminErrorResponses,
+  adminExample,
+} from '../common/admin-swagger';
 import { ErrorCode } from '../common/app-error';
 import {
   APPLICATION_KEY_EXAMPLE,
@@ -45,20 +44,7 @@ const PARAM_TYPES = {
 
 type QueryParam = { name: string; description: string; example: string; required: boolean };
 
-const KEY_PARAMS: QueryParam[] = [
-  {
-    name: 'subscription_key',
-    description: 'Key of the subscription that owns the webhooks.',
-    example: SUBSCRIPTION_KEY_EXAMPLE,
-    required: true,
-  },
-  {
-    name: 'application_key',
-    description: 'Key of an application authorised to administer that subscription.',
-    example: APPLICATION_KEY_EXAMPLE,
-    required: true,
-  },
-];
+const KEY_PARAMS: QueryParam[] = adminKeyQueries('webhooks');
 
 /** The query parameters of the GET forms (list, show, deliveries). */
 const QUERY_PARAMS: Record<'keys' | 'list' | 'deliveries', QueryParam[]> = {
@@ -92,16 +78,8 @@ const QUERY_PARAMS: Record<'keys' | 'list' | 'deliveries', QueryParam[]> = {
 
 /** The parameters of an operation: a form body for POST, the query string for GET. */
 export function ApiWebhookParams(kind: WebhookParamsKind, via: 'form' | 'query'): MethodDecorator {
-  if (via === 'form') {
-    return applyDecorators(
-      ApiExtraModels(WebhookCreationObjectDto, WebhookUpdateObjectDto),
-      ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
-      ApiBody({
-        type: PARAM_TYPES[kind],
-        description: 'Form parameters (the query string is read too).',
-      }),
-    );
-  }
+  if (via === 'form')
+    return ApiAdminForm(PARAM_TYPES[kind], [WebhookCreationObjectDto, WebhookUpdateObjectDto]);
   const params = kind === 'list' || kind === 'deliveries' ? QUERY_PARAMS[kind] : KEY_PARAMS;
   return applyDecorators(...params.map((param) => ApiQuery({ ...param, type: String })));
 }
