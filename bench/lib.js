@@ -126,39 +126,56 @@ async function runLoad(total, concurrency, task) {
  * together send at most that many requests a second (autocannon's overallRate).
  */
 function load(port, path, headers, seconds, connections, rate) {
+  return drainedRun(
+    {
+      url: `http://127.0.0.1:${port}${path}`,
+      method: 'GET',
+      headers,
+      connections,
+      ...(rate ? { overallRate: rate } : {}),
+    },
+    seconds,
+  );
+}
+
+/**
+ * One autocannon run of `options` (pipelining 1): for `seconds`, each connection then stopped after
+ * the response it waits for (load), or, without `seconds`, until `options.amount` requests.
+ */
+function drainedRun(options, seconds) {
   return new Promise((resolve, reject) => {
     const clients = [];
     const started = process.hrtime.bigint();
     const instance = autocannon(
       {
-        url: `http://127.0.0.1:${port}${path}`,
-        method: 'GET',
-        headers,
-        connections,
         pipelining: 1,
-        duration: seconds + 60,
-        ...(rate ? { overallRate: rate } : {}),
+        ...options,
+        ...(seconds === undefined ? {} : { duration: seconds + 60 }),
         setupClient: (client) => clients.push(client),
       },
       (error, result) => {
         if (error) return reject(error);
         const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
         const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+        const redirects = result.statusCodeStats['302']?.count ?? 0;
         resolve({
           rps: completed / elapsed,
           p50: result.latency.p50,
           p99: result.latency.p99,
-          redirects: result.statusCodeStats['302']?.count ?? 0,
+          redirects,
+          notFound: result.statusCodeStats['404']?.count ?? 0,
           completed,
-          other: completed - (result.statusCodeStats['302']?.count ?? 0),
+          other: completed - redirects,
           errors: result.errors,
           timeouts: result.timeouts,
         });
       },
     );
-    setTimeout(() => {
-      for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
-    }, seconds * 1000);
+    if (seconds !== undefined) {
+      setTimeout(() => {
+        for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
+      }, seconds * 1000);
+    }
     instance.on('error', reject);
   });
 }
@@ -370,4 +387,4 @@ async function seededStore() {
   };
 }
 
-module.exports = { REDIRECT, BARE_SERVER, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };
+module.exports = { REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };

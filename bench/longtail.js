@@ -8,7 +8,6 @@
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
-const autocannon = require('autocannon');
 const lib = require('./lib');
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 1_000_000);
@@ -22,43 +21,20 @@ const HEADERS = { Host: DOMAIN, 'User-Agent': USER_AGENT };
 
 /**
  * One autocannon run over many paths: `next()` names each request's path. Runs `seconds`, or until
- * `amount` requests were sent; no request is left in flight at the end (as lib.load).
+ * `amount` requests were sent; no request is left in flight at the end (lib.drainedRun).
  */
-function run(port, next, { seconds, amount, connections = CONNECTIONS }) {
-  return new Promise((resolve, reject) => {
-    const clients = [];
-    const started = process.hrtime.bigint();
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${port}`,
-        headers: HEADERS,
-        connections,
-        pipelining: 1,
-        ...(amount !== undefined ? { amount } : { duration: seconds + 60 }),
-        requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }],
-        setupClient: (client) => clients.push(client),
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-        const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
-        resolve({
-          rps: completed / elapsed,
-          p99: result.latency.p99,
-          redirects: result.statusCodeStats['302']?.count ?? 0,
-          notFound: result.statusCodeStats['404']?.count ?? 0,
-          completed,
-          errors: result.errors + result.timeouts,
-        });
-      },
-    );
-    if (amount === undefined) {
-      setTimeout(() => {
-        for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
-      }, seconds * 1000);
-    }
-    instance.on('error', reject);
-  });
+async function run(port, next, { seconds, amount, connections = CONNECTIONS }) {
+  const result = await lib.drainedRun(
+    {
+      url: `http://127.0.0.1:${port}`,
+      headers: HEADERS,
+      connections,
+      ...(amount !== undefined ? { amount } : {}),
+      requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }],
+    },
+    amount !== undefined ? undefined : seconds,
+  );
+  return { ...result, errors: result.errors + result.timeouts };
 }
 
 /** A Zipf (s = 1) sampler over ranks 0 … n-1: the cumulative weights, searched by bisection. */
