@@ -14,6 +14,9 @@ export class BloomFilter {
   private readonly words: Uint32Array;
   private readonly bitCount: number;
   private readonly probes: number;
+  /** The two hashes of the key last hashed (hash). */
+  private h1 = 0;
+  private h2 = 0;
 
   constructor(
     readonly capacity: number,
@@ -32,23 +35,28 @@ export class BloomFilter {
   }
 
   add(key: string): void {
-    let h1 = 0x811c9dc5;
-    let h2 = 0x9747b28c;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = Math.imul(h2 + c, 0x5bd1e995) ^ (h2 >>> 15);
-    }
-    h1 = mix(h1);
-    h2 = mix(h2) | 1;
+    this.hash(key);
     for (let i = 0; i < this.probes; i++) {
-      const bit = ((h1 + Math.imul(i, h2)) >>> 0) % this.bitCount;
+      const bit = this.probe(i);
       this.words[bit >>> 5] |= 1 << (bit & 31);
     }
     this.count++;
   }
 
   mightHave(key: string): boolean {
+    this.hash(key);
+    for (let i = 0; i < this.probes; i++) {
+      const bit = this.probe(i);
+      if ((this.words[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The key's two hashes (FNV-1a and a multiplicative one, each finalised), kept in fields rather
+   * than returned: a lookup on the redirect path allocates nothing.
+   */
+  private hash(key: string): void {
     let h1 = 0x811c9dc5;
     let h2 = 0x9747b28c;
     for (let i = 0; i < key.length; i++) {
@@ -56,13 +64,13 @@ export class BloomFilter {
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 + c, 0x5bd1e995) ^ (h2 >>> 15);
     }
-    h1 = mix(h1);
-    h2 = mix(h2) | 1;
-    for (let i = 0; i < this.probes; i++) {
-      const bit = ((h1 + Math.imul(i, h2)) >>> 0) % this.bitCount;
-      if ((this.words[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
+    this.h1 = mix(h1);
+    this.h2 = mix(h2) | 1;
+  }
+
+  /** The bit of the i-th probe of the key last hashed (double hashing). */
+  private probe(i: number): number {
+    return ((this.h1 + Math.imul(i, this.h2)) >>> 0) % this.bitCount;
   }
 }
 

@@ -9,6 +9,7 @@ import { runBackfill } from '../support/backfill';
 import { BROWSER, enricher, linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
+import { NO_DIMENSIONS } from '../factories/click-dimensions';
 
 const SAFARI_IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1';
@@ -158,17 +159,7 @@ describe('analytics:backfill dimensions', () => {
       enriched: 1,
     });
     const bare = await dimensionsOf('clicks', 'click_id', ids.bare);
-    expect(bare).toEqual({
-      country: null,
-      region: null,
-      city: null,
-      device: 'other',
-      browser: null,
-      os: null,
-      referrer_host: null,
-      enriched: 1,
-      click: ids.bare,
-    });
+    expect(bare).toEqual({ ...NO_DIMENSIONS, enriched: 1, click: ids.bare });
     for (const name of ['iphone', 'ipv6', 'bare'] as const) {
       const ingested = await dimensionsOf('clicks', 'click_id', referenceIds[name]);
       expect(dimensions(await dimensionsOf('clicks', 'click_id', ids[name]))).toEqual(
