@@ -50,6 +50,9 @@ const DEFAULTS = {
   trustProxy: false,
   redirectCacheSize: 200000,
   redirectCacheMb: 128,
+  notFoundRateLimit: 50,
+  notFoundInstanceLimit: 2000,
+  notFoundDelayMs: 1000,
   clickhouseUrl: null,
   clickhouseDatabase: 'svc',
   chdbDir: path.resolve('./data/chdb'),
@@ -100,6 +103,9 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'true',
       REDIRECT_CACHE_SIZE: '5000',
       REDIRECT_CACHE_MB: '256',
+      NOT_FOUND_RATE_LIMIT: '10',
+      NOT_FOUND_INSTANCE_LIMIT: '500',
+      NOT_FOUND_DELAY_MS: '250',
       CLICKHOUSE_URL: CH,
       CLICKHOUSE_DATABASE: 'svc_prod',
       CHDB_DIR: '/srv/chdb',
@@ -139,6 +145,9 @@ describe('loadConfig', () => {
       trustProxy: 1,
       redirectCacheSize: 5000,
       redirectCacheMb: 256,
+      notFoundRateLimit: 10,
+      notFoundInstanceLimit: 500,
+      notFoundDelayMs: 250,
       clickhouseUrl: CH,
       clickhouseDatabase: 'svc_prod',
       chdbDir: '/srv/chdb',
@@ -249,6 +258,13 @@ describe('loadConfig', () => {
     ['REDIRECT_CACHE_SIZE', { REDIRECT_CACHE_SIZE: 'big' }],
     ['REDIRECT_CACHE_MB', { REDIRECT_CACHE_MB: '0' }],
     ['REDIRECT_CACHE_MB', { REDIRECT_CACHE_MB: '65537' }],
+    ['NOT_FOUND_RATE_LIMIT', { NOT_FOUND_RATE_LIMIT: '1000001' }],
+    ['NOT_FOUND_RATE_LIMIT', { NOT_FOUND_RATE_LIMIT: '-1' }],
+    ['NOT_FOUND_RATE_LIMIT', { NOT_FOUND_RATE_LIMIT: 'fifty' }],
+    ['NOT_FOUND_INSTANCE_LIMIT', { NOT_FOUND_INSTANCE_LIMIT: '10000001' }],
+    ['NOT_FOUND_INSTANCE_LIMIT', { NOT_FOUND_INSTANCE_LIMIT: '2.5' }],
+    ['NOT_FOUND_DELAY_MS', { NOT_FOUND_DELAY_MS: '0' }],
+    ['NOT_FOUND_DELAY_MS', { NOT_FOUND_DELAY_MS: '60001' }],
     ['READ_RATE_LIMIT', { READ_RATE_LIMIT: '0' }],
     ['READ_RATE_LIMIT', { READ_RATE_LIMIT: 'many' }],
     ['STATS_YIELD_LOAD', { STATS_YIELD_LOAD: '101' }],
@@ -309,6 +325,16 @@ describe('loadConfig', () => {
     const error = errorOf(env);
     expect(error.variable).toBe('ROLE');
     expect(error.message).toContain('needs DATABASE_URL, REDIS_URL and CLICKHOUSE_URL');
+  });
+
+  it('reads 0 for NOT_FOUND_RATE_LIMIT and NOT_FOUND_INSTANCE_LIMIT as no brake, and names the range of a bad value', () => {
+    expect(loadConfig({ NOT_FOUND_RATE_LIMIT: '0', NOT_FOUND_INSTANCE_LIMIT: '0' })).toMatchObject({
+      notFoundRateLimit: 0,
+      notFoundInstanceLimit: 0,
+    });
+    expect(errorOf({ NOT_FOUND_DELAY_MS: '0' }).message).toBe(
+      'NOT_FOUND_DELAY_MS: must be an integer from 1 to 60000 (got "0")',
+    );
   });
 
   it('reads TRUST_PROXY as Express reads trust proxy, true being one hop', () => {

@@ -107,6 +107,16 @@ export class AppConfig {
   readonly redirectCacheSize: number;
   /** Most megabytes of each process's in-memory link cache, entries weighed (REDIRECT_CACHE_MB). */
   readonly redirectCacheMb: number;
+  /**
+   * Not-found answers a second per client address answered at once, the rest of the second's
+   * delayed (NOT_FOUND_RATE_LIMIT, default 50; 0: no brake per address; docs/operations.md,
+   * "Floods of unknown paths").
+   */
+  readonly notFoundRateLimit: number;
+  /** The same for all addresses together, per process (NOT_FOUND_INSTANCE_LIMIT, default 2,000; 0: none). */
+  readonly notFoundInstanceLimit: number;
+  /** How long a braked not-found answer waits, in ms (NOT_FOUND_DELAY_MS, default 1,000). */
+  readonly notFoundDelayMs: number;
   /** ClickHouse server URL (CLICKHOUSE_URL, http(s)://user:password@host:8123); null → embedded chDB. */
   readonly clickhouseUrl: string | null;
   /** The analytics database (CLICKHOUSE_DATABASE). */
@@ -329,6 +339,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: readTrustProxy(env),
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 200_000, 100, 10_000_000),
     redirectCacheMb: readInt(env, 'REDIRECT_CACHE_MB', 128, 1, 65_536),
+    notFoundRateLimit: readInt(env, 'NOT_FOUND_RATE_LIMIT', 50, 0, 1_000_000),
+    notFoundInstanceLimit: readInt(env, 'NOT_FOUND_INSTANCE_LIMIT', 2000, 0, 10_000_000),
+    notFoundDelayMs: readInt(env, 'NOT_FOUND_DELAY_MS', 1000, 1, 60_000),
     readRateLimit: readInt(env, 'READ_RATE_LIMIT', 3600, 1, 10_000_000),
     publishableRateLimits: {
       links: {

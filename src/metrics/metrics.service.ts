@@ -37,6 +37,19 @@ export class MetricsService {
     'layer',
   );
 
+  readonly notFoundDelayed = new HotCounter(
+    'svc_redirect_not_found_delayed_total',
+    'Not-found answers of the redirect path held NOT_FOUND_DELAY_MS, by the budget passed (address: NOT_FOUND_RATE_LIMIT, instance: NOT_FOUND_INSTANCE_LIMIT)',
+    this.registry,
+    'reason',
+  );
+
+  readonly notFoundShed = new HotCounter(
+    'svc_redirect_not_found_shed_total',
+    'Not-found answers to delay written at once with Connection: close, as many being held already as may be',
+    this.registry,
+  ).child();
+
   readonly clicksRecorded = new HotCounter(
     'svc_clicks_recorded_total',
     'Clicks handed to the click buffer (bots included)',

@@ -10,8 +10,9 @@ import { AppConfig } from '../config/app-config';
 import { compileTrust } from '../config/trust-proxy';
 import { MetricsService } from '../metrics/metrics.service';
 import { ControlDecider, ControlDecision, Visitor } from './control-decision';
+import { NotFoundBrake } from './not-found-brake';
 import { PasswordGate } from './password-gate';
-import { writeNotFound, writeRedirect, writeUnavailable } from './redirect-answers';
+import { writeMissing, writeRedirect, writeUnavailable } from './redirect-answers';
 import { RedirectCache } from './redirect-cache';
 import { HostDomains, LinkTarget, ProjectTarget, RedirectControls } from './redirect-target';
 import {
@@ -27,7 +28,8 @@ import {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-type Outcome = 'redirect' | 'not_found' | 'root' | 'expired' | 'form' | 'error';
+/** The latency histogram's outcomes observed here; 'not_found' is NotFoundBrake's, when it writes. */
+type Outcome = 'redirect' | 'root' | 'expired' | 'form' | 'error';
 
 /** One request for a link host on its way through the listener. */
 interface Visit {
@@ -74,13 +76,13 @@ export class RedirectHandler {
     private readonly apiPaths: ApiPaths,
     private readonly decider: ControlDecider,
     private readonly gate: PasswordGate,
+    private readonly brake: NotFoundBrake,
   ) {
     this.defaultDomain = config.defaultDomain;
     this.trust = config.trustProxy === false ? null : compileTrust(config.trustProxy);
     const histogram = metrics.redirectSeconds;
     this.latency = {
       redirect: histogram.child('redirect'),
-      not_found: histogram.child('not_found'),
       root: histogram.child('root'),
       expired: histogram.child('expired'),
       form: histogram.child('form'),
@@ -278,12 +280,18 @@ export class RedirectHandler {
     this.observe(visit, 'redirect');
   }
 
-  /** No link: the domain's redirects (docs/api.md, "Redirects and clicks"), else the 404 page. */
+  /**
+   * No link: the domain's redirects (docs/api.md, "Redirects and clicks"), else the 404 page. A
+   * path's answer goes through the brake on floods of unknown paths (NotFoundBrake), which may
+   * hold it; a bare domain's never does.
+   */
   private missing(visit: Visit): void {
     const location = visit.domains === null ? null : domainRedirect(visit.domains, visit.path);
-    if (location === null) writeNotFound(visit.res);
-    else writeRedirect(visit.res, location);
-    this.observe(visit, visit.path === '' ? 'root' : 'not_found');
+    if (visit.path !== '') {
+      return this.brake.answer(this.clientIp(visit), visit.res, location, visit.started);
+    }
+    writeMissing(visit.res, location);
+    this.observe(visit, 'root');
   }
 
   /**

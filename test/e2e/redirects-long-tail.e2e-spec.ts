@@ -94,7 +94,12 @@ describe('redirects: the long tail', () => {
     t = await createTestApp({ redis: true });
     key = (await createProject(t)).api_key;
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-sibling-'));
-    sibling = await startSiblingApp(t, dataDir);
+    // The sibling answers floods of unknown paths unbraked (docs/operations.md, "Floods of unknown
+    // paths"), so that its flood measures the filter; `t` keeps the brake's defaults.
+    sibling = await startSiblingApp(t, dataDir, {
+      NOT_FOUND_RATE_LIMIT: '0',
+      NOT_FOUND_INSTANCE_LIMIT: '0',
+    });
     const filters = [t.app, sibling.app].map((app) => app.get(LinkFilter, { strict: false }));
     await eventually('both filters built', () => filters.every((filter) => filter.ready), 10_000);
   });
@@ -210,6 +215,42 @@ describe('redirects: the long tail', () => {
     } finally {
       clients.restore();
     }
+    await t.settle();
+  });
+
+  it('with the brake on not-found answers (the defaults: 50 a second per address, then 1 s), a known link keeps more of its rate beside a flood than without', async () => {
+    const link = await createLink(t, key, { path: 'flood-braked' });
+    const server = t.app.getHttpServer();
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    }
+    const ports = {
+      braked: (server.address() as AddressInfo).port,
+      unbraked: (sibling.app.getHttpServer().address() as AddressInfo).port,
+    };
+    let n = 0;
+    const unknown = () => `braked-nope-${n++}-${Math.random().toString(36).slice(2)}`;
+    for (const port of Object.values(ports)) await load(port, () => link.path, 2, 200);
+    // Both instances serve from this process's one event loop: measured in turns, so that a
+    // change of the machine's load falls on both alike.
+    const beside = { braked: 0, unbraked: 0 };
+    const flood = { braked: 0, unbraked: 0 };
+    for (let round = 0; round < 3; round++) {
+      for (const kind of ['braked', 'unbraked'] as const) {
+        const [known, unknowns] = await Promise.all([
+          load(ports[kind], () => link.path, 4, 700),
+          load(ports[kind], unknown, 4, 700),
+        ]);
+        expect([...known.keys(), ...unknowns.keys()]).toEqual([302, 404]);
+        beside[kind] += known.get(302)!;
+        flood[kind] += unknowns.get(404)!;
+      }
+    }
+    // Braked, each round's flood (more than a second after the last) starts a window: its first 50
+    // answers at once, then each of its four connections waits a second, past the round's end.
+    expect(flood.braked).toBeLessThanOrEqual(3 * (50 + 4));
+    expect(flood.unbraked).toBeGreaterThan(flood.braked);
+    expect(beside.braked).toBeGreaterThan(beside.unbraked);
     await t.settle();
   });
 });
