@@ -146,6 +146,9 @@ function drainedRun(options, seconds) {
   return new Promise((resolve, reject) => {
     const clients = [];
     const started = process.hrtime.bigint();
+    // A run of `amount` ends at its last response: autocannon reports its end on its next
+    // one-second tick, which would add up to a second to a short run.
+    let last = started;
     const instance = autocannon(
       {
         pipelining: 1,
@@ -155,7 +158,8 @@ function drainedRun(options, seconds) {
       },
       (error, result) => {
         if (error) return reject(error);
-        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        const ended = seconds === undefined ? last : process.hrtime.bigint();
+        const elapsed = Number(ended - started) / 1e9;
         const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
         const redirects = result.statusCodeStats['302']?.count ?? 0;
         resolve({
@@ -176,6 +180,7 @@ function drainedRun(options, seconds) {
         for (const client of clients) client.responseMax = Math.max(1, client.reqsMade);
       }, seconds * 1000);
     }
+    if (seconds === undefined) instance.on('response', () => (last = process.hrtime.bigint()));
     instance.on('error', reject);
   });
 }
@@ -357,6 +362,42 @@ async function expectRedirect(port, path, headers, label) {
   }
 }
 
+/**
+ * A scratch service's surroundings on real PostgreSQL and Redis: its own database, data folder and
+ * Redis key prefix, bootstrap keys, and the embedded analytics store in that folder (or the
+ * ClickHouse server of BENCH_CLICKHOUSE_URL, in a database of its own). `env` is what
+ * startService takes (more may be added); `remove()` drops them all.
+ */
+async function scratchService() {
+  const name = await createDatabase();
+  const dataDir = path.join(os.tmpdir(), name);
+  const subscriptionKey = `bench_${randomBytes(12).toString('hex')}`;
+  const applicationKey = `bench_${randomBytes(12).toString('hex')}`;
+  const redisPrefix = `bench:${randomBytes(3).toString('hex')}`;
+  const env = {
+    DATABASE_URL: databaseUrl(name),
+    REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    DEFAULT_DOMAIN: REDIRECT.DOMAIN,
+    BOOTSTRAP_SUBSCRIPTION_KEY: subscriptionKey,
+    BOOTSTRAP_APPLICATION_KEY: applicationKey,
+    DATA_DIR: dataDir,
+    CHDB_DIR: '',
+    CLICKHOUSE_URL: process.env.BENCH_CLICKHOUSE_URL ?? '',
+    CLICKHOUSE_DATABASE: `bench_${randomBytes(4).toString('hex')}`,
+  };
+  return {
+    env,
+    subscriptionKey,
+    applicationKey,
+    async remove() {
+      await dropDatabase(name);
+      await require('node:fs/promises').rm(dataDir, { recursive: true, force: true });
+      await dropRedisKeys(redisPrefix);
+    },
+  };
+}
+
 async function seededStore() {
   const reuse = process.env.BENCH_REUSE_DATABASE;
   const name = reuse ?? (await createDatabase());
@@ -387,4 +428,4 @@ async function seededStore() {
   };
 }
 
-module.exports = { REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore };
+module.exports = { REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore, scratchService };

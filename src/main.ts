@@ -5,6 +5,7 @@ import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { collectStartupGarbage } from './common/startup-memory';
 import { LiveFeed } from './live-feed/live-feed';
+import { NotFoundBrake } from './redirects/not-found-brake';
 
 async function main(): Promise<void> {
   let config;
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
 
 /**
  * Graceful shutdown: stop accepting and let in-flight requests finish (idle keep-alive connections
- * and live streams close at once), then close the application: buffered clicks and in-process
+ * and live streams close at once, held not-found answers are written), then close the application: buffered clicks and in-process
  * jobs are flushed before workers, queues and database connections close.
  */
 function handleSignals(app: NestExpressApplication): void {
@@ -43,6 +44,8 @@ function handleSignals(app: NestExpressApplication): void {
     const server: Server = app.getHttpServer();
     // Live streams never finish on their own: they end now, and their clients resume elsewhere.
     app.get(LiveFeed).shutdown();
+    // Not-found answers held by the brake are written now, not when their delay ends.
+    app.get(NotFoundBrake).beforeApplicationShutdown();
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     force.unref();
     server.close(() => {
