@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/app-config';
-import { FILTER_MIN_CAPACITY, LinkFilter } from './link-filter';
+import { FILTER_MIN_CAPACITY, FILTER_REFRESH_MS, LinkFilter } from './link-filter';
 import type { RedirectsRepository } from './redirects.repository';
 
 /** A repository over a sorted list of svc_ids, whose page reads can be held. */
@@ -128,6 +128,31 @@ describe('LinkFilter', () => {
     jest.advanceTimersByTime(5_000);
     jest.useRealTimers();
     await built(filter);
+    await filter.onApplicationShutdown();
+  });
+
+  it('is built anew every FILTER_REFRESH_MS: a link whose announcement was lost is found then', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const { filter, svcIds, pages } = setup(10);
+    filter.onApplicationBootstrap();
+    for (let i = 0; i < 50 && !filter.ready; i++) await new Promise((r) => setImmediate(r));
+    expect(filter.ready).toBe(true);
+    // Made on another instance; its announcement never came.
+    svcIds.push('svc.test_lost');
+    svcIds.sort();
+    expect(filter.mightExist('svc.test_lost')).toBe(false);
+    pages.length = 0;
+    jest.advanceTimersByTime(FILTER_REFRESH_MS - 1);
+    await new Promise((r) => setImmediate(r));
+    expect(pages).toEqual([]);
+    jest.advanceTimersByTime(1);
+    // The old filter answers while the new one is read.
+    expect(filter.ready).toBe(true);
+    for (let i = 0; i < 50 && !filter.mightExist('svc.test_lost'); i++) {
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(pages).toEqual([null]);
+    expect(filter.mightExist('svc.test_lost')).toBe(true);
     await filter.onApplicationShutdown();
   });
 });

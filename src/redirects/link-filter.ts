@@ -9,6 +9,11 @@ export const FILTER_MIN_CAPACITY = 100_000;
 const PAGE = 10_000;
 /** After a failed build (PostgreSQL out of reach), the next try. */
 const RETRY_MS = 5_000;
+/**
+ * A built filter is built anew after this long: a creation whose announcement was lost without a
+ * reconnect (which rebuilds at once) answers 404 here for at most this long.
+ */
+export const FILTER_REFRESH_MS = 15 * 60_000;
 
 /**
  * Which svc_ids exist, so that a path of none is answered without PostgreSQL or Redis
@@ -18,6 +23,8 @@ const RETRY_MS = 5_000;
  * such link" only once built; until then, and while a build after missed messages (a reconnect)
  * runs, every lookup takes the normal path. Past its capacity it is built again, twice as large,
  * the full one answering meanwhile (it still has every link: only its false positives grow).
+ * Every FILTER_REFRESH_MS it is built anew the same way, the current one answering meanwhile, so
+ * that an announcement lost without a reconnect costs a link its visits here for a bounded time.
  */
 @Injectable()
 export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,6 +36,7 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
   /** Each build's number: a build that another replaced stops at its next page. */
   private generation = 0;
   private retry?: NodeJS.Timeout;
+  private refresh?: NodeJS.Timeout;
   private stopped = false;
   private running: Promise<void> | null = null;
 
@@ -46,6 +54,7 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
     this.stopped = true;
     this.generation++;
     clearTimeout(this.retry);
+    clearTimeout(this.refresh);
     await this.running;
   }
 
@@ -88,9 +97,10 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
     this.rebuild('missed');
   }
 
-  private rebuild(reason: 'start' | 'grow' | 'missed'): void {
+  private rebuild(reason: 'start' | 'grow' | 'missed' | 'refresh'): void {
     if (this.stopped || !this.config.servesApi) return;
     clearTimeout(this.retry);
+    clearTimeout(this.refresh);
     const generation = ++this.generation;
     this.building = null;
     const run = this.build(generation)
@@ -126,6 +136,8 @@ export class LinkFilter implements OnApplicationBootstrap, OnApplicationShutdown
     }
     this.building = null;
     this.trusted = filter;
-    if (filter.count > filter.capacity) this.rebuild('grow');
+    if (filter.count > filter.capacity) return this.rebuild('grow');
+    this.refresh = setTimeout(() => this.rebuild('refresh'), FILTER_REFRESH_MS);
+    this.refresh.unref();
   }
 }
