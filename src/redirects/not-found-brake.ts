@@ -159,7 +159,7 @@ export class NotFoundBrake implements BeforeApplicationShutdown {
   private drain(): void {
     this.timer = null;
     // A timer may fire a little before performance.now() says (its clock is the loop's, read at
-    // the turn's start): 1 ms of slack spares a second timer for that.
+    // the turn's start): the slack of one timer tick below spares a second timer for that.
     const now = performance.now();
     this.release(now + 1);
     if (this.size > 0) this.schedule(Math.max(1, Math.ceil(this.ring[this.head]!.due - now)));
