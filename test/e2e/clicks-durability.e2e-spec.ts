@@ -134,9 +134,15 @@ describe.each([
       .set('User-Agent', GOOGLEBOT)
       .expect(302);
     await t.settle();
-    // The failed run stored the clicks, the retry (1 s later) found them stored.
-    expect(spy).toHaveBeenCalledTimes(2);
-    await expect(spy.mock.results[1].value).resolves.toBe(0);
+    // The failed run stored the clicks, the retry (1 s later) found them stored. On a loaded
+    // machine the four visits may reach the buffer in two flushes, so two jobs: the retry is the
+    // later call with the failed job's clicks.
+    const failed = JSON.stringify(spy.mock.calls[0][0]);
+    const retry = spy.mock.calls.findIndex(
+      (call, i) => i > 0 && JSON.stringify(call[0]) === failed,
+    );
+    expect(retry).toBeGreaterThan(0);
+    await expect(spy.mock.results[retry].value).resolves.toBe(0);
     expect(await clickCounts(t, [link.svc_id])).toEqual(
       stored({ [link.svc_id]: { clicks: 3, bots: 1 } }),
     );
