@@ -428,4 +428,65 @@ async function seededStore() {
   };
 }
 
-module.exports = { REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore, scratchService };
+// ---- Click traffic as bench:ingest and the insert profile (bench/profile/insert-costs.js) draw it.
+
+// [user agent, weight]: desktop ≈ 45%, mobile ≈ 45%, tablet ≈ 7%, other ≈ 3% (TV, bots).
+const AGENT_MIX = [
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 20],
+  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 6],
+  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Safari/605.1.15', 7],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 4],
+  ['Mozilla/5.0 (X11; Linux x86_64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 1],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36 Edg/%V.0.2592.87', 6],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36 OPR/111.0.0.0', 1],
+  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1', 20],
+  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0.0.40.97]', 3],
+  ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.6478.122 Mobile Safari/537.36', 14],
+  ['Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/%V.0.0.0 Mobile Safari/537.36', 6],
+  ['Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/%V.0.6478.122 Mobile Safari/537.36 Instagram 337.0.0.0.77 Android', 2],
+  ['Mozilla/5.0 (iPad; CPU OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1', 5],
+  ['Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36', 2],
+  ['Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/538.1 (KHTML, like Gecko) Version/6.0 TV Safari/538.1', 1],
+];
+// Search-engine bots: 2 clicks in 100, flagged as bots (the redirect layer's isbot), so not in range's clicks.
+const BOT_AGENTS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+];
+// Each agent in a few versions (%V the major version, %v a minor one): ~60 distinct agents in all.
+const VERSIONS = [124, 125, 126, 127];
+const AGENTS = AGENT_MIX.flatMap(([agent, weight]) =>
+  Array.from({ length: weight }, (_, k) => agent.replaceAll('%V', String(VERSIONS[k % VERSIONS.length])).replaceAll('%v', String(k % 6))),
+);
+// [referrer, weight] in 100: 40 direct (null), the rest from search, social, mail, news and apps.
+const REFERRER_MIX = [
+  [null, 40],
+  ['https://www.google.com/', 14],
+  ['https://t.co/%h', 8],
+  ['https://www.facebook.com/', 5],
+  ['https://l.facebook.com/l.php?u=https%3A%2F%2Fbench.svc%2F', 3],
+  ['https://www.linkedin.com/feed/', 4],
+  ['https://www.bing.com/', 3],
+  ['https://duckduckgo.com/', 2],
+  ['https://www.reddit.com/r/programming/comments/%h/', 3],
+  ['https://news.ycombinator.com/item?id=%h', 2],
+  ['https://mail.google.com/', 3],
+  ['https://outlook.live.com/', 2],
+  ['android-app://com.google.android.gm/', 1],
+  ['https://www.instagram.com/', 2],
+  ['https://lm.facebook.com/', 1],
+  ['https://www.youtube.com/', 2],
+  ['https://www.google.co.uk/', 1],
+  ['https://www.google.de/', 1],
+  ['https://search.yahoo.com/', 1],
+  ['https://medium.com/@bench/%h', 1],
+  ['https://substack.com/', 1],
+];
+// %h: a path or id the caller fills in.
+const REFERRERS = REFERRER_MIX.flatMap(([referrer, weight]) => Array.from({ length: weight }, () => referrer));
+// First octets of public IPv4 space: 1–223 less 10 (private), 127 (loopback) and those holding a
+// reserved block (100.64/10, 169.254/16, 172.16/12, 192.x, 198.18/15, 203.0.113/24): none of the
+// addresses is skipped as reserved.
+const PUBLIC_V4 = Array.from({ length: 223 }, (_, k) => k + 1).filter((a) => ![10, 100, 127, 169, 172, 192, 198, 203].includes(a));
+
+module.exports = { AGENT_MIX, AGENTS, BOT_AGENTS, REFERRER_MIX, REFERRERS, PUBLIC_V4, REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore, scratchService };

@@ -38,10 +38,12 @@ const {
   ENRICHMENT_COLUMNS,
 } = require('../../dist/analytics/analytics-schema');
 const { COALESCE_MAX_ROWS } = require('../../dist/clicks/click-blocks');
+const { CLICK_COLUMNS } = require('../../dist/clicks/clicks.repository');
 const { GeoLookup } = require('../../dist/enrichment/geo-lookup');
 const { describeAgent, DEVICE_CLASSES } = require('../../dist/enrichment/user-agent');
 const { referrerHost } = require('../../dist/enrichment/referrer');
 const { storedIp } = require('../../dist/common/ip');
+const lib = require('../lib');
 
 const ROWS = Number(process.argv[2] ?? 300_000);
 /** Only the variants whose name holds this text (all by default). */
@@ -69,94 +71,13 @@ function prng(seed) {
 }
 const random = prng(44);
 const pick = (list) => list[Math.floor(random() * list.length)];
-const weighted = (mix) =>
-  mix.flatMap(([value, weight]) => Array.from({ length: weight }, () => value));
-
-const AGENT_TEMPLATES = weighted([
-  [
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36',
-    20,
-  ],
-  [
-    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36',
-    6,
-  ],
-  [
-    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Safari/605.1.15',
-    7,
-  ],
-  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 4],
-  ['Mozilla/5.0 (X11; Linux x86_64; rv:%V.0) Gecko/20100101 Firefox/%V.0', 1],
-  [
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36 Edg/%V.0.2592.87',
-    6,
-  ],
-  [
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1',
-    20,
-  ],
-  [
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/470.0.0.40.97]',
-    3,
-  ],
-  [
-    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.6478.122 Mobile Safari/537.36',
-    14,
-  ],
-  [
-    'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/%V.0.0.0 Mobile Safari/537.36',
-    6,
-  ],
-  [
-    'Mozilla/5.0 (iPad; CPU OS 17_%v like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.%v Mobile/15E148 Safari/604.1',
-    5,
-  ],
-  [
-    'Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/%V.0.0.0 Safari/537.36',
-    2,
-  ],
-  [
-    'Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/538.1 (KHTML, like Gecko) Version/6.0 TV Safari/538.1',
-    1,
-  ],
-]);
-const BOT_AGENTS = [
-  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
-];
-// Each template in a few versions: ~60 distinct agents, most used most.
-const AGENTS = [
-  ...AGENT_TEMPLATES.map((a, k) =>
-    a.replaceAll('%V', String(124 + (k % 4))).replaceAll('%v', String(k % 6)),
-  ),
-  ...BOT_AGENTS,
-];
-const HUMAN_AGENTS = AGENT_TEMPLATES.length;
-const REFERRERS = weighted([
-  [null, 40],
-  ['https://www.google.com/', 14],
-  ['https://t.co/%h', 8],
-  ['https://www.facebook.com/', 5],
-  ['https://l.facebook.com/l.php?u=https%3A%2F%2Fgo.example.com%2F', 3],
-  ['https://www.linkedin.com/feed/', 4],
-  ['https://www.bing.com/', 3],
-  ['https://duckduckgo.com/', 2],
-  ['https://www.reddit.com/r/programming/comments/%h/', 3],
-  ['https://news.ycombinator.com/item?id=%h', 2],
-  ['https://mail.google.com/', 3],
-  ['https://outlook.live.com/', 2],
-  ['android-app://com.google.android.gm/', 1],
-  ['https://www.instagram.com/', 2],
-  ['https://www.youtube.com/', 2],
-  ['https://www.google.co.uk/', 1],
-  ['https://www.google.de/', 1],
-  ['https://search.yahoo.com/', 1],
-  ['https://medium.com/@acme/%h', 1],
-  ['https://substack.com/', 1],
-]).map((r, k) => r?.replace('%h', (k * 7919).toString(16)) ?? null);
-const PUBLIC_V4 = Array.from({ length: 223 }, (_, k) => k + 1).filter(
-  (a) => ![10, 100, 127, 169, 172, 192, 198, 203].includes(a),
-);
+// The agents (each template in a few versions, most used most, then the bots'), referrers and
+// public address space of bench:ingest (bench/lib.js).
+const AGENTS = [...lib.AGENTS, ...lib.BOT_AGENTS];
+const HUMAN_AGENTS = lib.AGENTS.length;
+const BOT_AGENTS = lib.BOT_AGENTS;
+const REFERRERS = lib.REFERRERS.map((r, k) => r?.replace('%h', (k * 7919).toString(16)) ?? null);
+const { PUBLIC_V4 } = lib;
 const hex = (n) => (n >>> 0).toString(16);
 const IPS = Array.from({ length: 3000 }, (_, i) => {
   const x = Math.imul(i + 1, 2654435761) >>> 0;
@@ -266,16 +187,8 @@ function makeClicks(geo) {
 }
 
 // ---- The column lists of the inserts.
-const CLICK = [
-  'project_id',
-  'link_id',
-  'clicked_at',
-  'click_id',
-  'referrer',
-  'user_agent',
-  'ip',
-  'is_bot',
-];
+/** The click's own columns (the worker's line starts with them: ClicksRepository's CLICK_COLUMNS). */
+const CLICK = CLICK_COLUMNS.slice(0, CLICK_COLUMNS.indexOf('is_bot') + 1);
 const STAMP = LINK_STAMP_COLUMNS.map(([name]) => name);
 const DIMENSIONS = [...ENRICHMENT_COLUMNS];
 const NARROW = [...CLICK, 'link_version', ...DIMENSIONS];

@@ -59,7 +59,7 @@ function sha256(text: string): string {
  * The columns of `clicks` that a click's line holds, in its order: the click, its link's stamp,
  * then its dimensions (ENRICHMENT_COLUMNS).
  */
-const CLICK_COLUMNS = [
+export const CLICK_COLUMNS = [
   'project_id',
   'link_id',
   'clicked_at',
