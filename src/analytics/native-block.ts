@@ -1,0 +1,460 @@
+/**
+ * A block in ClickHouse's Native format, written column by column as rows arrive: what the embedded
+ * engine inserts without parsing text (docs/architecture.md, "How a click flows"). A Native stream
+ * as a file holds, per block: the number of columns and of rows (LEB128), then per column its name,
+ * its type name and its values, each type in the engine's own binary layout:
+ *
+ * - `UInt8`, `UInt64`, `DateTime64(3, …)` (Int64 ms): little-endian, one after another;
+ * - `UUID`: its two 64-bit halves, each little-endian, the first half first;
+ * - `Nullable(String)`: a byte per row (1: null), then each row's string (LEB128 length, bytes),
+ *   empty for a null;
+ * - `LowCardinality(String)` and `LowCardinality(Nullable(String))`: the keys' serialization version
+ *   (UInt64 1), then one granule: its flags (UInt64: the index width, "has additional keys", "needs
+ *   the dictionary updated"), the dictionary (UInt64 count, then each key as a String), the rows
+ *   (UInt64 count) and each row's position in the dictionary at that width. The dictionary starts
+ *   with the type's default (`''`), preceded for a Nullable type by the place of null;
+ * - `Array(LowCardinality(String))`: the elements' serialization version, each row's end offset
+ *   (UInt64, cumulative), then the elements as one LowCardinality granule (none when no row has an
+ *   element).
+ *
+ * The layouts are the engine's (checked by native-block.spec.ts, which reads blocks back through
+ * the embedded engine); a block is written whole before the engine reads it.
+ */
+
+/** The column types a Native block writes (those of the analytics store's `clicks`). */
+export type NativeType =
+  | 'UInt8'
+  | 'UInt64'
+  | 'UUID'
+  | "DateTime64(3, 'UTC')"
+  | 'Nullable(String)'
+  | 'LowCardinality(String)'
+  | 'LowCardinality(Nullable(String))'
+  | 'Array(LowCardinality(String))';
+
+/** Bytes appended into memory that grows by doubling and is kept across blocks (reset, not freed). */
+class Bytes {
+  buffer: Buffer;
+  length = 0;
+
+  constructor(initial = 1 << 12) {
+    this.buffer = Buffer.allocUnsafe(initial);
+  }
+
+  ensure(more: number): void {
+    const needed = this.length + more;
+    if (needed <= this.buffer.length) return;
+    const larger = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
+    this.buffer.copy(larger, 0, 0, this.length);
+    this.buffer = larger;
+  }
+
+  u8(value: number): void {
+    this.ensure(1);
+    this.buffer[this.length++] = value;
+  }
+
+  /** A UInt64 from a number below 2^53. */
+  u64(value: number): void {
+    this.ensure(8);
+    const low = value % 0x1_0000_0000;
+    this.buffer.writeUInt32LE(low, this.length);
+    this.buffer.writeUInt32LE((value - low) / 0x1_0000_0000, this.length + 4);
+    this.length += 8;
+  }
+
+  /** LEB128, as Native writes counts and string lengths. */
+  varUInt(value: number): void {
+    this.ensure(10);
+    while (value >= 0x80) {
+      this.buffer[this.length++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    this.buffer[this.length++] = value;
+  }
+
+  bytes(value: Uint8Array): void {
+    this.ensure(value.length);
+    this.buffer.set(value, this.length);
+    this.length += value.length;
+  }
+
+  /** A String: its UTF-8 length, then its bytes. */
+  string(value: string): void {
+    const size = Buffer.byteLength(value, 'utf8');
+    this.varUInt(size);
+    this.ensure(size);
+    this.length += this.buffer.write(value, this.length, 'utf8');
+  }
+
+  /** A String already encoded (its UTF-8 bytes). */
+  encodedString(value: Uint8Array): void {
+    this.varUInt(value.length);
+    this.bytes(value);
+  }
+
+  get view(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+/** Positions in a dictionary, one per row, grown as rows arrive; written at the width the dictionary needs. */
+class Positions {
+  values = new Uint32Array(1 << 10);
+  length = 0;
+
+  push(position: number): void {
+    if (this.length === this.values.length) {
+      const larger = new Uint32Array(this.values.length * 2);
+      larger.set(this.values);
+      this.values = larger;
+    }
+    this.values[this.length++] = position;
+  }
+
+  writeTo(out: Bytes, width: 1 | 2 | 4): void {
+    out.ensure(this.length * width);
+    const { buffer } = out;
+    let at = out.length;
+    if (width === 1) for (let i = 0; i < this.length; i++) buffer[at++] = this.values[i];
+    else if (width === 2)
+      for (let i = 0; i < this.length; i++, at += 2) buffer.writeUInt16LE(this.values[i], at);
+    else for (let i = 0; i < this.length; i++, at += 4) buffer.writeUInt32LE(this.values[i], at);
+    out.length = at;
+  }
+}
+
+const LOW_CARDINALITY_VERSION = 1;
+/** Flags of a LowCardinality granule whose dictionary is written with it. */
+const HAS_ADDITIONAL_KEYS = 1 << 9;
+const NEEDS_UPDATE_DICTIONARY = 1 << 10;
+
+/** A dictionary of strings and each row's position in it (a LowCardinality column's values). */
+class Dictionary {
+  private readonly positions = new Map<string, number>();
+  private readonly keys: string[] = [];
+  readonly rows = new Positions();
+
+  constructor(private readonly nullable: boolean) {
+    this.clear();
+  }
+
+  clear(): void {
+    this.positions.clear();
+    this.keys.length = 0;
+    this.rows.length = 0;
+    // The place of null (written as an empty key), then the type's default.
+    if (this.nullable) this.keys.push('');
+    this.positions.set('', this.keys.length);
+    this.keys.push('');
+  }
+
+  /** The position of `value` (null: of null, only in a Nullable dictionary). */
+  position(value: string | null): number {
+    if (value === null) {
+      if (!this.nullable)
+        throw new TypeError('null in a LowCardinality column that is not Nullable');
+      return 0;
+    }
+    let position = this.positions.get(value);
+    if (position === undefined) {
+      position = this.keys.length;
+      this.keys.push(value);
+      this.positions.set(value, position);
+    }
+    return position;
+  }
+
+  /** One granule: flags, the dictionary, the rows' positions. */
+  writeTo(out: Bytes): void {
+    const count = this.keys.length;
+    const width = count <= 0x100 ? 1 : count <= 0x10000 ? 2 : 4;
+    const widthCode = width === 1 ? 0 : width === 2 ? 1 : 2;
+    out.u64(HAS_ADDITIONAL_KEYS | NEEDS_UPDATE_DICTIONARY | widthCode);
+    out.u64(count);
+    for (const key of this.keys) out.string(key);
+    out.u64(this.rows.length);
+    this.rows.writeTo(out, width);
+  }
+}
+
+/** A column of a block: its rows so far, and how to write them. */
+interface Column {
+  readonly name: string;
+  readonly type: NativeType;
+  /** Rows written so far. */
+  readonly count: number;
+  clear(): void;
+  writeTo(out: Bytes): void;
+}
+
+/** UInt8, UInt64, UUID, DateTime64(3): fixed-width values. */
+export class FixedColumn implements Column {
+  private readonly data = new Bytes();
+  count = 0;
+
+  constructor(
+    readonly name: string,
+    readonly type: NativeType,
+  ) {}
+
+  u8(value: number): void {
+    this.data.u8(value);
+    this.count++;
+  }
+
+  /** A UInt64 or a DateTime64(3) (ms): a whole number below 2^53. */
+  u64(value: number): void {
+    this.data.u64(value);
+    this.count++;
+  }
+
+  /** A UUID from its text (36 characters): parsed straight into the column. */
+  uuid(text: string): void {
+    if (text.length !== 36) throw new TypeError(`not a UUID: ${text}`);
+    const data = this.data;
+    data.ensure(16);
+    const { buffer } = data;
+    const base = data.length;
+    let byte = 0;
+    for (let i = 0; i < 36;) {
+      if (i === 8 || i === 13 || i === 18 || i === 23) {
+        if (text.charCodeAt(i) !== 0x2d) throw new TypeError(`not a UUID: ${text}`);
+        i++;
+        continue;
+      }
+      const high = hexValue(text.charCodeAt(i));
+      const low = hexValue(text.charCodeAt(i + 1));
+      if (high < 0 || low < 0) throw new TypeError(`not a UUID: ${text}`);
+      // Each 64-bit half little-endian: the half's bytes in reverse.
+      buffer[base + (byte < 8 ? 7 - byte : 23 - byte)] = (high << 4) | low;
+      byte++;
+      i += 2;
+    }
+    data.length += 16;
+    this.count++;
+  }
+
+  /** A value already encoded (uuidBytes, uint64Bytes): written as it is. */
+  encoded(value: Uint8Array): void {
+    this.data.bytes(value);
+    this.count++;
+  }
+
+  clear(): void {
+    this.data.length = 0;
+    this.count = 0;
+  }
+
+  writeTo(out: Bytes): void {
+    out.bytes(this.data.view);
+  }
+}
+
+/** Nullable(String): a null map and the strings. */
+export class NullableStringColumn implements Column {
+  readonly type = 'Nullable(String)';
+  private readonly nulls = new Bytes();
+  private readonly data = new Bytes();
+  count = 0;
+
+  constructor(readonly name: string) {}
+
+  /** A row's value as its UTF-8 bytes (utf8Bytes), or null. */
+  push(value: Uint8Array | null): void {
+    if (value === null) {
+      this.nulls.u8(1);
+      this.data.u8(0);
+    } else {
+      this.nulls.u8(0);
+      this.data.encodedString(value);
+    }
+    this.count++;
+  }
+
+  clear(): void {
+    this.nulls.length = 0;
+    this.data.length = 0;
+    this.count = 0;
+  }
+
+  writeTo(out: Bytes): void {
+    out.bytes(this.nulls.view);
+    out.bytes(this.data.view);
+  }
+}
+
+/**
+ * LowCardinality(String) or LowCardinality(Nullable(String)). A caller writing many rows of few
+ * values takes each value's position once (`position`) and pushes positions (`pushPosition`).
+ */
+export class LowCardinalityColumn implements Column {
+  private readonly dictionary: Dictionary;
+
+  constructor(
+    readonly name: string,
+    readonly type: 'LowCardinality(String)' | 'LowCardinality(Nullable(String))',
+  ) {
+    this.dictionary = new Dictionary(type === 'LowCardinality(Nullable(String))');
+  }
+
+  get count(): number {
+    return this.dictionary.rows.length;
+  }
+
+  position(value: string | null): number {
+    return this.dictionary.position(value);
+  }
+
+  pushPosition(position: number): void {
+    this.dictionary.rows.push(position);
+  }
+
+  push(value: string | null): void {
+    this.dictionary.rows.push(this.dictionary.position(value));
+  }
+
+  clear(): void {
+    this.dictionary.clear();
+  }
+
+  writeTo(out: Bytes): void {
+    out.u64(LOW_CARDINALITY_VERSION);
+    this.dictionary.writeTo(out);
+  }
+}
+
+/** Array(LowCardinality(String)): each row's end offset, and the elements in one dictionary. */
+export class LowCardinalityArrayColumn implements Column {
+  readonly type = 'Array(LowCardinality(String))';
+  private readonly offsets = new Bytes();
+  private readonly elements = new Dictionary(false);
+  private end = 0;
+  count = 0;
+
+  constructor(readonly name: string) {}
+
+  /** The positions of a row's elements (`position` of each). */
+  position(value: string): number {
+    return this.elements.position(value);
+  }
+
+  /** A row: its elements' positions. */
+  pushPositions(positions: readonly number[]): void {
+    for (const p of positions) this.elements.rows.push(p);
+    this.end += positions.length;
+    this.offsets.u64(this.end);
+    this.count++;
+  }
+
+  push(values: readonly string[]): void {
+    this.pushPositions(values.map((v) => this.elements.position(v)));
+  }
+
+  clear(): void {
+    this.offsets.length = 0;
+    this.elements.clear();
+    this.end = 0;
+    this.count = 0;
+  }
+
+  writeTo(out: Bytes): void {
+    out.u64(LOW_CARDINALITY_VERSION);
+    out.bytes(this.offsets.view);
+    if (this.end > 0) this.elements.writeTo(out);
+  }
+}
+
+export type NativeColumn =
+  FixedColumn | NullableStringColumn | LowCardinalityColumn | LowCardinalityArrayColumn;
+
+/** A column of `type` named `name`. */
+export function nativeColumn(name: string, type: NativeType): NativeColumn {
+  switch (type) {
+    case 'Nullable(String)':
+      return new NullableStringColumn(name);
+    case 'LowCardinality(String)':
+    case 'LowCardinality(Nullable(String))':
+      return new LowCardinalityColumn(name, type);
+    case 'Array(LowCardinality(String))':
+      return new LowCardinalityArrayColumn(name);
+    default:
+      return new FixedColumn(name, type);
+  }
+}
+
+/**
+ * A Native block of `columns`: each column written row by row through its writer, then the block
+ * as bytes. Cleared and written again, block after block: its memory is kept.
+ */
+export class NativeBlock {
+  private readonly out = new Bytes(1 << 16);
+
+  constructor(readonly columns: readonly NativeColumn[]) {}
+
+  /** Rows written (every column holds as many once a row is done). */
+  get rows(): number {
+    return this.columns[0]?.count ?? 0;
+  }
+
+  clear(): void {
+    for (const column of this.columns) column.clear();
+    this.out.length = 0;
+  }
+
+  /** The block's bytes: valid until the block is cleared or written again. */
+  bytes(): Buffer {
+    const rows = this.rows;
+    for (const column of this.columns) {
+      if (column.count !== rows)
+        throw new Error(
+          `Native block: column ${column.name} has ${column.count} rows, not ${rows}`,
+        );
+    }
+    const out = this.out;
+    out.length = 0;
+    out.varUInt(this.columns.length);
+    out.varUInt(rows);
+    for (const column of this.columns) {
+      out.string(column.name);
+      out.string(column.type);
+      column.writeTo(out);
+    }
+    return out.view;
+  }
+
+  /** Bytes of memory it holds. */
+  get capacity(): number {
+    return this.out.buffer.length;
+  }
+}
+
+/** A hexadecimal digit's value, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x57;
+  return -1;
+}
+
+/** A UUID's 16 bytes as a Native `UUID` (each 64-bit half little-endian). */
+export function uuidBytes(uuid: string): Buffer {
+  const hex = uuid.replace(/-/g, '');
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new TypeError(`not a UUID: ${uuid}`);
+  const out = Buffer.from(hex, 'hex');
+  out.subarray(0, 8).reverse();
+  out.subarray(8, 16).reverse();
+  return out;
+}
+
+/** A UInt64 written in decimal (a link id, a version) as its 8 little-endian bytes. */
+export function uint64Bytes(decimal: string): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeBigUInt64LE(BigInt(decimal));
+  return out;
+}
+
+/** A string's UTF-8 bytes (a Nullable(String) value, encoded once for every row that holds it). */
+export function utf8Bytes(value: string): Buffer {
+  return Buffer.from(value, 'utf8');
+}
