@@ -322,7 +322,11 @@ function seconds(started: bigint): number {
 type RawInsert = (params: RawInsertParams) => Promise<RawInsertSummary>;
 
 /** An insert of a Native block into a table (database.table), with its settings. */
-type NativeInsert = (table: string, bytes: Buffer, settings: Record<string, string>) => Promise<void>;
+type NativeInsert = (
+  table: string,
+  bytes: Buffer,
+  settings: Record<string, string>,
+) => Promise<void>;
 
 /** A string as a ClickHouse SQL literal. */
 function sqlString(value: string): string {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Lru } from '../common/lru';
-import { AnalyticsClient } from './analytics-client';
+import { AnalyticsClient, fromChTime } from './analytics-client';
 import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 
 /** How long a link's stamp is reused before it is read again (a stamp of an older version is still right: see below). */
@@ -17,6 +17,80 @@ function emptyValue(type: string): string {
   if (type.startsWith('Array')) return '[]';
   if (type.startsWith('DateTime64')) return '1970-01-01 00:00:00.000';
   return '';
+}
+
+/**
+ * A stamp's values, in LINK_STAMP_COLUMNS' order, for a Native block (click-native-block.ts): the
+ * version as its decimal text, arrays as arrays, null for null, the shared time in ms.
+ */
+export type StampFields = readonly (string | number | null | readonly string[])[];
+
+/** The fields of UNSTAMPED. */
+export const UNSTAMPED_FIELDS: StampFields = LINK_STAMP_COLUMNS.map(([, type]) => {
+  if (type.startsWith('UInt')) return '0';
+  if (type.includes('Nullable')) return null;
+  if (type.startsWith('Array')) return [];
+  if (type.startsWith('DateTime64')) return 0;
+  return '';
+});
+
+/** Stamps' fields already read from their lines (stampFields), by line. */
+const parsedStamps = new Lru<StampFields>(STAMP_CACHE_SIZE);
+
+/**
+ * A stamp's values (StampFields) read from its TabSeparated fields as the engine writes them
+ * (formatRowNoNewline): null as `\N`; a string with backslash escapes; an array as its elements in
+ * single quotes, with the same escapes, between brackets; the shared time as
+ * 'YYYY-MM-DD hh:mm:ss.sss'. Kept by line, so a link's stamp is read once while its line is kept.
+ */
+export function stampFields(line: string): StampFields {
+  if (line === UNSTAMPED) return UNSTAMPED_FIELDS;
+  const kept = parsedStamps.get(line, 0);
+  if (kept) return kept.value;
+  const texts = line.split('\t');
+  if (texts.length !== LINK_STAMP_COLUMNS.length)
+    throw new Error(`a stamp of ${texts.length} fields, not ${LINK_STAMP_COLUMNS.length}`);
+  const fields = LINK_STAMP_COLUMNS.map(([, type], j) => {
+    const text = texts[j];
+    if (type.startsWith('Array')) return arrayOf(text);
+    if (text === '\\N' && type.includes('Nullable')) return null;
+    if (type.startsWith('DateTime64')) return fromChTime(text).getTime();
+    return unescapeText(text);
+  });
+  parsedStamps.set(line, fields, Infinity, 0);
+  return fields;
+}
+
+const ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  '0': '\0',
+};
+
+function unescapeText(text: string): string {
+  return text.includes('\\') ? text.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c) : text;
+}
+
+/** An array of strings as the engine writes it: `['a','b\'c']`. */
+function arrayOf(text: string): string[] {
+  const values: string[] = [];
+  if (text === '[]') return values;
+  let i = 1;
+  for (;;) {
+    if (text[i] !== "'") throw new Error(`a stamp array that is not one of strings: ${text}`);
+    let end = i + 1;
+    while (text[end] !== "'") {
+      if (end >= text.length) throw new Error(`a stamp array without its end: ${text}`);
+      end += text[end] === '\\' ? 2 : 1;
+    }
+    values.push(unescapeText(text.slice(i + 1, end)));
+    if (text[end + 1] === ']') return values;
+    if (text[end + 1] !== ',') throw new Error(`a stamp array that is not one of strings: ${text}`);
+    i = end + 2;
+  }
 }
 
 /**

@@ -54,8 +54,10 @@ class Bytes {
     this.buffer[this.length++] = value;
   }
 
-  /** A UInt64 from a number below 2^53. */
+  /** A UInt64 (or an Int64 at least 0) from a whole number below 2^53. */
   u64(value: number): void {
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new RangeError(`not a whole number from 0 to 2^53: ${value}`);
     this.ensure(8);
     const low = value % 0x1_0000_0000;
     this.buffer.writeUInt32LE(low, this.length);
@@ -185,6 +187,8 @@ interface Column {
   /** Rows written so far. */
   readonly count: number;
   clear(): void;
+  /** Where the column stands: the returned function takes it back there (keys added since stay, unused). */
+  mark(): () => void;
   writeTo(out: Bytes): void;
 }
 
@@ -246,6 +250,15 @@ export class FixedColumn implements Column {
     this.count = 0;
   }
 
+  mark(): () => void {
+    const { length } = this.data;
+    const count = this.count;
+    return () => {
+      this.data.length = length;
+      this.count = count;
+    };
+  }
+
   writeTo(out: Bytes): void {
     out.bytes(this.data.view);
   }
@@ -276,6 +289,15 @@ export class NullableStringColumn implements Column {
     this.nulls.length = 0;
     this.data.length = 0;
     this.count = 0;
+  }
+
+  mark(): () => void {
+    const [nulls, data, count] = [this.nulls.length, this.data.length, this.count];
+    return () => {
+      this.nulls.length = nulls;
+      this.data.length = data;
+      this.count = count;
+    };
   }
 
   writeTo(out: Bytes): void {
@@ -318,6 +340,13 @@ export class LowCardinalityColumn implements Column {
     this.dictionary.clear();
   }
 
+  mark(): () => void {
+    const rows = this.dictionary.rows.length;
+    return () => {
+      this.dictionary.rows.length = rows;
+    };
+  }
+
   writeTo(out: Bytes): void {
     out.u64(LOW_CARDINALITY_VERSION);
     this.dictionary.writeTo(out);
@@ -356,6 +385,21 @@ export class LowCardinalityArrayColumn implements Column {
     this.elements.clear();
     this.end = 0;
     this.count = 0;
+  }
+
+  mark(): () => void {
+    const [offsets, elements, end, count] = [
+      this.offsets.length,
+      this.elements.rows.length,
+      this.end,
+      this.count,
+    ];
+    return () => {
+      this.offsets.length = offsets;
+      this.elements.rows.length = elements;
+      this.end = end;
+      this.count = count;
+    };
   }
 
   writeTo(out: Bytes): void {
@@ -400,6 +444,14 @@ export class NativeBlock {
   clear(): void {
     for (const column of this.columns) column.clear();
     this.out.length = 0;
+  }
+
+  /** Where the block stands: the returned function takes every column back there. */
+  mark(): () => void {
+    const undo = this.columns.map((column) => column.mark());
+    return () => {
+      for (const back of undo) back();
+    };
   }
 
   /** The block's bytes: valid until the block is cleared or written again. */

@@ -32,6 +32,17 @@ export class ByteSink {
     this.used += this.buffer.write(text, this.used, 'utf8');
   }
 
+  /** Drops everything written (the memory is kept). */
+  clear(): void {
+    this.used = 0;
+  }
+
+  /** Where the sink stands: the returned function drops what is written after it. */
+  mark(): () => void {
+    const used = this.used;
+    return () => this.truncate(used);
+  }
+
   /** Drops what was written after the first `length` bytes. */
   truncate(length: number): void {
     this.used = Math.min(this.used, length);

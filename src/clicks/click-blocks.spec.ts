@@ -36,7 +36,8 @@ function store(latencyMs: number) {
     at: number;
   }[] = [];
   const state = { fail: false };
-  const write = async (bytes: Buffer, batches: EncodedBatch[]) => {
+  const write = async (sink: ByteSink, batches: EncodedBatch[]) => {
+    const bytes = sink.bytes;
     const lines = bytes.toString('utf8');
     blocks.push({
       ids: lines.split('\n').slice(0, -1),
@@ -51,6 +52,7 @@ function store(latencyMs: number) {
     if (failing) throw new Error('store down');
   };
   const repository = {
+    newSink: () => new ByteSink(),
     encode: (
       columns: ClickColumns,
       indexes: readonly number[],

@@ -1,7 +1,6 @@
-import { ByteSink } from './byte-sink';
 import { ClickColumns } from './click-event';
 import { BatchDescription } from '../enrichment/click-enricher';
-import { ClicksRepository, EncodedBatch } from './clicks.repository';
+import { ClickSink, ClicksRepository, EncodedBatch } from './clicks.repository';
 
 /**
  * Inserts into the store start at least this far apart while clicks keep coming. Each insert makes a
@@ -52,7 +51,7 @@ interface Waiter {
 
 /** The block filling: its sink, its batches, their rows and keys, and who waits for it. */
 interface Block {
-  sink: ByteSink;
+  sink: ClickSink;
   batches: EncodedBatch[];
   rows: number;
   keys: Set<string>;
@@ -80,7 +79,7 @@ interface Block {
 export class ClickBlocks {
   private waiting: Block | null = null;
   /** The sinks of blocks stored, for the next blocks (two at most: one in flight and one filling is all there is). */
-  private readonly spares: ByteSink[] = [];
+  private readonly spares: ClickSink[] = [];
   private inFlight = false;
   private lastStart = -Infinity;
   private timer: NodeJS.Timeout | null = null;
@@ -105,7 +104,7 @@ export class ClickBlocks {
 
   /** Writes a batch as a block of its own; settles when it is stored or has failed. */
   async insertAlone(batch: BlockBatch): Promise<void> {
-    const sink = new ByteSink();
+    const sink = this.repository.newSink();
     const encoded = this.repository.encode(
       batch.columns,
       batch.indexes,
@@ -113,7 +112,7 @@ export class ClickBlocks {
       batch.described,
       sink,
     );
-    await this.repository.insert(sink.bytes, [encoded]);
+    await this.repository.insert(sink, [encoded]);
   }
 
   /**
@@ -132,7 +131,7 @@ export class ClickBlocks {
         waiters: [],
       });
       if (!block.keys.has(key)) {
-        const before = block.sink.length;
+        const undo = block.sink.mark();
         let encoded: EncodedBatch;
         try {
           encoded = this.repository.encode(
@@ -143,7 +142,7 @@ export class ClickBlocks {
             block.sink,
           );
         } catch (error) {
-          block.sink.truncate(before);
+          undo();
           // Thrown in the executor: the batch's promise is rejected with it.
           throw error;
         }
@@ -156,9 +155,9 @@ export class ClickBlocks {
     });
   }
 
-  private takeSink(): ByteSink {
-    const sink = this.spares.pop() ?? new ByteSink();
-    sink.truncate(0);
+  private takeSink(): ClickSink {
+    const sink = this.spares.pop() ?? this.repository.newSink();
+    sink.clear();
     return sink;
   }
 
@@ -185,7 +184,7 @@ export class ClickBlocks {
     this.waiting = null;
     this.inFlight = true;
     this.lastStart = Date.now();
-    this.repository.insert(block.sink.bytes, block.batches).then(
+    this.repository.insert(block.sink, block.batches).then(
       () => this.finish(block, (waiter) => waiter.resolve()),
       (error: unknown) => this.finish(block, (waiter) => waiter.reject(error)),
     );

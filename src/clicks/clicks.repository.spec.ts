@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { stampStateWrites } from '../analytics/stamp-state';
 import { loadConfig } from '../config/app-config';
+import { ByteSink } from './byte-sink';
 import { ClicksRepository } from './clicks.repository';
 
 describe('ClicksRepository.insert', () => {
@@ -11,7 +12,8 @@ describe('ClicksRepository.insert', () => {
     const repository = new ClicksRepository(store, loadConfig({}));
     const count = () => stampStateWrites(store)!;
     const before = count();
-    const lines = Buffer.from('a\nb\n');
+    const lines = new ByteSink();
+    lines.write('a\nb\n');
     await repository.insert(lines, [
       { rows: 1, token: 'a', stamped: true },
       { rows: 1, token: 'b', stamped: true },

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
-import { ENRICHMENT_COLUMNS, LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { UNSTAMPED } from '../analytics/link-stamps';
 import { countStampStateWrite } from '../analytics/stamp-state';
 import { storedIp } from '../common/ip';
@@ -9,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { AgentInfo, BatchDescription, NO_AGENT, Place } from '../enrichment/click-enricher';
 import { ByteSink } from './byte-sink';
 import { ClickColumns } from './click-event';
+import { CLICK_COLUMN_TYPES, ClickNativeBlock } from './click-native-block';
 
 /**
  * A batch of clicks written into a block (ByteSink): what identifies its rows there. Its rows are
@@ -56,21 +56,16 @@ function sha256(text: string): string {
 }
 
 /**
- * The columns of `clicks` that a click's line holds, in its order: the click, its link's stamp,
- * then its dimensions (ENRICHMENT_COLUMNS).
+ * The columns of `clicks` that a click's row holds, in its order: the click, its link's stamp, then
+ * its dimensions (ENRICHMENT_COLUMNS).
  */
-export const CLICK_COLUMNS = [
-  'project_id',
-  'link_id',
-  'clicked_at',
-  'click_id',
-  'referrer',
-  'user_agent',
-  'ip',
-  'is_bot',
-  ...LINK_STAMP_COLUMNS.map(([name]) => name),
-  ...ENRICHMENT_COLUMNS,
-];
+export const CLICK_COLUMNS = CLICK_COLUMN_TYPES.map(([name]) => name);
+
+/**
+ * Where a block's clicks are written as they arrive: a Native block for a store that takes them (the
+ * embedded engine: no text to parse), TabSeparated lines for a server.
+ */
+export type ClickSink = ClickNativeBlock | ByteSink;
 
 /** A place's columns (country, region, city) as TabSeparated fields. */
 function placeFields(place: Place | null): string {
@@ -92,19 +87,41 @@ export class ClicksRepository {
     private readonly config: AppConfig,
   ) {}
 
+  /** An empty sink for a block (ClickSink). */
+  newSink(): ClickSink {
+    return this.analytics.takesNative ? new ClickNativeBlock() : new ByteSink();
+  }
+
   /**
-   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS), a TabSeparated line each:
-   * the click, with its address as CLICK_IP says; the stamp of its link (`stamps`, by link id:
-   * LinkStamps); its dimensions (`described`: ClickEnricher.describe of the batch's lists). The
-   * batch's projects, referrers, user agents and addresses are each escaped and described once.
+   * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS) into `sink`: the click,
+   * with its address as CLICK_IP says; the stamp of its link (`stamps`, by link id: LinkStamps); its
+   * dimensions (`described`: ClickEnricher.describe of the batch's lists). The batch's projects,
+   * referrers, user agents and addresses are each encoded and described once.
    */
   encode(
     batch: ClickColumns,
     indexes: readonly number[],
     stamps: ReadonlyMap<string, string>,
     described: BatchDescription,
-    sink: ByteSink,
+    sink: ClickSink,
   ): EncodedBatch {
+    const stamped =
+      sink instanceof ClickNativeBlock
+        ? sink.write(batch, indexes, stamps, described, this.config.clickIp)
+        : this.encodeLines(batch, indexes, stamps, described, sink);
+    // The token now, a job at a time: the ids are not kept (they would live on the heap until the
+    // block is stored).
+    return { rows: indexes.length, token: batchToken(indexes.map((i) => batch.ids[i])), stamped };
+  }
+
+  /** The clicks as TabSeparated lines, one a click; whether every click carried its link's stamp. */
+  private encodeLines(
+    batch: ClickColumns,
+    indexes: readonly number[],
+    stamps: ReadonlyMap<string, string>,
+    described: BatchDescription,
+    sink: ByteSink,
+  ): boolean {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
@@ -130,21 +147,22 @@ export class ClicksRepository {
           `${stamp}\t${at(ip, places, noPlace)}\t${at(agent, agentInfos, noAgent)}\t${at(referrer, hosts)}\t1\n`,
       );
     }
-    // Bytes and token now, a job at a time: a block of a second's clicks joined as one string and
-    // then encoded would hold the event loop for tens of milliseconds at once. The ids are not kept:
-    // they would live on the heap until the block is stored.
-    return { rows: indexes.length, token: batchToken(indexes.map((i) => batch.ids[i])), stamped };
+    // Bytes now, a job at a time: a block of a second's clicks joined as one string and then
+    // encoded would hold the event loop for tens of milliseconds at once.
+    return stamped;
   }
 
   /**
-   * Inserts batches, their lines in `bytes`, as one block, skipped when the token of their click ids
+   * Inserts batches, their rows in `sink`, as one block, skipped when the token of their click ids
    * was seen. A block with unstamped clicks changes its projects' stamp state (stamp-state.ts).
    */
-  async insert(bytes: Buffer, batches: readonly EncodedBatch[]): Promise<void> {
+  async insert(sink: ClickSink, batches: readonly EncodedBatch[]): Promise<void> {
     const rows = batches.reduce((sum, b) => sum + b.rows, 0);
-    const insert = this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, bytes, rows, {
-      token: blockToken(batches),
-    });
+    const options = { token: blockToken(batches) };
+    const insert =
+      sink instanceof ClickNativeBlock
+        ? this.analytics.insertNative('clicks', sink.bytes(), rows, options)
+        : this.analytics.insertTabSeparated('clicks', CLICK_COLUMNS, sink.bytes, rows, options);
     await (batches.every((b) => b.stamped) ? insert : countStampStateWrite(this.analytics, insert));
   }
 
