@@ -2,6 +2,7 @@
 // keep-alive HTTP load loop, an autocannon load that drains its connections, a link's clicks as the
 // service counts them. Plain JavaScript so `npm run bench:*` needs no compile step of its own.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const http = require('node:http');
 const { randomBytes } = require('node:crypto');
 const os = require('node:os');
@@ -428,6 +429,21 @@ async function seededStore() {
   };
 }
 
+/**
+ * A process's CPU seconds so far, from /proc (clock ticks of 10 ms): all its threads, those that
+ * ended included, and its main thread (Node's event loop). What the others used is the embedded
+ * store's threads, libuv's pool that calls it, and V8's helpers.
+ */
+function processCpu(pid) {
+  const ticks = (file) => {
+    const text = fs.readFileSync(file, 'utf8');
+    // Fields after the command's closing parenthesis, from the third (state): utime and stime are the 14th and 15th.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  return { all: ticks(`/proc/${pid}/stat`) / 100, main: ticks(`/proc/${pid}/task/${pid}/stat`) / 100 };
+}
+
 // ---- Click traffic as bench:ingest and the insert profile (bench/profile/insert-costs.js) draw it.
 
 // [user agent, weight]: desktop ≈ 45%, mobile ≈ 45%, tablet ≈ 7%, other ≈ 3% (TV, bots).
@@ -489,4 +505,4 @@ const REFERRERS = REFERRER_MIX.flatMap(([referrer, weight]) => Array.from({ leng
 // addresses is skipped as reserved.
 const PUBLIC_V4 = Array.from({ length: 223 }, (_, k) => k + 1).filter((a) => ![10, 100, 127, 169, 172, 192, 198, 203].includes(a));
 
-module.exports = { AGENT_MIX, AGENTS, BOT_AGENTS, REFERRER_MIX, REFERRERS, PUBLIC_V4, REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore, scratchService };
+module.exports = { processCpu, AGENT_MIX, AGENTS, BOT_AGENTS, REFERRER_MIX, REFERRERS, PUBLIC_V4, REDIRECT, BARE_SERVER, drainedRun, startChild, redirectLink, expectRedirect, DATABASE_URL, REDIS_URL, databaseUrl, createDatabase, dropDatabase, startService, request, createProject, runLoad, load, runSeed, percentile, clickTotals, settledClicks, caughtUp, dropRedisKeys, median, seededStore, scratchService };

@@ -80,6 +80,14 @@ export class ClickNativeBlock {
   private readonly agent: LowCardinalityColumn[];
   private readonly referrerHost: LowCardinalityColumn;
   private readonly enriched: FixedColumn;
+  /**
+   * The dictionary positions of each place and agent description in this block, by the object
+   * itself: the geolocation lookup makes one Place per database record and the agent parser one
+   * AgentInfo per agent it keeps, so a batch's thousands of addresses of a few hundred cities cost a
+   * look-up each rather than three.
+   */
+  private readonly placePositions = new Map<Place | null, number[]>();
+  private readonly agentPositions = new Map<AgentInfo, number[]>();
 
   constructor() {
     const columns = CLICK_COLUMN_TYPES.map(([name, type]) => nativeColumn(name, type));
@@ -112,6 +120,8 @@ export class ClickNativeBlock {
 
   clear(): void {
     this.block.clear();
+    this.placePositions.clear();
+    this.agentPositions.clear();
   }
 
   /** Where the block stands: the returned function takes it back there (a batch that failed half-way). */
@@ -143,19 +153,33 @@ export class ClickNativeBlock {
       return stored === null ? null : utf8Bytes(stored);
     });
     const [country, region, city] = this.place;
-    const placeOf = (place: Place | null): number[] => [
-      country.position(place?.country ?? null),
-      region.position(place?.region ?? null),
-      city.position(place?.city ?? null),
-    ];
+    const placeOf = (place: Place | null): number[] => {
+      let positions = this.placePositions.get(place);
+      if (!positions) {
+        positions = [
+          country.position(place?.country ?? null),
+          region.position(place?.region ?? null),
+          city.position(place?.city ?? null),
+        ];
+        this.placePositions.set(place, positions);
+      }
+      return positions;
+    };
     const places = described.places.map(placeOf);
     const noPlace = placeOf(null);
     const [device, browser, os] = this.agent;
-    const agentOf = (agent: AgentInfo): number[] => [
-      device.position(agent.device),
-      browser.position(agent.browser),
-      os.position(agent.os),
-    ];
+    const agentOf = (agent: AgentInfo): number[] => {
+      let positions = this.agentPositions.get(agent);
+      if (!positions) {
+        positions = [
+          device.position(agent.device),
+          browser.position(agent.browser),
+          os.position(agent.os),
+        ];
+        this.agentPositions.set(agent, positions);
+      }
+      return positions;
+    };
     const agentInfos = described.agents.map(agentOf);
     const noAgent = agentOf(NO_AGENT);
     const hosts = described.referrers.map((host) => this.referrerHost.position(host));

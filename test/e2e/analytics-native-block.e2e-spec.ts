@@ -2,6 +2,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { AnalyticsClient, openAnalyticsClient } from '../../src/analytics/analytics-client';
+import { LINK_STAMP_COLUMNS, analyticsSchema } from '../../src/analytics/analytics-schema';
+import { LinkStamps, stampFields } from '../../src/analytics/link-stamps';
+import { CLICK_COLUMN_TYPES } from '../../src/clicks/click-native-block';
 import {
   FixedColumn,
   LowCardinalityArrayColumn,
@@ -215,6 +218,90 @@ describe('Native blocks in the embedded store', () => {
       ['11', 'k11'],
       ['12', 'k12'],
     ]);
+  });
+
+  it("writes clicks in the types of the store's clicks table (no conversion on insert)", async () => {
+    for (const statement of analyticsSchema(db)) await store.command(statement);
+    const columns = await store.query<{ name: string; type: string }>(
+      `SELECT name, type FROM system.columns WHERE database = {db:String} AND table = 'clicks'`,
+      { db },
+    );
+    const types = new Map(columns.map((c) => [c.name, c.type]));
+    expect(CLICK_COLUMN_TYPES.map(([name]) => [name, types.get(name)])).toEqual(
+      CLICK_COLUMN_TYPES.map(([name, type]) => [name, type]),
+    );
+  });
+
+  it('reads a stamp line as the engine writes it back to its values (stampFields), whatever the attributes hold', async () => {
+    for (const statement of analyticsSchema(db)) await store.command(statement);
+    const project = '01234567-89ab-cdef-0011-223344556677';
+    const odd = 'tab\there \\ \'quote\' "dq" \\N é 日本 🎉\nline';
+    const links = [
+      {
+        link_id: 1,
+        version: 7,
+        svc_id: 'a',
+        domain: 'go.example',
+        original_url: 'https://e.x/',
+        channel: odd,
+        service: null,
+        tool: '',
+        application: 'app',
+        campaign: '\\N',
+        tag: null,
+        tag_2: [odd, '', "it's"],
+        tag_3: [],
+        tag_4: ['\\'],
+        tag_5: ['a,b', "]'["],
+        parent: null,
+        sharer_id: odd,
+        username: '',
+        service_userid: null,
+        service_postid: null,
+        user_id: 'u',
+        created_at: '2026-11-28 10:00:00.000',
+        shared_at: '2026-11-28 10:00:00.123',
+      },
+      {
+        link_id: 2,
+        version: 8,
+        svc_id: 'b',
+        domain: '',
+        original_url: 'https://e.x/',
+        channel: null,
+        service: '',
+        tool: 't',
+        application: '',
+        campaign: null,
+        tag: '',
+        tag_2: [],
+        tag_3: [''],
+        tag_4: [],
+        tag_5: [],
+        parent: '',
+        sharer_id: null,
+        username: null,
+        service_userid: '',
+        service_postid: null,
+        user_id: null,
+        created_at: '1970-01-01 00:00:00.000',
+        shared_at: '1970-01-01 00:00:00.000',
+      },
+    ].map((link) => ({ project_id: project, ...link }));
+    await store.insert('links', links);
+    const lines = await new LinkStamps(store).of([project], ['1', '2']);
+    const stamp = LINK_STAMP_COLUMNS.map(([name]) => name);
+    const expected = await store.query<Record<string, unknown>>(
+      `SELECT toString(link_id) AS id, toString(version) AS link_version,
+              ${stamp.slice(1, -1).join(', ')}, toUnixTimestamp64Milli(shared_at) AS shared_at
+       FROM ${db}.links FINAL WHERE project_id = {project:UUID} ORDER BY link_id`,
+      { project },
+    );
+    for (const row of expected) {
+      expect(stampFields(lines.get(row.id as string)!)).toEqual(
+        stamp.map((name) => (name === 'shared_at' ? Number(row[name]) : row[name])),
+      );
+    }
   });
 
   it('refuses a block whose columns hold different numbers of rows, and null in a column that is not Nullable', () => {
