@@ -2,15 +2,18 @@
 // click row in the embedded store, split into the TabSeparated parse, the column groups (click,
 // stamp, dimensions), each projection and the minmax index, and their merges; and what the issue's
 // options would cost (a narrow raw table, rollups by materialized views or pre-aggregated in
-// JavaScript, narrower types).
+// JavaScript, narrower types, the rows as Native blocks read from a file).
 // Usage: node bench/profile/insert-costs.js [rows per variant, 300000] [only the variants whose name holds this]
 //
 // A fresh embedded store in a temporary folder (removed at the end, failure or not); the rows as the
 // worker writes them (ClicksRepository.encode's line: the click, its link's stamp, its dimensions,
 // described by the worker's own code: DB-IP places, Bowser agents, referring hosts) in blocks of
 // COALESCE_MAX_ROWS, through the service's insert (AnalyticsClient.insertTabSeparated: chDB's raw
-// insert, a deduplication token a block). Each variant's tables are made anew for each of three
-// repetitions; medians.
+// insert, a deduplication token a block). The Native variants (e, f) take the same blocks as Native
+// files, written by the engine from the TSV before the clock starts (the bytes ClickNativeBlock
+// writes: the same types, LowCardinality columns as dictionaries), each inserted with INSERT …
+// SELECT FROM file(…, 'Native'), as AnalyticsClient.insertNative does. Each variant's tables are
+// made anew for each of three repetitions; medians.
 //
 // How the CPU is read. chDB has no system.query_log or system.part_log: clickhouse-local, its
 // engine, creates no system log tables, even with a config file that defines them (checked: the
@@ -415,6 +418,19 @@ function variants(service, osValues) {
       inserts: [{ table: 'd_full', columns: FULL }],
     },
     {
+      name: "e. the service's clicks, Native through file()",
+      service: true,
+      tables: [],
+      merged: ['clicks'],
+      inserts: [{ table: 'clicks', columns: FULL, native: true }],
+    },
+    {
+      name: 'f. narrow raw clicks, Native through file()',
+      tables: [mergeTree('f_raw', NARROW)],
+      merged: ['f_raw'],
+      inserts: [{ table: 'f_raw', columns: NARROW, native: true }],
+    },
+    {
       name: 'a + d. narrow raw clicks, narrower types',
       tables: [mergeTree('ad_raw', NARROW, narrowTypes)],
       merged: ['ad_raw'],
@@ -546,6 +562,19 @@ async function profile(store) {
     dimensions: rollupBlocks.reduce((s, r) => s + r.dimensions.rows, 0),
   };
 
+  const nativeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'insert-costs-native-'));
+  process.on('exit', () => fs.rmSync(nativeDir, { recursive: true, force: true }));
+  /** A TSV block as a Native file of the same columns, typed as `table`'s (a Memory table between). */
+  async function toNative(table, columns, body, rows, file) {
+    await command(`DROP TABLE IF EXISTS ${DB}.native_stage SYNC`);
+    await command(`CREATE TABLE ${DB}.native_stage AS ${DB}.${table} ENGINE = Memory`);
+    await store.insertTabSeparated('native_stage', columns, body, rows);
+    await command(
+      `INSERT INTO FUNCTION file('${file}', 'Native') SELECT ${columns.join(', ')} FROM ${DB}.native_stage SETTINGS engine_file_truncate_on_insert = 1`,
+    );
+    await command(`DROP TABLE ${DB}.native_stage SYNC`);
+  }
+
   const results = new Map(list.map((v) => [v.name, []]));
   for (let rep = 0; rep < REPS; rep++) {
     for (const variant of list) {
@@ -577,8 +606,15 @@ async function profile(store) {
           ? rollupBlocks[b][insert.rollup].body
           : lines(clicks, insert.columns, from, to);
         const rows = insert.rollup ? rollupBlocks[b][insert.rollup].rows : to - from;
-        bytes += body.length;
-        blocks.push({ ...insert, body, rows, token: `${token}:${insert.table}` });
+        const block = { ...insert, body, rows, token: `${token}:${insert.table}` };
+        if (insert.native) {
+          // The block as a Native file, written by the engine from the TSV before the clock starts.
+          block.file = path.join(nativeDir, `${insert.table}-${b}.native`);
+          await toNative(insert.table, insert.columns, body, rows, block.file);
+          block.body = null;
+          bytes += fs.statSync(block.file).size;
+        } else bytes += body.length;
+        blocks.push(block);
       }
     }
     gc();
@@ -587,9 +623,15 @@ async function profile(store) {
     const t0 = threadCpu();
     for (const block of blocks) {
       checkStop();
-      await store.insertTabSeparated(block.table, block.columns, block.body, block.rows, {
-        token: block.token,
-      });
+      if (block.file) {
+        await command(
+          `INSERT INTO ${DB}.${block.table} (${block.columns.join(', ')}) SELECT * FROM file('${block.file}', 'Native') SETTINGS insert_deduplication_token = '${block.token}'`,
+        );
+      } else {
+        await store.insertTabSeparated(block.table, block.columns, block.body, block.rows, {
+          token: block.token,
+        });
+      }
     }
     const t1 = threadCpu();
     const e1 = await engineCpu();
