@@ -189,6 +189,8 @@ interface Column {
   clear(): void;
   /** Where the column stands: the returned function takes it back there (keys added since stay, unused). */
   mark(): () => void;
+  /** Bytes of memory its values take (what its buffers have grown to). */
+  readonly held: number;
   writeTo(out: Bytes): void;
 }
 
@@ -259,6 +261,10 @@ export class FixedColumn implements Column {
     };
   }
 
+  get held(): number {
+    return this.data.buffer.length;
+  }
+
   writeTo(out: Bytes): void {
     out.bytes(this.data.view);
   }
@@ -298,6 +304,10 @@ export class NullableStringColumn implements Column {
       this.data.length = data;
       this.count = count;
     };
+  }
+
+  get held(): number {
+    return this.nulls.buffer.length + this.data.buffer.length;
   }
 
   writeTo(out: Bytes): void {
@@ -345,6 +355,10 @@ export class LowCardinalityColumn implements Column {
     return () => {
       this.dictionary.rows.length = rows;
     };
+  }
+
+  get held(): number {
+    return this.dictionary.rows.values.byteLength;
   }
 
   writeTo(out: Bytes): void {
@@ -400,6 +414,10 @@ export class LowCardinalityArrayColumn implements Column {
       this.end = end;
       this.count = count;
     };
+  }
+
+  get held(): number {
+    return this.offsets.buffer.length + this.elements.rows.values.byteLength;
   }
 
   writeTo(out: Bytes): void {
@@ -475,9 +493,9 @@ export class NativeBlock {
     return out.view;
   }
 
-  /** Bytes of memory it holds. */
+  /** Bytes of memory it holds: its columns' values and the block's bytes. */
   get capacity(): number {
-    return this.out.buffer.length;
+    return this.columns.reduce((sum, column) => sum + column.held, this.out.buffer.length);
   }
 }
 
