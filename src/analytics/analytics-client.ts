@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import {
@@ -25,6 +23,9 @@ export {
   messageOf,
 } from './analytics-errors';
 import { ReadStatement, StatementSettings, limitSettings, readStatement } from './read-statement';
+import { NativeInsert, embeddedNativeInsert } from './embedded-native-insert';
+
+export { tsvValue } from './tsv-value';
 
 export type { ReadLimits } from './analytics-errors';
 export type { StatementSettings } from './read-statement';
@@ -321,47 +322,6 @@ function seconds(started: bigint): number {
 /** chDB's raw insert (`Session.insert` with bytes): a payload in a text format, parsed by the engine. */
 type RawInsert = (params: RawInsertParams) => Promise<RawInsertSummary>;
 
-/** An insert of a Native block into a table (database.table), with its settings. */
-type NativeInsert = (
-  table: string,
-  bytes: Buffer,
-  settings: Record<string, string>,
-) => Promise<void>;
-
-/** A string as a ClickHouse SQL literal. */
-function sqlString(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/**
- * The embedded engine's Native insert: chDB's raw insert takes text formats only, so the block goes
- * to a file in `dir` that the engine reads (INSERT … SELECT FROM file(…, 'Native')), removed once
- * the insert has ended, whatever its outcome. The folder is emptied when the store opens: a file
- * left by a process that died holds a block whose insert did not end, which its job sends again.
- */
-function embeddedNativeInsert(
-  dir: string,
-  command: (sql: string) => Promise<unknown>,
-): NativeInsert {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  let sequence = 0;
-  return async (table, bytes, settings) => {
-    const file = path.join(dir, `${++sequence}.native`);
-    await writeFile(file, bytes);
-    try {
-      const clause = Object.entries(settings)
-        .map(([name, value]) => `${name} = ${sqlString(value)}`)
-        .join(', ');
-      await command(
-        `INSERT INTO ${table} SELECT * FROM file(${sqlString(file)}, 'Native')${clause ? ` SETTINGS ${clause}` : ''}`,
-      );
-    } finally {
-      await rm(file, { force: true });
-    }
-  };
-}
-
 /** chdb/connection (its typings need a module resolution newer than this project's). */
 interface ChdbConnectionModule {
   createChdbConnection(options: {
@@ -405,25 +365,6 @@ export async function openAnalyticsClient(options: {
     ),
   );
 }
-
-/**
- * A value as a TabSeparated field: NULL as \N; a backslash, tab, line feed, carriage return or NUL
- * escaped with a backslash (ClickHouse reads them back as they were); everything else as it is.
- */
-export function tsvValue(value: string | null): string {
-  if (value === null) return '\\N';
-  return TSV_SPECIAL.test(value) ? value.replace(TSV_ESCAPES, (c) => TSV_ESCAPED[c]) : value;
-}
-
-const TSV_SPECIAL = /[\\\t\n\r\0]/;
-const TSV_ESCAPES = /[\\\t\n\r\0]/g;
-const TSV_ESCAPED: Record<string, string> = {
-  '\\': '\\\\',
-  '\t': '\\t',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\0': '\\0',
-};
 
 /** The second chTime formatted last ('YYYY-MM-DD hh:mm:ss'): a batch's clicks mostly share their second. */
 let formattedSecond = NaN;

@@ -67,9 +67,9 @@ describe('Native blocks in the embedded store', () => {
     arr: string[];
   }
 
-  function blockOf(rows: Row[]): NativeBlock {
-    const block = new NativeBlock(COLUMNS.map(([n, t]) => nativeColumn(n, t)));
-    const [id, u, at, flag, s, lc, lcn, arr] = block.columns as [
+  /** A block of COLUMNS' columns, each as its writer. */
+  function columnsOf(block: NativeBlock) {
+    return block.columns as [
       FixedColumn,
       FixedColumn,
       FixedColumn,
@@ -79,6 +79,11 @@ describe('Native blocks in the embedded store', () => {
       LowCardinalityColumn,
       LowCardinalityArrayColumn,
     ];
+  }
+
+  function blockOf(rows: Row[]): NativeBlock {
+    const block = new NativeBlock(COLUMNS.map(([n, t]) => nativeColumn(n, t)));
+    const [id, u, at, flag, s, lc, lcn, arr] = columnsOf(block);
     for (const row of rows) {
       id.encoded(uint64Bytes(row.id));
       // Both ways of writing a UUID.
@@ -189,16 +194,7 @@ describe('Native blocks in the embedded store', () => {
     const block = blockOf([]);
     const write = (from: number) => {
       block.clear();
-      const [id, u, at, flag, s, lc, lcn, arr] = block.columns as [
-        FixedColumn,
-        FixedColumn,
-        FixedColumn,
-        FixedColumn,
-        NullableStringColumn,
-        LowCardinalityColumn,
-        LowCardinalityColumn,
-        LowCardinalityArrayColumn,
-      ];
+      const [id, u, at, flag, s, lc, lcn, arr] = columnsOf(block);
       for (let i = from; i < from + 3; i++) {
         id.encoded(uint64Bytes(String(i)));
         u.encoded(uuidBytes(uuid(i)));
