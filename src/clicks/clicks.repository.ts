@@ -11,11 +11,11 @@ import { ClickColumns } from './click-event';
 import { CLICK_COLUMN_TYPES, ClickNativeBlock } from './click-native-block';
 
 /**
- * A batch of clicks written into a block (ByteSink): what identifies its rows there. Its rows are
- * TabSeparated lines, as UTF-8 bytes in the block's sink; a block is its batches' lines end to end.
+ * A batch of clicks written into a block (ClickSink): what identifies its rows there. A block is its
+ * batches' rows one after another (a Native block's columns, or TabSeparated lines).
  */
 export interface EncodedBatch {
-  /** How many clicks (lines). */
+  /** How many clicks (rows). */
   rows: number;
   /** The deduplication token of its click ids (batchToken). */
   token: string;
