@@ -25,15 +25,6 @@ function emptyValue(type: string): string {
  */
 export type StampFields = readonly (string | number | null | readonly string[])[];
 
-/** The fields of UNSTAMPED. */
-export const UNSTAMPED_FIELDS: StampFields = LINK_STAMP_COLUMNS.map(([, type]) => {
-  if (type.startsWith('UInt')) return '0';
-  if (type.includes('Nullable')) return null;
-  if (type.startsWith('Array')) return [];
-  if (type.startsWith('DateTime64')) return 0;
-  return '';
-});
-
 /** Stamps' fields already read from their lines (stampFields), by line. */
 const parsedStamps = new Lru<StampFields>(STAMP_CACHE_SIZE);
 
@@ -47,18 +38,22 @@ export function stampFields(line: string): StampFields {
   if (line === UNSTAMPED) return UNSTAMPED_FIELDS;
   const kept = parsedStamps.get(line, 0);
   if (kept) return kept.value;
+  const fields = parseStamp(line);
+  parsedStamps.set(line, fields, Infinity, 0);
+  return fields;
+}
+
+function parseStamp(line: string): StampFields {
   const texts = line.split('\t');
   if (texts.length !== LINK_STAMP_COLUMNS.length)
     throw new Error(`a stamp of ${texts.length} fields, not ${LINK_STAMP_COLUMNS.length}`);
-  const fields = LINK_STAMP_COLUMNS.map(([, type], j) => {
+  return LINK_STAMP_COLUMNS.map(([, type], j) => {
     const text = texts[j];
     if (type.startsWith('Array')) return arrayOf(text);
     if (text === '\\N' && type.includes('Nullable')) return null;
     if (type.startsWith('DateTime64')) return fromChTime(text).getTime();
     return unescapeText(text);
   });
-  parsedStamps.set(line, fields, Infinity, 0);
-  return fields;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -133,3 +128,6 @@ export class LinkStamps {
     return stamps;
   }
 }
+
+/** The fields of UNSTAMPED (read as any stamp is). */
+export const UNSTAMPED_FIELDS: StampFields = parseStamp(UNSTAMPED);

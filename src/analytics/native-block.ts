@@ -24,15 +24,18 @@
 import { Bytes, Dictionary, LOW_CARDINALITY_VERSION } from './native-bytes';
 
 /** The column types a Native block writes (those of the analytics store's `clicks`). */
-export type NativeType =
-  | 'UInt8'
-  | 'UInt64'
-  | 'UUID'
-  | "DateTime64(3, 'UTC')"
-  | 'Nullable(String)'
-  | 'LowCardinality(String)'
-  | 'LowCardinality(Nullable(String))'
-  | 'Array(LowCardinality(String))';
+export const NATIVE_TYPES = [
+  'UInt8',
+  'UInt64',
+  'UUID',
+  "DateTime64(3, 'UTC')",
+  'Nullable(String)',
+  'LowCardinality(String)',
+  'LowCardinality(Nullable(String))',
+  'Array(LowCardinality(String))',
+] as const;
+
+export type NativeType = (typeof NATIVE_TYPES)[number];
 
 /** A column of a block: its rows so far, and how to write them. */
 interface Column {
@@ -71,27 +74,9 @@ export class FixedColumn implements Column {
 
   /** A UUID from its text (36 characters): parsed straight into the column. */
   uuid(text: string): void {
-    if (text.length !== 36) throw new TypeError(`not a UUID: ${text}`);
-    const data = this.data;
-    data.ensure(16);
-    const { buffer } = data;
-    const base = data.length;
-    let byte = 0;
-    for (let i = 0; i < 36;) {
-      if (i === 8 || i === 13 || i === 18 || i === 23) {
-        if (text.charCodeAt(i) !== 0x2d) throw new TypeError(`not a UUID: ${text}`);
-        i++;
-        continue;
-      }
-      const high = hexValue(text.charCodeAt(i));
-      const low = hexValue(text.charCodeAt(i + 1));
-      if (high < 0 || low < 0) throw new TypeError(`not a UUID: ${text}`);
-      // Each 64-bit half little-endian: the half's bytes in reverse.
-      buffer[base + (byte < 8 ? 7 - byte : 23 - byte)] = (high << 4) | low;
-      byte++;
-      i += 2;
-    }
-    data.length += 16;
+    this.data.ensure(16);
+    writeUuid(text, this.data.buffer, this.data.length);
+    this.data.length += 16;
     this.count++;
   }
 
@@ -363,12 +348,29 @@ function hexValue(code: number): number {
 
 /** A UUID's 16 bytes as a Native `UUID` (each 64-bit half little-endian). */
 export function uuidBytes(uuid: string): Buffer {
-  const hex = uuid.replace(/-/g, '');
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new TypeError(`not a UUID: ${uuid}`);
-  const out = Buffer.from(hex, 'hex');
-  out.subarray(0, 8).reverse();
-  out.subarray(8, 16).reverse();
+  const out = Buffer.allocUnsafe(16);
+  writeUuid(uuid, out, 0);
   return out;
+}
+
+/** A UUID from its text (36 characters) into `buffer` at `at`, each 64-bit half little-endian. */
+function writeUuid(text: string, buffer: Buffer, at: number): void {
+  if (text.length !== 36) throw new TypeError(`not a UUID: ${text}`);
+  let byte = 0;
+  for (let i = 0; i < 36;) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (text.charCodeAt(i) !== 0x2d) throw new TypeError(`not a UUID: ${text}`);
+      i++;
+      continue;
+    }
+    const high = hexValue(text.charCodeAt(i));
+    const low = hexValue(text.charCodeAt(i + 1));
+    if (high < 0 || low < 0) throw new TypeError(`not a UUID: ${text}`);
+    // Each half's bytes in reverse.
+    buffer[at + (byte < 8 ? 7 - byte : 23 - byte)] = (high << 4) | low;
+    byte++;
+    i += 2;
+  }
 }
 
 /** A UInt64 written in decimal (a link id, a version) as its 8 little-endian bytes. */

@@ -4,6 +4,7 @@ import {
   FixedColumn,
   LowCardinalityArrayColumn,
   LowCardinalityColumn,
+  NATIVE_TYPES,
   NativeBlock,
   NativeColumn,
   NativeType,
@@ -38,17 +39,8 @@ export const CLICK_COLUMN_TYPES: readonly (readonly [string, NativeType])[] = [
 ];
 
 function nativeType(type: string): NativeType {
-  const known: readonly string[] = [
-    'UInt8',
-    'UInt64',
-    'UUID',
-    "DateTime64(3, 'UTC')",
-    'Nullable(String)',
-    'LowCardinality(String)',
-    'LowCardinality(Nullable(String))',
-    'Array(LowCardinality(String))',
-  ];
-  if (!known.includes(type)) throw new Error(`a stamp column of type ${type} has no Native writer`);
+  if (!(NATIVE_TYPES as readonly string[]).includes(type))
+    throw new Error(`a stamp column of type ${type} has no Native writer`);
   return type as NativeType;
 }
 
