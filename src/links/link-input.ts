@@ -2,6 +2,7 @@ import { Errors } from '../common/app-error';
 import { RawParams, parseDate, single } from '../common/params';
 import { isHttpUrl, normaliseLinkHost } from '../common/validators';
 import type { ControlValues } from './controls/link-controls';
+import type { NewLink } from './links.repository';
 
 /** A link's metadata parameters plus the advanced and update ones, as given (docs/api.md, "Tracked links"). */
 export interface LinkInput {
@@ -31,6 +32,17 @@ export interface LinkInput {
    * readLinkControls, not by readLinkInput; the services hash it (resolveControls).
    */
   controls?: ControlValues;
+  /** An imported link's date and clicks (docs/api.md, "Importing links"); never read from a request. */
+  createdAt?: Date;
+  importedClicks?: number;
+}
+
+/** The columns an imported link's input sets (none for a link made through the API). */
+export function importedColumns(input: LinkInput): Pick<NewLink, 'createdAt' | 'importedClicks'> {
+  return {
+    createdAt: input.createdAt,
+    importedClicks: input.importedClicks === undefined ? null : String(input.importedClicks),
+  };
 }
 
 /** Parameters a batch request may give as arrays (docs/api.md, "Tracked links": batch). */

@@ -45,6 +45,8 @@ export interface LinkRecord {
   android_url?: string;
   geo?: Record<string, string>;
   password_protected?: true;
+  /** Extension (docs/api.md, "Importing links"): present only on a link imported with a count. */
+  imported_clicks?: number;
   new?: boolean;
   updated_at?: string;
 }
@@ -95,5 +97,8 @@ export function toLinkRecord(
   if (link.androidUrl) record.android_url = link.androidUrl;
   if (link.geo) record.geo = link.geo;
   if (link.passwordHash) record.password_protected = true;
+  if (link.importedClicks !== null && link.importedClicks !== undefined) {
+    record.imported_clicks = Number(link.importedClicks);
+  }
   return record;
 }

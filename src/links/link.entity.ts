@@ -122,6 +122,13 @@ export class LinkEntity {
   @Column('text', { nullable: true })
   passwordHash?: string | null;
 
+  /**
+   * Clicks the shortener a link was imported from had counted (docs/api.md, "Importing links"),
+   * as a figure, never as click rows; null for links made here. A bigint: a string, as read.
+   */
+  @Column('bigint', { nullable: true })
+  importedClicks?: string | null;
+
   // Share chains (docs/api.md, "Share chains"): set by the database from the parent's chain
   // (migration LinkChains), never written by the service; null until backfilled for older links.
 

@@ -4,8 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CONTROL_COLUMNS, columnValue, readControlColumns } from './controls/link-control-columns';
 import { LinkEntity } from './link.entity';
 
-/** A link row to insert (ids and timestamps come from the database). */
-export type NewLink = Omit<LinkEntity, 'id' | 'createdAt' | 'updatedAt'>;
+/**
+ * A link row to insert (ids and timestamps come from the database; `createdAt` only for an
+ * imported link, which keeps its source's date).
+ */
+export type NewLink = Omit<LinkEntity, 'id' | 'createdAt' | 'updatedAt'> & { createdAt?: Date };
 
 /**
  * The metadata that makes two links of a project's url the same link (static; docs/api.md,
@@ -55,6 +58,7 @@ const LINK_COLUMNS: [keyof NewLink, string][] = [
   ['tag5', 'tag_5'],
   ['notes', 'notes'],
   ['staticKey', 'static_key'],
+  ['importedClicks', 'imported_clicks'],
   ...CONTROL_COLUMNS,
 ];
 
@@ -66,6 +70,7 @@ function toLink(raw: Raw): LinkEntity {
   for (const [property, column] of LINK_COLUMNS) {
     (link as unknown as Raw)[property] = raw[column] ?? null;
   }
+  if (link.importedClicks !== null) link.importedClicks = String(link.importedClicks);
   const reach = raw.service_postid_reach as string | number | null;
   link.servicePostidReach = reach === null ? null : String(reach);
   link.createdAt = new Date(raw.created_at as string | Date);
@@ -106,10 +111,12 @@ export class LinksRepository {
         params.push(columnValue(property, (row as unknown as Raw)[property]));
         return `$${params.length}`;
       });
+      params.push(row.createdAt ?? null);
+      placeholders.push(`COALESCE($${params.length}::timestamptz, now())`);
       return `(${placeholders.join(', ')})`;
     });
     const raw: Raw[] = await this.m(manager).query(
-      `INSERT INTO links (${LINK_COLUMNS.map(([, c]) => c).join(', ')})
+      `INSERT INTO links (${LINK_COLUMNS.map(([, c]) => c).join(', ')}, created_at)
        VALUES ${tuples.join(', ')}
        ON CONFLICT DO NOTHING
        RETURNING *`,

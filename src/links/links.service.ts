@@ -11,7 +11,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { CampaignEntity } from './campaign.entity';
 import { refusingChains } from './chain-refusal';
 import { requireServiceId, serviceForChannel } from './channels';
-import { LinkInput } from './link-input';
+import { LinkInput, importedColumns } from './link-input';
 import { LinkMetadataService } from './link-metadata.service';
 import { LinkParentsService } from './link-parents.service';
 import { ApiPaths } from '../common/api-paths';
@@ -334,6 +334,7 @@ export class LinksService {
       tag5: input.tags?.tag_5 ?? null,
       notes: input.notes ?? null,
       staticKey: null,
+      ...importedColumns(input),
       ...controls,
     };
     const redirect: RedirectInputs = {
@@ -343,7 +344,7 @@ export class LinksService {
       scheme: this.config.publicScheme,
       campaign,
       identity,
-      createdAt: context.createdAt,
+      createdAt: input.createdAt ?? context.createdAt,
     };
     applyRedirect(row, redirect);
     return { row, customPath: input.path !== undefined, redirect };

@@ -122,6 +122,14 @@ export class LinkRecordDto {
   })
   password_protected?: true;
   @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Extension, only on an imported link whose file gave a count: the clicks the shortener it came from had counted (never click rows; statistics leave them out)',
+    example: 1520,
+  })
+  imported_clicks?: number;
+  @ApiPropertyOptional({
     description: 'Static endpoint only: whether the link was created by this call',
   })
   new?: boolean;
