@@ -1,4 +1,5 @@
 import { ClickColumns } from './click-event';
+import type { VisitorStorage } from '../common/visitor-storage';
 import { BatchDescription } from '../enrichment/click-enricher';
 import { ClickSink, ClicksRepository, EncodedBatch } from './clicks.repository';
 
@@ -34,14 +35,16 @@ export function batchKey(ids: readonly string[]): string {
 }
 
 /**
- * A batch's clicks to write: those at `indexes`, each with its link's stamp (by link id: LinkStamps)
- * and its dimensions (ClickEnricher.describe of the batch's lists).
+ * A batch's clicks to write: those at `indexes`, each with its link's stamp (by link id: LinkStamps),
+ * its dimensions (ClickEnricher.describe of the batch's lists) and its address and user agent as
+ * its project keeps them (`storage`, by index into the batch's projects: ClicksRepository.encode).
  */
 export interface BlockBatch {
   columns: ClickColumns;
   indexes: readonly number[];
   stamps: ReadonlyMap<string, string>;
   described: BatchDescription;
+  storage?: readonly VisitorStorage[];
 }
 
 interface Waiter {
@@ -111,6 +114,7 @@ export class ClickBlocks {
       batch.stamps,
       batch.described,
       sink,
+      batch.storage,
     );
     await this.repository.insert(sink, [encoded]);
   }
@@ -140,6 +144,7 @@ export class ClickBlocks {
             batch.stamps,
             batch.described,
             block.sink,
+            batch.storage,
           );
         } catch (error) {
           undo();

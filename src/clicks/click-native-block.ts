@@ -15,6 +15,7 @@ import {
   uuidBytes,
 } from '../analytics/native-block';
 import { IpMode, storedIp } from '../common/ip';
+import type { VisitorStorage } from '../common/visitor-storage';
 import { AgentInfo, BatchDescription, NO_AGENT, Place } from '../enrichment/click-enricher';
 import { ClickColumns } from './click-event';
 
@@ -126,8 +127,9 @@ export class ClickNativeBlock {
   }
 
   /**
-   * Writes the clicks of `batch` at `indexes`: each with its address as `clickIp` says, its link's
-   * stamp (`stamps`, by link id: LinkStamps; a link without one is unstamped) and its dimensions (`described`).
+   * Writes the clicks of `batch` at `indexes`: each with its address and user agent as its
+   * project keeps them (`storage`, by index into the batch's projects), its link's stamp (`stamps`,
+   * by link id: LinkStamps; a link without one is unstamped) and its dimensions (`described`).
    * Returns whether every click carried its link's stamp.
    */
   write(
@@ -135,15 +137,27 @@ export class ClickNativeBlock {
     indexes: readonly number[],
     stamps: ReadonlyMap<string, string>,
     described: BatchDescription,
-    clickIp: IpMode,
+    storage: readonly VisitorStorage[],
   ): boolean {
     const projects = batch.projects.map(uuidBytes);
     const referrers = batch.referrers.map(utf8Bytes);
     const agents = batch.agents.map(utf8Bytes);
-    const ips = batch.ips.map((ip) => {
-      const stored = storedIp(ip, clickIp);
-      return stored === null ? null : utf8Bytes(stored);
-    });
+    // The batch's addresses as each mode its projects use stores them, encoded once a mode; a
+    // project's user agents, or none (`parsed`).
+    const ipsByMode = new Map<IpMode, (Uint8Array | null)[]>();
+    const ipsOf = (mode: IpMode) => {
+      let stored = ipsByMode.get(mode);
+      if (!stored) {
+        stored = batch.ips.map((ip) => {
+          const kept = storedIp(ip, mode);
+          return kept === null ? null : utf8Bytes(kept);
+        });
+        ipsByMode.set(mode, stored);
+      }
+      return stored;
+    };
+    const projectIps = storage.map((kept) => ipsOf(kept.ip));
+    const projectAgents = storage.map((kept) => (kept.userAgent === 'full' ? agents : null));
     const [country, region, city] = this.place;
     const placeOf = (place: Place | null): number[] => {
       let positions = this.placePositions.get(place);
@@ -196,13 +210,15 @@ export class ClickNativeBlock {
       const referrer = batch.referrer[i];
       const agent = batch.agent[i];
       const ip = batch.ip[i];
-      this.project.encoded(projects[batch.project[i]]);
+      const project = batch.project[i];
+      const keptAgents = projectAgents[project];
+      this.project.encoded(projects[project]);
       this.link.encoded(link.id);
       this.clickedAt.u64(batch.at[i]);
       this.clickId.uuid(batch.ids[i]);
       this.referrer.push(referrer < 0 ? null : referrers[referrer]);
-      this.userAgent.push(agent < 0 ? null : agents[agent]);
-      this.ip.push(ip < 0 ? null : ips[ip]);
+      this.userAgent.push(agent < 0 || keptAgents === null ? null : keptAgents[agent]);
+      this.ip.push(ip < 0 ? null : projectIps[project][ip]);
       this.isBot.u8(batch.bots[i]);
       for (let j = 0; j < this.stamp.length; j++) this.writeStamp(j, link.stamp[j]);
       const place = ip < 0 ? noPlace : places[ip];

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
 import { EventsModule } from '../events/events.module';
 import { LinksModule } from '../links/links.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { ClickBuffer } from './click-buffer';
 import { ClickEvents } from './click-events';
 import { ClickJournal } from './click-journal';
@@ -21,7 +22,7 @@ import { ClicksService } from './clicks.service';
  * publishes the link.clicked events of a stored batch.
  */
 @Module({
-  imports: [EnrichmentModule, EventsModule, LinksModule],
+  imports: [EnrichmentModule, EventsModule, LinksModule, ProjectsModule],
   providers: [
     ClickRecorder,
     {

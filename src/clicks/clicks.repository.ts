@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient, chTime, tsvValue } from '../analytics/analytics-client';
 import { UNSTAMPED } from '../analytics/link-stamps';
 import { countStampStateWrite } from '../analytics/stamp-state';
-import { storedIp } from '../common/ip';
+import { IpMode, storedIp } from '../common/ip';
+import type { VisitorStorage } from '../common/visitor-storage';
 import { AppConfig } from '../config/app-config';
 import { AgentInfo, BatchDescription, NO_AGENT, Place } from '../enrichment/click-enricher';
 import { ByteSink } from './byte-sink';
@@ -94,9 +95,11 @@ export class ClicksRepository {
 
   /**
    * The batch's clicks at `indexes` as rows of `clicks` (CLICK_COLUMNS) into `sink`: the click,
-   * with its address as CLICK_IP says; the stamp of its link (`stamps`, by link id: LinkStamps); its
-   * dimensions (`described`: ClickEnricher.describe of the batch's lists). The batch's projects,
-   * referrers, user agents and addresses are each encoded and described once.
+   * with its address and user agent as its project keeps them (`storage`, by index into the
+   * batch's projects: VisitorStorageService; without it, as CLICK_IP says and in full); the stamp
+   * of its link (`stamps`, by link id: LinkStamps); its dimensions (`described`:
+   * ClickEnricher.describe of the batch's lists, made from the whole address and user agent). The
+   * batch's projects, referrers, user agents and addresses are each encoded and described once.
    */
   encode(
     batch: ClickColumns,
@@ -104,11 +107,15 @@ export class ClicksRepository {
     stamps: ReadonlyMap<string, string>,
     described: BatchDescription,
     sink: ClickSink,
+    storage?: readonly VisitorStorage[],
   ): EncodedBatch {
+    const kept =
+      storage ??
+      batch.projects.map(() => ({ ip: this.config.clickIp, userAgent: 'full' as const }));
     const stamped =
       sink instanceof ClickNativeBlock
-        ? sink.write(batch, indexes, stamps, described, this.config.clickIp)
-        : this.encodeLines(batch, indexes, stamps, described, sink);
+        ? sink.write(batch, indexes, stamps, described, kept)
+        : this.encodeLines(batch, indexes, stamps, described, sink, kept);
     // The token now, a job at a time: the ids are not kept (they would live on the heap until the
     // block is stored).
     return { rows: indexes.length, token: batchToken(indexes.map((i) => batch.ids[i])), stamped };
@@ -121,12 +128,20 @@ export class ClicksRepository {
     stamps: ReadonlyMap<string, string>,
     described: BatchDescription,
     sink: ByteSink,
+    storage: readonly VisitorStorage[],
   ): boolean {
     const escaped = (values: string[]) => values.map(tsvValue);
     const projects = escaped(batch.projects);
     const referrers = escaped(batch.referrers);
     const agents = escaped(batch.agents);
-    const ips = batch.ips.map((ip) => tsvValue(storedIp(ip, this.config.clickIp)));
+    const ipsByMode = new Map<IpMode, string[]>();
+    const projectIps = storage.map((kept) => {
+      let ips = ipsByMode.get(kept.ip);
+      if (!ips)
+        ipsByMode.set(kept.ip, (ips = batch.ips.map((ip) => tsvValue(storedIp(ip, kept.ip)))));
+      return ips;
+    });
+    const projectAgents = storage.map((kept) => (kept.userAgent === 'full' ? agents : null));
     const places = described.places.map(placeFields);
     const agentInfos = described.agents.map(agentFields);
     const hosts = described.referrers.map(tsvValue);
@@ -140,10 +155,13 @@ export class ClicksRepository {
       const referrer = batch.referrer[i];
       const agent = batch.agent[i];
       const ip = batch.ip[i];
+      const project = batch.project[i];
+      const keptAgents = projectAgents[project];
       // Line by line into the sink: the job's lines as one string, then encoded, took 5× as long.
       sink.write(
-        `${projects[batch.project[i]]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
-          `${at(referrer, referrers)}\t${at(agent, agents)}\t${at(ip, ips)}\t${batch.bots[i]}\t` +
+        `${projects[project]}\t${batch.links[i]}\t${chTime(batch.at[i])}\t${batch.ids[i]}\t` +
+          `${at(referrer, referrers)}\t${keptAgents === null ? '\\N' : at(agent, keptAgents)}\t` +
+          `${at(ip, projectIps[project])}\t${batch.bots[i]}\t` +
           `${stamp}\t${at(ip, places, noPlace)}\t${at(agent, agentInfos, noAgent)}\t${at(referrer, hosts)}\t1\n`,
       );
     }

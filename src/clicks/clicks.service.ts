@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { LinkStamps } from '../analytics/link-stamps';
 import { BatchDescription, ClickEnricher } from '../enrichment/click-enricher';
+import { VisitorStorageService } from '../projects/visitor-storage.service';
 import { ClickBatch, ClickEvent, clickColumns, packClicks } from './click-event';
 import { ClickBlocks } from './click-blocks';
 import { ClickEvents } from './click-events';
@@ -19,6 +20,7 @@ export class ClicksService {
     private readonly stamps: LinkStamps,
     private readonly enricher: ClickEnricher,
     @Optional() private readonly events?: ClickEvents,
+    @Optional() private readonly storage?: VisitorStorageService,
   ) {
     this.blocks = new ClickBlocks(repository);
   }
@@ -56,9 +58,11 @@ export class ClicksService {
     events?.catch(() => undefined);
     if (indexes.length > 0) {
       // Each click is stored with its link's stamp (LinkStamps): range and totals group it without a
-      // join, and with its dimensions, each distinct address, user agent and referrer described once.
+      // join, and with its dimensions, each distinct address, user agent and referrer described once;
+      // then its address and user agent only as its project keeps them (docs/api.md, "Addresses").
       const stamps = await this.stamps.of(columns.projects, columns.links);
-      const batch = { columns, indexes, stamps, described: describe() };
+      const storage = await this.storage?.of(columns.projects);
+      const batch = { columns, indexes, stamps, described: describe(), storage };
       await (live ? this.blocks.add(batch) : this.blocks.insertAlone(batch));
     }
     await events;

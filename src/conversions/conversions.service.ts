@@ -3,12 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { CONVERSION_TYPES } from '../common/goals';
-import { storedIp } from '../common/ip';
 import { RawParams } from '../common/params';
+import { storedVisitor } from '../common/visitor-storage';
 import { AppConfig } from '../config/app-config';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import type { KeyKind } from '../projects/project-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
+import { visitorStorage } from '../projects/project-visitor-storage';
 import { conversionEvent } from '../events/conversion-event';
 import { EventPublisher } from '../events/event-publisher';
 import {
@@ -77,11 +78,17 @@ export class ConversionsService {
     const link = await this.links.findProjectLink(project, input.svcId);
     if (!link) throw Errors.notFound(`No link ${input.svcUrl} in this project`);
     const scope = idempotencyScope(key, input.sessionId);
+    // The visitor's address and user agent only as the project keeps them in its conversion
+    // records (docs/api.md, "Addresses"): a project that never set ip_storage keeps the address given.
+    const visit = {
+      ...readVisitDetails(params),
+      ...storedVisitor(input, visitorStorage(project, 'full')),
+    };
     const repeat = (first: ConversionRow): ConversionRecord =>
       key === 'secret'
         ? this.toRecord(project, first)
         : this.toRecord(project, {
-            ...newRow(project, link, input, readVisitDetails(params), first.redirection_id, scope),
+            ...newRow(project, link, input, visit, first.redirection_id, scope),
             id: first.id,
           });
 
@@ -93,15 +100,10 @@ export class ConversionsService {
     // a new id standing for a visit not seen yet (a click still on its way from the redirect
     // layer, or older than 30 days): docs/api.md gives every conversion one, and the session's
     // later conversions share it.
-    const click = await this.convertingClick(project.id, link.id, input, convertedAt);
-    const row = newRow(
-      project,
-      link,
-      input,
-      readVisitDetails(params),
-      click?.id ?? randomUUID(),
-      scope,
-    );
+    // The visitor's clicks were stored as the project keeps clicks: compared in that form.
+    const clicker = storedVisitor(input, visitorStorage(project, this.config.clickIp));
+    const click = await this.convertingClick(project.id, link.id, input, clicker, convertedAt);
+    const row = newRow(project, link, input, visit, click?.id ?? randomUUID(), scope);
     const events = await this.publisher.open(project.id, 'conversion.created');
     const record = await this.dataSource.transaction(async (manager) => {
       const inserted = await this.repository.insert(row, manager);
@@ -132,12 +134,14 @@ export class ConversionsService {
    * none (the caller gives a new id standing for a visit not seen yet: a click still on its way
    * from the redirect layer, or older than 30 days): docs/api.md gives every conversion one, and
    * the session's later conversions share it. With its dimensions when the store holds it: a
-   * conversion is grouped by its click's place, device and referrer.
+   * conversion is grouped by its click's place, device and referrer. The visitor's latest click is
+   * the one stored with `clicker`'s address and user agent.
    */
   private async convertingClick(
     projectId: string,
     linkId: string,
     input: ConversionInput,
+    clicker: { ip: string | null; userAgent: string | null },
     convertedAt: Date,
   ): Promise<ConvertingClick | null> {
     const session = input.sessionId
@@ -152,10 +156,7 @@ export class ConversionsService {
       );
       return click ?? { id: session.redirectionId, dimensions: null };
     }
-    return this.repository.latestClick(projectId, linkId, convertedAt, {
-      ip: storedIp(input.ip, this.config.clickIp),
-      userAgent: input.userAgent ?? null,
-    });
+    return this.repository.latestClick(projectId, linkId, convertedAt, clicker);
   }
 
   private toRecord(project: ProjectEntity, row: ConversionRow): ConversionRecord {
@@ -191,12 +192,20 @@ function idempotencyScope(key: KeyKind, sessionId: string | undefined): string |
   return sessionId === undefined ? null : `session:${sessionId}`;
 }
 
-/** The row a new conversion is stored as, from this request alone. */
+/**
+ * The row a new conversion is stored as, from this request alone: the visitor's address and user
+ * agent as the project keeps them (`visit`).
+ */
 function newRow(
   project: ProjectEntity,
   link: { id: string; svcId: string },
   input: ConversionInput,
-  visit: { clickerId: string | null; href: string | null },
+  visit: {
+    clickerId: string | null;
+    href: string | null;
+    ip: string | null;
+    userAgent: string | null;
+  },
   redirectionId: string,
   scope: string | null,
 ): ConversionRow {
@@ -212,12 +221,12 @@ function newRow(
     account_user_id: input.accountUserId ?? null,
     clicker_id: visit.clickerId,
     href: visit.href,
-    ip: input.ip ?? null,
+    ip: visit.ip,
     language: input.language ?? null,
     redirection_id: redirectionId,
     referrer: input.referrer ?? null,
     session_id: input.sessionId ?? null,
-    user_agent: input.userAgent ?? null,
+    user_agent: visit.userAgent,
     idempotency_scope: scope,
   };
 }

@@ -35,6 +35,7 @@ describe('parseProjectCreation', () => {
         removeDomains: [],
         goalLabels: { goal_1: 'Signup', goal_2: null },
       },
+      visitorStorage: {},
     });
   });
 
@@ -83,6 +84,7 @@ describe('parseProjectUpdate', () => {
       changeRoles: [],
       conversions: null,
       rotatePublishableKey: false,
+      visitorStorage: {},
     });
     const input = parseProjectUpdate({
       remove_domain: 'go.acme.com',

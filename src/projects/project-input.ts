@@ -6,6 +6,11 @@ import { normaliseLinkHost, parseLinkHost } from '../common/validators';
 import { isValidPattern } from '../common/redirect-pattern';
 import type { ProjectSettings } from './project.entity';
 import { ProjectRole, ROLES } from './project-user.entity';
+import {
+  VISITOR_STORAGE_FIELDS,
+  VisitorStorageInput,
+  parseVisitorStorage,
+} from './project-visitor-storage';
 
 export { normaliseLinkHost };
 
@@ -51,6 +56,8 @@ export interface CreateProjectInput {
   defaultDomain: Named | null;
   members: MemberRef[];
   conversions: ConversionsInput | null;
+  /** Extension: ip_storage and ua_storage (docs/api.md, "Addresses"). */
+  visitorStorage: VisitorStorageInput;
 }
 
 export interface UpdateProjectInput {
@@ -65,6 +72,8 @@ export interface UpdateProjectInput {
   conversions: ConversionsInput | null;
   /** Extension: replace the publishable key (docs/api.md, "Keys"). */
   rotatePublishableKey: boolean;
+  /** Extension: ip_storage and ua_storage (docs/api.md, "Addresses"). */
+  visitorStorage: VisitorStorageInput;
 }
 
 const CREATE_FIELDS = [
@@ -78,6 +87,7 @@ const CREATE_FIELDS = [
   'redirection_patterns',
   'utm_parameters',
   'publishable_hosts',
+  ...VISITOR_STORAGE_FIELDS,
 ];
 const UPDATE_FIELDS = [
   ...CREATE_FIELDS,
@@ -101,6 +111,7 @@ export function parseProjectCreation(json: Record<string, unknown>): CreateProje
     defaultDomain: parseDefaultDomain(json.default_domain),
     members: parseMembers(json),
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, false),
+    visitorStorage: parseVisitorStorage(json),
   };
 }
 
@@ -118,6 +129,7 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
     changeRoles: parseChangeRoles(json.change_role),
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, true),
     rotatePublishableKey: parseRotation(json.rotate_publishable_key),
+    visitorStorage: parseVisitorStorage(json),
   };
 }
 

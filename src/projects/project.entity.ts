@@ -5,6 +5,8 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { IpMode } from '../common/ip';
+import type { UserAgentMode } from '../common/visitor-storage';
 
 /** 'all' tracks conversions on every redirection; otherwise the listed hostnames. */
 export type ConversionDomains = 'all' | string[];
@@ -58,6 +60,14 @@ export class ProjectEntity {
 
   @Column('jsonb', { default: () => "'{}'::jsonb" })
   settings: ProjectSettings;
+
+  /** `ip_storage` (docs/api.md, "Addresses"); null: the instance's CLICK_IP. */
+  @Column('text', { nullable: true })
+  ipStorage: IpMode | null;
+
+  /** `ua_storage` (docs/api.md, "Addresses"). */
+  @Column('text', { default: 'full' })
+  uaStorage: UserAgentMode;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -14,11 +14,14 @@ import { ProjectsController } from './projects.controller';
 import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
+import { VisitorStorageService } from './visitor-storage.service';
 
 /**
  * Projects administration; exports ProjectLookupsService, which ProjectKeyGuard (applied with
  * @ProjectKeyAuth() in the modules that import this one) and links read projects through, and
- * ProjectDomainsService, which domains reads projects and writes their authorisations through.
+ * ProjectDomainsService, which domains reads projects and writes their authorisations through,
+ * and VisitorStorageService, which the clicks worker reads each project's ip_storage and ua_storage
+ * through.
  * It reads connected domains through ConnectedDomains (ConnectedDomainsModule, which owns them).
  */
 @Module({
@@ -36,7 +39,8 @@ import { ProjectsService } from './projects.service';
     ProjectMembersService,
     ProjectLookupsService,
     ProjectDomainsService,
+    VisitorStorageService,
   ],
-  exports: [ProjectLookupsService, ProjectDomainsService],
+  exports: [ProjectLookupsService, ProjectDomainsService, VisitorStorageService],
 })
 export class ProjectsModule {}

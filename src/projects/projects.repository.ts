@@ -15,6 +15,8 @@ export type ProjectChanges = Partial<
     | 'goalLabels'
     | 'settings'
     | 'publishableKey'
+    | 'ipStorage'
+    | 'uaStorage'
   >
 >;
 
@@ -228,6 +230,17 @@ export class ProjectsRepository {
     return this.repo(this.projects, manager).find({
       select: PROJECT_REF_COLUMNS,
       where: { apiKey: In(apiKeys), deletedAt: IsNull() },
+    });
+  }
+
+  /** The visitor storage settings of these projects, destroyed ones too (pk_projects). */
+  findVisitorStorage(
+    ids: readonly string[],
+  ): Promise<Pick<ProjectEntity, 'id' | 'ipStorage' | 'uaStorage'>[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.projects.find({
+      select: { id: true, ipStorage: true, uaStorage: true },
+      where: { id: In([...ids]) },
     });
   }
 

@@ -19,6 +19,7 @@ import { ProjectMembersService } from './project-members.service';
 import { ProjectEntity } from './project.entity';
 import { MemberRow, ProjectMembersRepository } from './project-members.repository';
 import { ProjectChanges, ProjectsRepository } from './projects.repository';
+import { visitorStorageChanges } from './project-visitor-storage';
 
 /** A project with what its record shows: authorised domains and members. */
 export interface ProjectDetails {
@@ -79,6 +80,7 @@ export class ProjectsService {
           defaultDomain,
           ...conversions,
           settings: applyLinkSettings({}, input.settings),
+          ...visitorStorageChanges(input.visitorStorage),
         },
         manager,
       );
@@ -132,6 +134,7 @@ export class ProjectsService {
       ) {
         changes.settings = applyLinkSettings(project.settings, input.settings);
       }
+      Object.assign(changes, visitorStorageChanges(input.visitorStorage));
       // The old key stops at once on every instance: the invalidation below drops it from caches.
       if (input.rotatePublishableKey) changes.publishableKey = generatePublishableKey();
 

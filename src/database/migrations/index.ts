@@ -18,6 +18,7 @@ import { EventOutbox1764030000003 } from './1764030000003-event-outbox';
 import { ConversionScopes1764040000000 } from './1764040000000-conversion-scopes';
 import { WebhookFairness1764040000200 } from './1764040000200-webhook-fairness';
 import { ChainMoves1764040000300 } from './1764040000300-chain-moves';
+import { VisitorStorage1764040000500 } from './1764040000500-visitor-storage';
 import { ImportedClicks1764040000700 } from './1764040000700-imported-clicks';
 
 /** Every migration, in order. New migrations are appended here. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   ConversionScopes1764040000000,
   WebhookFairness1764040000200,
   ChainMoves1764040000300,
+  VisitorStorage1764040000500,
   ImportedClicks1764040000700,
 ];

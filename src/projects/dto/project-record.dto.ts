@@ -127,6 +127,27 @@ export class ProjectRecordDto {
    */
   @ApiPropertyOptional({ type: [String], example: ['example.com', 'twitter.com'] })
   publishable_hosts?: string[];
+
+  /**
+   * Show and list (**extension**): how the project stores its visitors' IP addresses in every copy
+   * of its clicks and conversions: `full`, `anonymised` (IPv4 /24, IPv6 /48) or `none`; null when
+   * never set: clicks then follow the instance's `CLICK_IP` and conversion records keep the
+   * address given (docs/api.md, "Addresses").
+   */
+  @ApiPropertyOptional({
+    type: String,
+    enum: ['full', 'anonymised', 'none'],
+    nullable: true,
+    example: 'anonymised',
+  })
+  ip_storage?: 'full' | 'anonymised' | 'none' | null;
+
+  /**
+   * Show and list (**extension**): how the project stores its visitors' user agents: `full`, or
+   * `parsed`: no user agent string, only the browser, OS and device a click was described with.
+   */
+  @ApiPropertyOptional({ enum: ['full', 'parsed'], example: 'full' })
+  ua_storage?: 'full' | 'parsed';
 }
 
 export function toConversionsRecord(details: ProjectDetails): ConversionsRecordDto {
@@ -171,6 +192,8 @@ export function toProjectRecord(
     record.redirection_patterns = { ...(project.settings.redirection_patterns ?? {}) };
     record.utm_parameters = project.settings.utm_parameters ?? false;
     record.publishable_hosts = [...(project.settings.publishable_hosts ?? [])];
+    record.ip_storage = project.ipStorage;
+    record.ua_storage = project.uaStorage;
   }
   return record;
 }
