@@ -22,7 +22,7 @@ export interface RedirectInputs {
 const TRACKING_PARAMETERS = /^(utm_[a-z]+|fbclid|gclid|svc)$/i;
 
 /** The page address without fragment, default port and tracking parameters. */
-function canonicalUrl(url: string): string {
+export function canonicalUrl(url: string): string {
   const parsed = new URL(url);
   parsed.hash = '';
   for (const name of [...parsed.searchParams.keys()]) {

@@ -139,6 +139,16 @@ export class LinksRepository {
     return raw[0] ? toLink(raw[0]) : null;
   }
 
+  /** The links of these svc_ids, whichever projects hold them (uq_links_svc_id). */
+  async findBySvcIds(svcIds: string[], manager?: EntityManager): Promise<LinkEntity[]> {
+    if (svcIds.length === 0) return [];
+    const raw: Raw[] = await this.m(manager).query(
+      `SELECT * FROM links WHERE svc_id = ANY($1::text[])`,
+      [svcIds],
+    );
+    return raw.map(toLink);
+  }
+
   /** The link of a svc_id and whether its project is live, as a redirect reads them (uq_links_svc_id, pk_projects). */
   async findWithProjectLive(svcId: string): Promise<{ link: LinkEntity; live: boolean } | null> {
     const raw: Raw[] = await this.dataSource.query(
