@@ -3,10 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventsModule } from '../events/events.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { CampaignEntity } from './campaign.entity';
 import { ChainMovesProcessor } from './chain-moves.processor';
 import { ChainMovesRepository } from './chain-moves.repository';
 import { ChainMoves } from './chain-moves.service';
+import { LinkImportController } from './import/link-import.controller';
+import { LinkImportService } from './import/link-import.service';
 import { LinkListController } from './list/link-list.controller';
 import { LinkListRepository } from './list/link-list.repository';
 import { LinkListService } from './list/link-list.service';
@@ -26,16 +29,17 @@ import { UnwrapService } from './retweet/unwrap.service';
 import { ToolEntity } from './tool.entity';
 import { UserIdentityEntity } from './user-identity.entity';
 
-/** Tracked links; other modules read them through LinkLookupsService. */
+/** Tracked links; other modules read them through LinkLookupsService, the CLI imports through LinkImportService. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([LinkEntity, CampaignEntity, ToolEntity, UserIdentityEntity]),
     EventsModule,
     ProjectsModule,
     RateLimitModule,
+    SubscriptionsModule,
   ],
   // In this order: the OpenAPI document lists their paths so.
-  controllers: [LinksController, RetweetController, LinkListController],
+  controllers: [LinksController, RetweetController, LinkListController, LinkImportController],
   providers: [
     LinksRepository,
     LinkMetadataRepository,
@@ -52,7 +56,8 @@ import { UserIdentityEntity } from './user-identity.entity';
     ChainMovesRepository,
     ChainMoves,
     ChainMovesProcessor,
+    LinkImportService,
   ],
-  exports: [LinkLookupsService],
+  exports: [LinkLookupsService, LinkImportService],
 })
 export class LinksModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '../../common/app-error';
+import { AppError, Errors } from '../../common/app-error';
 import { normaliseLinkHost } from '../../common/validators';
 import { ProjectLookupsService } from '../../projects/project-lookups.service';
 import { ProjectEntity } from '../../projects/project.entity';
@@ -92,6 +92,9 @@ export class LinkImportService {
     };
     const hosts = await this.projects.getLinkHosts(project.id);
     const domain = options.domain === undefined ? undefined : normaliseLinkHost(options.domain);
+    if (domain !== undefined && !hosts.has(domain)) {
+      throw Errors.invalid('domain', `${domain} is not a domain the project may make links on`);
+    }
     const reject = (line: number, reason: string) => {
       report.rejected++;
       if (report.rejections.length < (options.maxListed ?? Infinity)) {
