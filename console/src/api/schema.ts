@@ -1080,6 +1080,22 @@ export interface components {
              *     ]
              */
             publishable_hosts?: string[];
+            /**
+             * @description Show and list (**extension**): how the project stores its visitors' IP addresses in every copy
+             *     of its clicks and conversions: `full`, `anonymised` (IPv4 /24, IPv6 /48) or `none`; null when
+             *     never set: clicks then follow the instance's `CLICK_IP` and conversion records keep the
+             *     address given (docs/api.md, "Addresses").
+             * @example anonymised
+             * @enum {string|null}
+             */
+            ip_storage?: "full" | "anonymised" | "none" | null;
+            /**
+             * @description Show and list (**extension**): how the project stores its visitors' user agents: `full`, or
+             *     `parsed`: no user agent string, only the browser, OS and device a click was described with.
+             * @example full
+             * @enum {string}
+             */
+            ua_storage?: "full" | "parsed";
         };
         ProjectBodyDto: {
             project: components["schemas"]["ProjectRecordDto"];
@@ -7821,6 +7837,8 @@ export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: Readonl
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
 export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
+export const projectRecordDtoIp_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRecordDto"]["ip_storage"]> = ["full", "anonymised", "none"];
+export const projectRecordDtoUa_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRecordDto"]["ua_storage"]> = ["full", "parsed"];
 export const webhookCreationObjectDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookCreationObjectDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
 export const webhookUpdateObjectDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookUpdateObjectDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
 export const webhookRecordDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookRecordDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
