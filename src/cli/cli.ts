@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { AnalyticsModule } from '../analytics/analytics.module';
+import { createApp } from '../app.factory';
 import { BackfillProgress, BackfillService } from './backfill.service';
+import { runImport } from './import-command';
 import { ClicksRepository } from '../clicks/clicks.repository';
 import { ClicksService } from '../clicks/clicks.service';
 import { AppError } from '../common/app-error';
@@ -11,6 +13,7 @@ import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { EnrichmentModule } from '../enrichment/enrichment.module';
+import { IMPORT_FORMATS } from '../links/import/import-formats';
 import { LinkEntity } from '../links/link.entity';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
@@ -37,10 +40,19 @@ type Record_ = Record<string, string>;
 
 interface CommandSpec {
   summary: string;
+  /** Arguments before the options, in order (name → what it is), all required. */
+  positional?: Record<string, string>;
   /** Options the command requires (name → what it is). */
   required: Record<string, string>;
+  /** Options it may take. */
+  optional?: Record<string, string>;
   /** Whether the command needs the analytics store (opened only for those). */
   analytics?: boolean;
+  /**
+   * Whether it runs the whole application, without its listener (import: a link made here gets
+   * what one made through the API gets: mirror, chains, events, the other instances told).
+   */
+  application?: boolean;
   run(
     context: INestApplicationContext,
     options: Record_,
@@ -63,7 +75,10 @@ function rotateKeyCommand(holder: KeyHolder): CommandSpec {
 }
 
 /** A progress bar on stderr: redrawn in place on a terminal, a line per tenth otherwise. */
-function progressBar(out: CliOutput, tty: boolean): (progress: BackfillProgress) => void {
+function progressBar(
+  out: CliOutput,
+  tty: boolean,
+): (progress: Pick<BackfillProgress, 'done' | 'total'> & { step: string }) => void {
   let lastTenth = -1;
   return ({ step, done, total }) => {
     const share = total === 0 ? 1 : Math.min(1, done / total);
@@ -156,6 +171,16 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   'application:rotate-key': rotateKeyCommand('application'),
+  import: {
+    summary:
+      'Imports the links of another shortener\'s export into the project (docs/operations.md, "Importing links"): each keeps its short path on its domain (--domain: another of the project\'s); a second run makes nothing. Prints made, skipped and each rejected line with its reason.',
+    positional: { format: IMPORT_FORMATS.join('|'), file: 'path of the file' },
+    required: { project: 'project api_key' },
+    optional: { domain: "the links' domain" },
+    application: true,
+    run: (context, options, out) =>
+      runImport(context, options, progressBar(out, out.isTTY ?? false)),
+  },
 };
 
 /** Options that take an id are checked here, so a typo is a usage error and not a database error. */
@@ -178,9 +203,14 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
   if (!spec) throw new UsageError(`unknown command "${command}"`);
   const options: Record_ = {};
   let json = false;
+  const positional = Object.keys(spec.positional ?? {});
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const match = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match && positional.length > 0 && !arg.startsWith('-')) {
+      options[positional.shift()!] = arg;
+      continue;
+    }
     if (!match) throw new UsageError(`unexpected argument "${arg}"`);
     const [, name, inline] = match;
     if (name === 'json') {
@@ -188,7 +218,9 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
       json = true;
       continue;
     }
-    if (!(name in spec.required)) throw new UsageError(`${command} has no option --${name}`);
+    if (!(name in spec.required) && !(name in (spec.optional ?? {}))) {
+      throw new UsageError(`${command} has no option --${name}`);
+    }
     if (name in options) throw new UsageError(`--${name} given twice`);
     let value = inline;
     if (value === undefined) {
@@ -205,6 +237,9 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
     }
     options[name] = value;
   }
+  if (positional.length > 0) {
+    throw new UsageError(`${command} needs <${spec.positional![positional[0]]}>`);
+  }
   for (const name of Object.keys(spec.required)) {
     if (!(name in options))
       throw new UsageError(`${command} needs --${name} <${spec.required[name]}>`);
@@ -214,18 +249,21 @@ export function parseArguments(argv: readonly string[]): Parsed | 'help' {
 
 export function usage(): string {
   const lines = [
-    'Usage: npm run cli -- <command> [options] [--json]',
+    'Usage: npm run cli -- <command> [options] [--json]   (npm run svc -- … is the same)',
     '',
-    'Administers subscriptions and their applications on the database the service uses, and copies',
-    'what earlier versions kept in PostgreSQL into the analytics store (analytics:backfill)',
-    '(DATABASE_URL, or the embedded database under DATA_DIR: stop the service first then).',
+    'Administers subscriptions and their applications on the database the service uses, copies',
+    'what earlier versions kept in PostgreSQL into the analytics store (analytics:backfill) and',
+    "imports other shorteners' links (import) (DATABASE_URL, or the embedded database under",
+    'DATA_DIR: stop the service first then).',
     '',
     'Commands:',
   ];
   for (const [name, spec] of Object.entries(COMMANDS)) {
-    const options = Object.entries(spec.required)
-      .map(([option, what]) => ` --${option} <${what}>`)
-      .join('');
+    const options = [
+      ...Object.values(spec.positional ?? {}).map((what) => ` <${what}>`),
+      ...Object.entries(spec.required).map(([option, what]) => ` --${option} <${what}>`),
+      ...Object.entries(spec.optional ?? {}).map(([option, what]) => ` [--${option} <${what}>]`),
+    ].join('');
     lines.push(`  ${name}${options}`, `      ${spec.summary}`);
   }
   lines.push(
@@ -276,6 +314,23 @@ class CliModule {
   }
 }
 
+/**
+ * The application without its listener, its log on stderr. With Redis it runs no workers (the
+ * service's take the jobs its links cause); with the embedded stores the service is stopped, and
+ * it runs them itself.
+ */
+async function applicationContext(
+  config: AppConfig,
+  out: CliOutput,
+): Promise<INestApplicationContext> {
+  const role = config.redisUrl ? 'api' : config.role;
+  const app = await createApp(new AppConfig({ ...config, role }), {
+    logDestination: { write: (line: string) => out.stderr(line) },
+  });
+  await app.init();
+  return app;
+}
+
 /** Parses argv, runs one command and returns the process exit code. */
 export async function runCli(
   argv: readonly string[],
@@ -303,15 +358,17 @@ export async function runCli(
     return EXIT.config;
   }
   const spec = COMMANDS[parsed.command];
-  let context: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
+  let context: INestApplicationContext | undefined;
   try {
-    context = await NestFactory.createApplicationContext(
-      CliModule.forRoot(config, spec.analytics ?? false),
-      {
-        logger: ['error', 'fatal'],
-        abortOnError: false,
-      },
-    );
+    context = spec.application
+      ? await applicationContext(config, out)
+      : await NestFactory.createApplicationContext(
+          CliModule.forRoot(config, spec.analytics ?? false),
+          {
+            logger: ['error', 'fatal'],
+            abortOnError: false,
+          },
+        );
     // An operator's command runs to its end: the limits of reads are the API's (docs/operations.md, "Statistics limits").
     if (spec.analytics) context.get(AnalyticsClient).limits = { seconds: 0, megabytes: 0 };
     const result = await spec.run(context, parsed.options, out);
