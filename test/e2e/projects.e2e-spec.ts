@@ -185,6 +185,8 @@ describe('projects administration', () => {
             redirection_patterns: {},
             utm_parameters: false,
             publishable_hosts: [],
+            ip_storage: null,
+            ua_storage: 'full',
           }),
         },
       });
@@ -338,14 +340,14 @@ describe('projects administration', () => {
         error: {
           code: 1002,
           message:
-            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts)',
+            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage)',
         },
       });
       expectError(
         await create({ name: 'x', foo: 1, bar: 2 }),
         400,
         1002,
-        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts)',
+        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage)',
       );
       expectError(
         await create({ name: 'x', conversions: { enabled: true, goal_6_label: 'Six' } }),
@@ -485,6 +487,8 @@ describe('projects administration', () => {
           redirection_patterns: {},
           utm_parameters: false,
           publishable_hosts: [],
+          ip_storage: null,
+          ua_storage: 'full',
         }),
       );
       const otherList = await post('/projects/list', other);
@@ -499,6 +503,8 @@ describe('projects administration', () => {
               redirection_patterns: {},
               utm_parameters: false,
               publishable_hosts: [],
+              ip_storage: null,
+              ua_storage: 'full',
             }),
           ],
         },
@@ -773,7 +779,7 @@ describe('projects administration', () => {
         await update({ colour: 'red' }),
         400,
         1002,
-        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, remove_domain, remove_user, change_role, rotate_publishable_key)',
+        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage, remove_domain, remove_user, change_role, rotate_publishable_key)',
       );
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });
