@@ -157,6 +157,8 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
       redirection_patterns: {},
       utm_parameters: false,
       publishable_hosts: [],
+      ip_storage: null,
+      ua_storage: 'full',
     };
     const shown = await http.get(`/projects/${key}/show`).query(keys);
     expect(shown.status).toBe(200);
