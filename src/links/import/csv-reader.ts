@@ -123,9 +123,15 @@ export class CsvReader {
       if (text.charCodeAt(pos) === QUOTE) {
         let from = pos + 1;
         let i = from;
+        const breaksBefore = breaks;
         for (;;) {
           if (i >= limit) {
-            return { kind: 'error', reason: `longer than ${maxRecordChars} characters`, at: i };
+            // Past a line break, a quote never closed is the likelier fault.
+            const reason =
+              breaks > breaksBefore
+                ? 'a quoted field is not closed'
+                : `longer than ${maxRecordChars} characters`;
+            return { kind: 'error', reason, at: i };
           }
           if (i >= text.length) {
             return final
