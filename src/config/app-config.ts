@@ -94,7 +94,10 @@ export class AppConfig {
   readonly crawlerAllowLoopback: boolean;
   /** How long retweet waits for link unwrapping, in ms (UNWRAP_TIMEOUT_MS). */
   readonly unwrapTimeoutMs: number;
-  /** How a click's IP address is stored (CLICK_IP): full, anonymised (last octet / 80 bits zeroed) or none. */
+  /**
+   * How a click's IP address is stored (CLICK_IP) in a project that sets no ip_storage (docs/api.md,
+   * "Addresses"): full, anonymised (last octet / 80 bits zeroed) or none.
+   */
   readonly clickIp: 'full' | 'anonymised' | 'none';
   /** An operator's GeoIP2/GeoLite2 City database file (GEOIP_DB); null → the shipped DB-IP. */
   readonly geoipDb: string | null;

@@ -315,8 +315,9 @@ export class RedirectHandler {
   }
 
   /**
-   * The client's address in full, whatever CLICK_IP says: the worker looks up its place and then
-   * stores it as CLICK_IP says (ClicksRepository), so that a place never needs a stored address.
+   * The client's address in full, whatever the project keeps: the worker looks up its place and
+   * then stores it as the project's ip_storage (by default CLICK_IP) says (ClicksRepository), so
+   * that a place never needs a stored address.
    * Behind proxies (TRUST_PROXY), the rightmost X-Forwarded-For entry no trusted proxy sent. Read
    * once per visit: a protected or geo link's visit needs it up to three times.
    */
