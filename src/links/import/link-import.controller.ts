@@ -1,6 +1,6 @@
-import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { AppError, ErrorCode, Errors } from '../../common/app-error';
 import { RawParams, single } from '../../common/params';
 import { Params } from '../../common/params.decorator';
@@ -40,7 +40,6 @@ export class LinkImportController {
   @SubscriptionAuth({ application: 'required' })
   async import(
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
     @CurrentSubscription() subscription: SubscriptionEntity,
     @Param('api_key') apiKey: string,
     @Params() params: RawParams,
@@ -48,7 +47,7 @@ export class LinkImportController {
     const format = readFormat(single(params, 'format', 32));
     const domain = single(params, 'domain', 255);
     const project = await this.ownedProject(subscription, apiKey);
-    const text = await readBody(req, res);
+    const text = await readBody(req);
     const report: ImportReport = await this.imports.run(project, once(text), {
       format,
       domain,
@@ -83,10 +82,10 @@ function readFormat(value: string | undefined): ImportFormat {
 
 /**
  * The body as text: refused past IMPORT_MAX_BYTES as soon as it is known (its Content-Length, or
- * the bytes read), with the connection closed rather than the rest read; invalid UTF-8 is a 400.
+ * the bytes read), nothing past it kept; invalid UTF-8 is a 400.
  * A form or JSON body was read by the body parsers already: the file must come as itself.
  */
-async function readBody(req: Request, res: Response): Promise<string> {
+async function readBody(req: Request): Promise<string> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (!(IMPORT_MEDIA_TYPES as readonly string[]).includes(type)) {
     throw Errors.invalid(
@@ -94,14 +93,12 @@ async function readBody(req: Request, res: Response): Promise<string> {
       `send the file as the request body, with Content-Type ${IMPORT_MEDIA_TYPES.join(', ')}`,
     );
   }
-  const tooLarge = () => {
-    res.setHeader('Connection', 'close');
-    return new AppError(
+  const tooLarge = () =>
+    new AppError(
       413,
       ErrorCode.invalidParameter,
       `Invalid parameter file: larger than ${IMPORT_MAX_BYTES} bytes, the most this endpoint takes; import a larger file with \`npm run svc -- import\``,
     );
-  };
   if (Number(req.headers['content-length'] ?? 0) > IMPORT_MAX_BYTES) throw tooLarge();
   const parts: Buffer[] = [];
   let size = 0;
@@ -114,8 +111,7 @@ async function readBody(req: Request, res: Response): Promise<string> {
     const onData = (part: Buffer) => {
       size += part.length;
       if (size <= IMPORT_MAX_BYTES) return void parts.push(part);
-      // The rest is not read: the answer closes the connection.
-      req.pause();
+      // Nothing more is kept: once answered, Node reads the rest of the body away.
       stop(tooLarge());
     };
     req.on('data', onData).on('end', stop).on('error', stop);
