@@ -608,6 +608,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{api_key}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import links into a project
+         * @description Reads another shortener's export (the request body, at most 4 MiB) and makes its links in the project, each on its short path and domain. A second import of the same file makes nothing. Answers a report: made, skipped, and the rejected lines with their reasons.
+         */
+        post: operations["LinkImportController_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats/range/intervals.json": {
         parameters: {
             query?: never;
@@ -2018,6 +2038,11 @@ export interface components {
              * @enum {boolean}
              */
             password_protected?: true;
+            /**
+             * @description Extension, only on an imported link whose file gave a count: the clicks the shortener it came from had counted (never click rows; statistics leave them out)
+             * @example 1520
+             */
+            imported_clicks?: number;
             /** @description Static endpoint only: whether the link was created by this call */
             new?: boolean;
             /**
@@ -2116,6 +2141,11 @@ export interface components {
              */
             password_protected?: true;
             /**
+             * @description Extension, only on an imported link whose file gave a count: the clicks the shortener it came from had counted (never click rows; statistics leave them out)
+             * @example 1520
+             */
+            imported_clicks?: number;
+            /**
              * @description All-time clicks of the link (known crawlers left out)
              * @example 42
              */
@@ -2131,6 +2161,50 @@ export interface components {
             offset: number;
             /** @description offset plus the links of this page: the offset of the next page */
             last_offset: number;
+        };
+        ImportRejectionDto: {
+            /** @example 7 */
+            line: number;
+            /** @example url: must be an absolute http(s) URL */
+            reason: string;
+        };
+        ImportReportDto: {
+            /**
+             * @example shlink
+             * @enum {string}
+             */
+            format: "shlink" | "yourls" | "bitly" | "kutt" | "csv";
+            /** @example 12 */
+            read: number;
+            /** @example 9 */
+            made: number;
+            /** @example 1 */
+            skipped: number;
+            /** @example 2 */
+            rejected: number;
+            /** @example 1520 */
+            imported_clicks: number;
+            rejections: components["schemas"]["ImportRejectionDto"][];
+        };
+        ImportBodyDto: {
+            import: components["schemas"]["ImportReportDto"];
+        };
+        ImportResponseDto: {
+            /**
+             * @description Echo of the query parameters as strings, plus `apikey` (from the path), `method` (import) and `object` (project).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "format": "shlink",
+             *       "apikey": "3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f",
+             *       "method": "import",
+             *       "object": "project"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["ImportBodyDto"];
         };
         /** @enum {string} */
         DeviceClass: "desktop" | "mobile" | "tablet" | "other";
@@ -6118,6 +6192,72 @@ export interface operations {
             };
         };
     };
+    LinkImportController_import: {
+        parameters: {
+            query: {
+                /** @description Key of the subscription that owns the projects. */
+                subscription_key?: string;
+                /** @description Key of an application authorised to administer that subscription. */
+                application_key?: string;
+                /** @description What the file is: shlink, yourls, bitly, kutt or csv (docs/api.md, "Importing links"). */
+                format: "shlink" | "yourls" | "bitly" | "kutt" | "csv";
+                /** @description The links' domain instead of the one the file names (default: the file's, else the project's default domain); one the project may make links on. */
+                domain?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's API key. */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file as it is, UTF-8, at most 4 MiB. */
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "text/plain": string;
+                "application/x-ndjson": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResponseDto"];
+                };
+            };
+            /** @description A missing or invalid parameter (code 1001, 1002), naming it: format, domain, file. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description The file is larger than 4 MiB (code 1002): import it with the CLI. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
     StatsController_rangeIntervalsGet: {
         parameters: {
             query: {
@@ -7755,6 +7895,7 @@ export const pathsUrlListFormatPostParametersQueryVValues: ReadonlyArray<Flatten
 export const pathsUrlListFormatPostParametersQuerySort_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["query"]["sort_type"]> = ["created_at", "clicks"];
 export const pathsUrlListFormatPostParametersQuerySort_orderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["query"]["sort_order"]> = ["asc", "desc"];
 export const pathsUrlListFormatPostParametersPathFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/url/list.{format}"]["post"]["parameters"]["path"]["format"]> = ["json", "txt"];
+export const pathsProjectsApi_keyImportPostParametersQueryFormatValues: ReadonlyArray<FlattenedDeepRequired<paths>["/projects/{api_key}/import"]["post"]["parameters"]["query"]["format"]> = ["shlink", "yourls", "bitly", "kutt", "csv"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryIntervalValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["interval"]> = ["hour", "day", "week"];
 export const pathsStatsRangeIntervalsJsonGetParametersQueryWith_conversionsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/range/intervals.json"]["get"]["parameters"]["query"]["with_conversions"]> = ["true", "false"];
@@ -7845,6 +7986,7 @@ export const webhookRecordDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<c
 export const webhookRecordDtoDisabled_reasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookRecordDto"]["disabled_reason"]> = ["manual", "gone", "failing"];
 export const webhookSecretRecordDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretRecordDto"]["events"]> = ["link.created", "link.updated", "link.clicked", "conversion.created"];
 export const webhookSecretRecordDtoDisabled_reasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookSecretRecordDto"]["disabled_reason"]> = ["manual", "gone", "failing"];
+export const importReportDtoFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportReportDto"]["format"]> = ["shlink", "yourls", "bitly", "kutt", "csv"];
 export const deviceClassValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeviceClass"]> = ["desktop", "mobile", "tablet", "other"];
 export const intervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Interval"]> = ["hour", "day", "week"];
 export const rangeIntervalsResponseDtoAttributionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RangeIntervalsResponseDto"]["attribution"]> = ["last", "first"];
