@@ -886,6 +886,18 @@ export interface components {
              *     ]
              */
             publishable_hosts?: string[];
+            /**
+             * @description Extension. How the project keeps its visitors' IP addresses in its clicks and conversion records: full, anonymised (IPv4 /24, IPv6 /48) or none; null: as when never set (clicks as the instance's CLICK_IP, conversion records the address given)
+             * @example anonymised
+             * @enum {string|null}
+             */
+            ip_storage?: "full" | "anonymised" | "none" | null;
+            /**
+             * @description Extension. How the project keeps its visitors' user agents: full, or parsed (only the browser, OS and device a click was described with)
+             * @example parsed
+             * @enum {string}
+             */
+            ua_storage?: "full" | "parsed";
         };
         /** @enum {string} */
         ProjectRole: "admin" | "sharer" | "viewer";
@@ -921,6 +933,18 @@ export interface components {
              *     ]
              */
             publishable_hosts?: string[];
+            /**
+             * @description Extension. How the project keeps its visitors' IP addresses in its clicks and conversion records: full, anonymised (IPv4 /24, IPv6 /48) or none; null: as when never set (clicks as the instance's CLICK_IP, conversion records the address given)
+             * @example anonymised
+             * @enum {string|null}
+             */
+            ip_storage?: "full" | "anonymised" | "none" | null;
+            /**
+             * @description Extension. How the project keeps its visitors' user agents: full, or parsed (only the browser, OS and device a click was described with)
+             * @example parsed
+             * @enum {string}
+             */
+            ua_storage?: "full" | "parsed";
         };
         CreateProjectParamsDto: {
             /**
@@ -7976,7 +8000,11 @@ export const pathsStatsSvc_idJsonGetParametersQueryWith_botsValues: ReadonlyArra
 export const pathsStatsSvc_idJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const projectCreationObjectDtoIp_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectCreationObjectDto"]["ip_storage"]> = ["full", "anonymised", "none"];
+export const projectCreationObjectDtoUa_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectCreationObjectDto"]["ua_storage"]> = ["full", "parsed"];
 export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
+export const projectUpdateObjectDtoIp_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectUpdateObjectDto"]["ip_storage"]> = ["full", "anonymised", "none"];
+export const projectUpdateObjectDtoUa_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectUpdateObjectDto"]["ua_storage"]> = ["full", "parsed"];
 export const conversionsRecordDtoDomainsOneOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionsRecordDto"]["domains"]> = ["all"];
 export const projectRecordDtoIp_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRecordDto"]["ip_storage"]> = ["full", "anonymised", "none"];
 export const projectRecordDtoUa_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRecordDto"]["ua_storage"]> = ["full", "parsed"];

@@ -45,6 +45,22 @@ const PUBLISHABLE_HOSTS: ApiPropertyOptions = {
     'Extension. Hosts, each with its subdomains, that links made with the publishable key may lead to and its retweet and share destinations may redirect to (at most 100); none: the publishable key makes no links. On update the list given replaces the current one',
 };
 
+/** ip_storage and ua_storage, in the creation and update objects alike (docs/api.md, "Addresses"). */
+const IP_STORAGE: ApiPropertyOptions = {
+  type: String,
+  enum: ['full', 'anonymised', 'none'],
+  nullable: true,
+  example: 'anonymised',
+  description:
+    "Extension. How the project keeps its visitors' IP addresses in its clicks and conversion records: full, anonymised (IPv4 /24, IPv6 /48) or none; null: as when never set (clicks as the instance's CLICK_IP, conversion records the address given)",
+};
+const UA_STORAGE: ApiPropertyOptions = {
+  enum: ['full', 'parsed'],
+  example: 'parsed',
+  description:
+    "Extension. How the project keeps its visitors' user agents: full, or parsed (only the browser, OS and device a click was described with)",
+};
+
 /** The project creation object, sent as the JSON string `json` of projects/new. */
 export class ProjectCreationObjectDto {
   @ApiProperty({
@@ -70,6 +86,10 @@ export class ProjectCreationObjectDto {
   viewers?: string[];
   @ApiPropertyOptional(PUBLISHABLE_HOSTS)
   publishable_hosts?: string[];
+  @ApiPropertyOptional(IP_STORAGE)
+  ip_storage?: 'full' | 'anonymised' | 'none' | null;
+  @ApiPropertyOptional(UA_STORAGE)
+  ua_storage?: 'full' | 'parsed';
 }
 
 /** The project update object (only what changes), sent as the JSON string `json` of projects/{api_key}/update. */
@@ -105,4 +125,8 @@ export class ProjectUpdateObjectDto {
   rotate_publishable_key?: boolean;
   @ApiPropertyOptional(PUBLISHABLE_HOSTS)
   publishable_hosts?: string[];
+  @ApiPropertyOptional(IP_STORAGE)
+  ip_storage?: 'full' | 'anonymised' | 'none' | null;
+  @ApiPropertyOptional(UA_STORAGE)
+  ua_storage?: 'full' | 'parsed';
 }
