@@ -8,20 +8,29 @@ import { ProjectsRepository } from './projects.repository';
 
 /** Projects whose visitor storage a process keeps. */
 const KEPT = 10_000;
-/** Kept this long at most, should an invalidation be missed. */
-const TTL_MS = 10_000;
+/** Read again after this long, should an invalidation be missed. */
+const FRESH_MS = 10_000;
+/** Kept this long at most: what serves while PostgreSQL is out of reach. */
+const KEPT_MS = 24 * 3_600_000;
 /** A project that set neither field. */
 const UNSET = { ipStorage: null, uaStorage: 'full' } as const;
+
+interface Kept {
+  storage: VisitorStorage;
+  freshUntil: number;
+}
 
 /**
  * How much of its visitors each project keeps (docs/api.md, "Addresses"), for the clicks worker:
  * kept in-process by project id, so that a batch of clicks costs at most one query for the
- * projects not kept (never one a click, and nothing on the redirect path). A project's change drops
- * it on every instance (InvalidationBus), and an entry expires after TTL_MS anyway.
+ * projects not kept or kept over FRESH_MS (never one a click, and nothing on the redirect path). A
+ * project's change drops it on every instance (InvalidationBus). While PostgreSQL is out of reach,
+ * the settings last read serve (no project can change meanwhile), and a batch with a project never
+ * read fails, to be retried: its clicks are never stored with more than the project keeps.
  */
 @Injectable()
 export class VisitorStorageService implements OnModuleInit {
-  private readonly kept = new Lru<VisitorStorage>(KEPT);
+  private readonly kept = new Lru<Kept>(KEPT);
   /** Bumped by every invalidation: a lookup that raced one does not keep what it read. */
   private generation = 0;
 
@@ -51,19 +60,26 @@ export class VisitorStorageService implements OnModuleInit {
    */
   async of(projectIds: readonly string[]): Promise<VisitorStorage[]> {
     const now = Date.now();
-    const found = projectIds.map((id) => this.kept.get(id, now)?.value);
-    const missing = projectIds.filter((_, i) => found[i] === undefined);
-    if (missing.length > 0) {
-      const generation = this.generation;
-      const rows = await this.repository.findVisitorStorage(missing);
-      const read = new Map(rows.map((row) => [row.id, visitorStorage(row, this.config.clickIp)]));
-      for (const [i, id] of projectIds.entries()) {
-        if (found[i] !== undefined) continue;
-        const storage = read.get(id) ?? visitorStorage(UNSET, this.config.clickIp);
-        found[i] = storage;
-        if (generation === this.generation) this.kept.set(id, storage, TTL_MS, now);
-      }
+    const kept = projectIds.map((id) => this.kept.get(id, now)?.value);
+    const stale = projectIds.filter((_, i) => !kept[i] || kept[i].freshUntil <= now);
+    if (stale.length === 0) return kept.map((entry) => entry!.storage);
+    const generation = this.generation;
+    let rows: Awaited<ReturnType<ProjectsRepository['findVisitorStorage']>>;
+    try {
+      rows = await this.repository.findVisitorStorage(stale);
+    } catch (error) {
+      if (kept.every((entry) => entry !== undefined)) return kept.map((entry) => entry.storage);
+      throw error;
     }
-    return found as VisitorStorage[];
+    const read = new Map(rows.map((row) => [row.id, row]));
+    return projectIds.map((id, i) => {
+      const entry = kept[i];
+      if (entry && entry.freshUntil > now) return entry.storage;
+      const storage = visitorStorage(read.get(id) ?? UNSET, this.config.clickIp);
+      if (generation === this.generation) {
+        this.kept.set(id, { storage, freshUntil: now + FRESH_MS }, KEPT_MS, now);
+      }
+      return storage;
+    });
   }
 }
