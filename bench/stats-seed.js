@@ -16,8 +16,12 @@ const { analyticsSchema, LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } = require('.
 
 // Clicks and conversions carry their link's stamp, as ingestion writes them (LinkStamps): the
 // mirror's version and attributes.
-const STAMP_COLUMNS = LINK_STAMP_COLUMNS.map(([name]) => name).join(', ');
-const STAMP_OF = (alias) => STAMP_SOURCE_COLUMNS.map((name) => `${alias}.${name}`).join(', ');
+// A stamp: the link's attributes, then its chain (chain_stamped, ancestors: `ch`, the link's row
+// of link_chains joined, none for a root).
+const STAMP_COLUMNS = [...LINK_STAMP_COLUMNS.map(([name]) => name), 'chain_stamped', 'ancestors'].join(', ');
+const STAMP_OF = (alias) => [...STAMP_SOURCE_COLUMNS.map((name) => `${alias}.${name}`), 'toUInt8(1)', 'ch.ancestors'].join(', ');
+const CHAINS_OF = (db) =>
+  `LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL WHERE project_id = toUUID({project:String})) AS ch ON ch.link_id = l.link_id`;
 
 // A uniform double in [0, 1) from a deterministic hash of the arguments.
 const U = (...args) => `(cityHash64(${args.join(', ')}) / 18446744073709551616.0)`;
@@ -215,6 +219,7 @@ async function seedClicks({ db, projectId, first, links, clicks, events, endHour
             ${DIMENSIONS.map((d) => `${dims[d]} AS ${d}`).join(',\n            ')}
      FROM (${burstSql}) AS b
      INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = b.link_id
+     ${CHAINS_OF(db)}
      ARRAY JOIN range(toUInt64(b.c + if(b.bot AND b.c > 0, 1 + intDiv(b.c, 5), 0))) AS j
      ${SETTINGS}`,
     { project: projectId, end: endHour },
@@ -242,6 +247,7 @@ async function seedConversions({ db, projectId, step }) {
        FROM ${db}.clicks GROUP BY project_id, link_id, hour HAVING n > 0
      ) AS c
      INNER JOIN (SELECT * FROM ${db}.links WHERE project_id = toUUID({project:String})) AS l ON l.link_id = c.link_id
+     ${CHAINS_OF(db)}
      ARRAY JOIN [('pageview', greatest(1, intDiv(n, 2)), 0, r < 0.10),
                  ('goal_1', 1, 500 + toUInt64(floor(r * 100000)) % 4500, r < 0.03),
                  ('goal_2', 1, 0, r < 0.01)] AS v

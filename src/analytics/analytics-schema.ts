@@ -1,3 +1,5 @@
+import { GOALS } from '../common/goals';
+
 /**
  * The analytics store's tables (ClickHouse SQL), created at start when missing. Every statement is
  * idempotent (IF NOT EXISTS), so every process may run them; a change of a table is a new statement
@@ -180,8 +182,82 @@ export function analyticsSchema(db: string): string[] {
        INDEX root_bloom root_id TYPE bloom_filter GRANULARITY 1
      ) ENGINE = ReplacingMergeTree(version)
      ORDER BY (project_id, link_id)`,
+    ...chainFiguresSchema(db, dedup),
   ];
 }
+
+/**
+ * Chain figures kept by the store (docs/architecture.md, "Share chains"):
+ *
+ * - Every click and conversion carries its link's chain as it was stored (CHAIN_STAMP_COLUMNS:
+ *   `ancestors`, parent first; `chain_stamped` 1, 0 on events stored before chain stamps).
+ * - `chain_hourly` holds, per (project, ancestor, hour, generation), the figures of the
+ *   ancestor's descendants at that generation below it (1: its children): clicks, bot clicks,
+ *   pageviews and each goal's count and value. Two materialized views fill it from the same
+ *   inserts as the events (a click at depth d adds to its d ancestors), so it counts each stored
+ *   event once under the chain it was stamped with; a sum per key (SummingMergeTree).
+ * - `chain_moves` lists the links whose chain changed after events may have been stamped with the
+ *   one before (a re-parented link and its subtree, a chain backfilled): each is written before
+ *   the new chain, and statistics count such a link's events under its latest chain, correcting
+ *   the figures its events were stamped with (StatsRepository).
+ */
+function chainFiguresSchema(db: string, dedup: string): string[] {
+  const figures = [
+    'clicks',
+    'bots',
+    'pageviews',
+    ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`]),
+  ];
+  return [
+    ...['clicks', 'conversions'].map(
+      (table) => `ALTER TABLE ${db}.${table}
+       ${CHAIN_STAMP_COLUMNS.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${name} ${type}`).join(',\n       ')}`,
+    ),
+    // Events without a chain stamp are found without reading the stamped ones.
+    ...['clicks', 'conversions'].map(
+      (table) =>
+        `ALTER TABLE ${db}.${table} ADD INDEX IF NOT EXISTS chain_stamped_minmax chain_stamped TYPE minmax GRANULARITY 1`,
+    ),
+    `CREATE TABLE IF NOT EXISTS ${db}.chain_hourly (
+       project_id UUID,
+       ancestor_id UInt64,
+       hour DateTime('UTC'),
+       generation UInt8,
+       ${figures.map((name) => `${name} Int64`).join(',\n       ')}
+     ) ENGINE = SummingMergeTree
+     ORDER BY (project_id, ancestor_id, hour, generation)
+     SETTINGS ${dedup}`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.chain_hourly_clicks TO ${db}.chain_hourly AS
+     SELECT project_id, ancestor_id, toStartOfHour(clicked_at) AS hour, generation,
+            toInt64(countIf(is_bot = 0)) AS clicks, toInt64(countIf(is_bot = 1)) AS bots
+     FROM ${db}.clicks
+     ARRAY JOIN ancestors AS ancestor_id, arrayEnumerate(ancestors) AS generation
+     GROUP BY project_id, ancestor_id, hour, generation`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.chain_hourly_conversions TO ${db}.chain_hourly AS
+     SELECT project_id, ancestor_id, toStartOfHour(converted_at) AS hour, generation,
+            toInt64(countIf(type = 'pageview')) AS pageviews,
+            ${GOALS.map((n) => `toInt64(countIf(type = 'goal_${n}')) AS g${n}c, toInt64(sumIf(value, type = 'goal_${n}')) AS g${n}v`).join(',\n            ')}
+     FROM ${db}.conversions
+     ARRAY JOIN ancestors AS ancestor_id, arrayEnumerate(ancestors) AS generation
+     GROUP BY project_id, ancestor_id, hour, generation`,
+    `CREATE TABLE IF NOT EXISTS ${db}.chain_moves (
+       project_id UUID,
+       link_id UInt64,
+       moved_at DateTime64(3, 'UTC')
+     ) ENGINE = ReplacingMergeTree(moved_at)
+     ORDER BY (project_id, link_id)`,
+  ];
+}
+
+/**
+ * The chain every click and conversion is stamped with (name, type), after its link's stamp
+ * (LINK_STAMP_COLUMNS): 1 when stamped (0: an event stored before chain stamps, or of a link the
+ * mirror lacked), and the link's ancestors, parent first (a root's: none), from `link_chains`.
+ */
+export const CHAIN_STAMP_COLUMNS: readonly (readonly [string, string])[] = [
+  ['chain_stamped', 'UInt8'],
+  ['ancestors', 'Array(UInt64)'],
+];
 
 /** The keys of projection dimensions_hourly: the click dimensions with few values, by hour. */
 const DIMENSIONS_HOURLY_KEYS =
@@ -266,6 +342,9 @@ const STAMPED_TOTALS_KEYS = [
   'link_version',
   ...STAMPED_ATTRIBUTES.filter((c) => c !== 'shared_at'),
 ].join(', ');
+
+/** A stamp as events carry it: their link's (LINK_STAMP_COLUMNS), then its chain's (CHAIN_STAMP_COLUMNS). */
+export const STAMP_COLUMNS = [...LINK_STAMP_COLUMNS, ...CHAIN_STAMP_COLUMNS];
 
 /**
  * The SETTINGS clause of a read of one link's raw clicks (its key range of `clicks`): the aggregate

@@ -3,7 +3,7 @@ import {
   CLICK_DIMENSION_COLUMNS,
   ClickDimension,
   ENRICHMENT_COLUMNS,
-  LINK_STAMP_COLUMNS,
+  STAMP_COLUMNS,
 } from './analytics-schema';
 import { LinkStamps, UNSTAMPED } from './link-stamps';
 import { countStampStateWrite } from './stamp-state';
@@ -41,7 +41,7 @@ const COLUMNS = [
   'conversion_id',
   'type',
   'value',
-  ...LINK_STAMP_COLUMNS.map(([name]) => name),
+  ...STAMP_COLUMNS.map(([name]) => name),
   'click_id',
   ...ENRICHMENT_COLUMNS,
 ];

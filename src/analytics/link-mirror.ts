@@ -103,28 +103,50 @@ export class LinkMirror {
    * Inserts each link's attributes as a new version (`version`: above every earlier one, for a
    * repair). A version other than the one a link is created with (an update, a repair) is first
    * recorded in `link_updates`: events stamped with another version of that link are then regrouped
-   * by its latest attributes (StatsRepository).
+   * by its latest attributes (StatsRepository). Its chain is written first, so that a link found
+   * in `links` has its chain (events are stamped with both: LinkStamps); `chainMoved` says the
+   * links' chains changed (a re-parented link), recorded in `chain_moves` before (moveChains).
    */
-  async mirror(links: MirroredLink[], version?: number): Promise<void> {
+  async mirror(links: MirroredLink[], version?: number, chainMoved = false): Promise<void> {
     const rows = links.map((link) => mirrorRow(link, version));
     // A link is created with the version of its creation time (updated_at = created_at).
     const updates = rows
       .filter((row, i) => row.version !== links[i].createdAt.getTime() * 1000)
       .map((row) => ({ project_id: row.project_id, link_id: row.link_id, version: row.version }));
+    // A root needs no chain row: a link without one is its own root at depth 0 (the readers of
+    // link_chains), so a link without a parent is mirrored by one insert, not two. (A link never
+    // becomes a root again through the API: `parent` can be changed, not removed.)
+    const chains = links.map((link, i) =>
+      link.depth === 0 ? null : chainRow(link, rows[i].version),
+    );
+    if (chainMoved) await this.moveChains(chains);
+    else await this.insertChains(chains);
     // A listed update changes its project's stamp state (stamp-state.ts).
     if (updates.length > 0)
       await countStampStateWrite(this.analytics, this.analytics.insert('link_updates', updates));
     await this.analytics.insert('links', rows);
-    // A root needs no chain row: a link without one is its own root at depth 0 (the readers of
-    // link_chains), so a link without a parent is mirrored by one insert, not two. (A link never
-    // becomes a root again through the API: `parent` can be changed, not removed.)
-    await this.mirrorChains(
-      links.map((link, i) => (link.depth === 0 ? null : chainRow(link, rows[i].version))),
-    );
   }
 
-  /** Writes links' chains (a new version each; null entries, links without one, are skipped). */
-  async mirrorChains(chains: (ChainRow | null)[]): Promise<void> {
+  /**
+   * Writes links' new chains (a new version each; null entries, links without one, are skipped)
+   * after listing them in `chain_moves`: events stamped with a link's chain before are then counted
+   * under its latest (docs/architecture.md, "Share chains").
+   */
+  async moveChains(chains: (ChainRow | null)[]): Promise<void> {
+    const rows = chains.filter((row): row is ChainRow => row !== null);
+    if (rows.length === 0) return;
+    const movedAt = chTime(new Date());
+    const moves = rows.map((row) => ({
+      project_id: row.project_id,
+      link_id: row.link_id,
+      moved_at: movedAt,
+    }));
+    // A listed move changes its project's stamp state (stamp-state.ts).
+    await countStampStateWrite(this.analytics, this.analytics.insert('chain_moves', moves));
+    await this.insertChains(rows);
+  }
+
+  private async insertChains(chains: (ChainRow | null)[]): Promise<void> {
     const rows = chains.filter((row): row is ChainRow => row !== null);
     if (rows.length > 0) await this.analytics.insert('link_chains', rows);
   }

@@ -1,6 +1,6 @@
 import { AnalyticsClient, Params } from './analytics-client';
-import { LINK_STAMP_COLUMNS } from './analytics-schema';
-import { LinkStamps, STAMP_CACHE_SIZE, STAMP_TTL_MS, UNSTAMPED } from './link-stamps';
+import { STAMP_COLUMNS } from './analytics-schema';
+import { LinkStamps, STAMP_CACHE_SIZE, STAMP_TTL_MS, UNSTAMPED, stampFields } from './link-stamps';
 
 /** A store whose `links` holds the given stamps by link id, counting the links each read asked for. */
 function store(stamps: Record<string, string>) {
@@ -58,10 +58,10 @@ describe('LinkStamps', () => {
     expect(reads[1]).toEqual(['0']);
   });
 
-  it('spells an empty stamp as ClickHouse reads every stamp column: version 0, NULLs, empty strings and arrays', () => {
+  it('spells an empty stamp as ClickHouse reads every stamp column: version 0, NULLs, empty strings and arrays, no chain', () => {
     const fields = UNSTAMPED.split('\t');
-    expect(fields).toHaveLength(LINK_STAMP_COLUMNS.length);
-    expect(Object.fromEntries(LINK_STAMP_COLUMNS.map(([name], i) => [name, fields[i]]))).toEqual({
+    expect(fields).toHaveLength(STAMP_COLUMNS.length);
+    expect(Object.fromEntries(STAMP_COLUMNS.map(([name], i) => [name, fields[i]]))).toEqual({
       link_version: '0',
       domain: '',
       channel: '\\N',
@@ -80,6 +80,16 @@ describe('LinkStamps', () => {
       service_userid: '\\N',
       user_id: '\\N',
       shared_at: '1970-01-01 00:00:00.000',
+      chain_stamped: '0',
+      ancestors: '[]',
     });
+  });
+
+  it('reads a stamp with its chain: chain_stamped and the ancestors as decimal ids', () => {
+    const line = (chain: string) => [...UNSTAMPED.split('\t').slice(0, -2), '1', chain].join('\t');
+    const fields = stampFields(line('[18446744073709551615,3]'));
+    expect(fields.slice(-2)).toEqual([1, ['18446744073709551615', '3']]);
+    expect(stampFields(line('[]')).slice(-2)).toEqual([1, []]);
+    expect(() => stampFields(line("['3']"))).toThrow('a stamp array not of ids');
   });
 });

@@ -1,15 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Lru } from '../common/lru';
 import { AnalyticsClient, fromChTime } from './analytics-client';
-import { LINK_STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
+import { STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 
 /** How long a link's stamp is reused before it is read again (a stamp of an older version is still right: see below). */
 export const STAMP_TTL_MS = 60_000;
 /** Links whose stamps a process keeps at most (the least recently read are dropped first). */
 export const STAMP_CACHE_SIZE = 100_000;
 
-/** The stamp of a link the mirror does not hold (a link made before the mirror): version 0, empty attributes. */
-export const UNSTAMPED = LINK_STAMP_COLUMNS.map(([, type]) => emptyValue(type)).join('\t');
+/**
+ * The stamp of a link the mirror does not hold (a link made before the mirror): version 0, empty
+ * attributes, no chain (chain_stamped 0).
+ */
+export const UNSTAMPED = STAMP_COLUMNS.map(([, type]) => emptyValue(type)).join('\t');
 
 function emptyValue(type: string): string {
   if (type.startsWith('UInt')) return '0';
@@ -20,8 +23,9 @@ function emptyValue(type: string): string {
 }
 
 /**
- * A stamp's values, in LINK_STAMP_COLUMNS' order, for a Native block (click-native-block.ts): the
- * version as its decimal text, arrays as arrays, null for null, the shared time in ms.
+ * A stamp's values, in STAMP_COLUMNS' order, for a Native block (click-native-block.ts): the
+ * version as its decimal text, arrays as arrays (ancestors as decimal texts), null for null, the
+ * shared time in ms, chain_stamped as a number.
  */
 export type StampFields = readonly (string | number | null | readonly string[])[];
 
@@ -45,10 +49,12 @@ export function stampFields(line: string): StampFields {
 
 function parseStamp(line: string): StampFields {
   const texts = line.split('\t');
-  if (texts.length !== LINK_STAMP_COLUMNS.length)
-    throw new Error(`a stamp of ${texts.length} fields, not ${LINK_STAMP_COLUMNS.length}`);
-  return LINK_STAMP_COLUMNS.map(([, type], j) => {
+  if (texts.length !== STAMP_COLUMNS.length)
+    throw new Error(`a stamp of ${texts.length} fields, not ${STAMP_COLUMNS.length}`);
+  return STAMP_COLUMNS.map(([, type], j) => {
     const text = texts[j];
+    if (type === 'Array(UInt64)') return idsOf(text);
+    if (type === 'UInt8') return Number(text);
     if (type.startsWith('Array')) return arrayOf(text);
     if (text === '\\N' && type.includes('Nullable')) return null;
     if (type.startsWith('DateTime64')) return fromChTime(text).getTime();
@@ -67,6 +73,12 @@ const ESCAPES: Record<string, string> = {
 
 function unescapeText(text: string): string {
   return text.includes('\\') ? text.replace(/\\(.)/gs, (_, c: string) => ESCAPES[c] ?? c) : text;
+}
+
+/** An array of UInt64 as the engine writes it, `[1,2]`: the numbers as decimal texts. */
+function idsOf(text: string): string[] {
+  if (!/^\[(?:\d+(?:,\d+)*)?\]$/.test(text)) throw new Error(`a stamp array not of ids: ${text}`);
+  return text === '[]' ? [] : text.slice(1, -1).split(',');
 }
 
 /** An array of strings as the engine writes it: `['a','b\'c']`. */
@@ -90,8 +102,11 @@ function arrayOf(text: string): string[] {
 
 /**
  * The stamps events are stored with: a link's version in the mirror (`links`) and its attributes at
- * that version (LINK_STAMP_COLUMNS), as TabSeparated fields written by the engine itself
- * (formatRowNoNewline), so a stamp is exactly what `links` holds. A stamp is right whatever version
+ * that version (LINK_STAMP_COLUMNS), then its chain (`link_chains`; CHAIN_STAMP_COLUMNS), as
+ * TabSeparated fields written by the engine itself (formatRowNoNewline), so a stamp is exactly what
+ * the mirror holds. The mirror writes a link's chain before its attributes (LinkMirror), so a link
+ * found in `links` has its chain, or none as a root. A chain stamped before a move is corrected
+ * by statistics (`chain_moves`) for as long as it may be used. A stamp is right whatever version
  * it carries: statistics group an event by its stamp only while the stamp's version is its link's
  * latest (`link_updates`), and by the link's latest attributes otherwise. So stamps are kept for a
  * minute per process, and an update shows at once in every statistic all the same.
@@ -117,10 +132,16 @@ export class LinkStamps {
       }
     }
     if (missing.length === 0) return stamps;
+    const db = this.analytics.database;
     const rows = await this.analytics.query<{ id: string; stamp: string }>(
-      `SELECT toString(link_id) AS id, formatRowNoNewline('TabSeparated', ${STAMP_SOURCE_COLUMNS.join(', ')}) AS stamp
-       FROM ${this.analytics.database}.links FINAL
-       WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}`,
+      `SELECT toString(l.link_id) AS id,
+              formatRowNoNewline('TabSeparated', ${STAMP_SOURCE_COLUMNS.map((c) => `l.${c}`).join(', ')},
+                                 toUInt8(1), c.ancestors) AS stamp
+       FROM ${db}.links AS l FINAL
+       LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
+                  WHERE project_id IN {projects:Array(UUID)} AND link_id IN {links:Array(UInt64)}) AS c
+         ON c.link_id = l.link_id
+       WHERE l.project_id IN {projects:Array(UUID)} AND l.link_id IN {links:Array(UInt64)}`,
       { projects, links: missing.map(Number) },
     );
     for (const row of rows) stamps.set(row.id, row.stamp);

@@ -15,13 +15,15 @@
  *   with the type's default (`''`), preceded for a Nullable type by the place of null;
  * - `Array(LowCardinality(String))`: the elements' serialization version, each row's end offset
  *   (UInt64, cumulative), then the elements as one LowCardinality granule (none when no row has an
- *   element).
+ *   element);
+ * - `Array(UInt64)`: each row's end offset, then the elements (native-id-array.ts).
  *
  * The layouts are the engine's (checked by native-block.spec.ts, which reads blocks back through
  * the embedded engine); a block is written whole before the engine reads it.
  */
 
 import { Bytes, Dictionary, LOW_CARDINALITY_VERSION } from './native-bytes';
+import { IdArrayColumn } from './native-id-array';
 
 /** The column types a Native block writes (those of the analytics store's `clicks`). */
 export const NATIVE_TYPES = [
@@ -33,6 +35,7 @@ export const NATIVE_TYPES = [
   'LowCardinality(String)',
   'LowCardinality(Nullable(String))',
   'Array(LowCardinality(String))',
+  'Array(UInt64)',
 ] as const;
 
 export type NativeType = (typeof NATIVE_TYPES)[number];
@@ -267,7 +270,11 @@ export class LowCardinalityArrayColumn implements Column {
 }
 
 export type NativeColumn =
-  FixedColumn | NullableStringColumn | LowCardinalityColumn | LowCardinalityArrayColumn;
+  | FixedColumn
+  | NullableStringColumn
+  | LowCardinalityColumn
+  | LowCardinalityArrayColumn
+  | IdArrayColumn;
 
 /** A column of `type` named `name`. */
 export function nativeColumn(name: string, type: NativeType): NativeColumn {
@@ -279,6 +286,8 @@ export function nativeColumn(name: string, type: NativeType): NativeColumn {
       return new LowCardinalityColumn(name, type);
     case 'Array(LowCardinality(String))':
       return new LowCardinalityArrayColumn(name);
+    case 'Array(UInt64)':
+      return new IdArrayColumn(name);
     default:
       return new FixedColumn(name, type);
   }

@@ -37,7 +37,7 @@ export class ChainsBackfill {
     onProgress(done, total);
     const mirrored = async (chains: LinkChain[]): Promise<number> => {
       if (chains.length === 0) return 0;
-      await this.mirror.mirrorChains(chainRows(chains, Date.now() * 1000));
+      await this.mirror.moveChains(chainRows(chains, Date.now() * 1000));
       done += chains.length;
       onProgress(done, total);
       return chains.length;

@@ -1,4 +1,4 @@
-import { CLICK_DIMENSION_COLUMNS, LINK_STAMP_COLUMNS } from '../analytics/analytics-schema';
+import { CLICK_DIMENSION_COLUMNS, STAMP_COLUMNS } from '../analytics/analytics-schema';
 import { StampFields, UNSTAMPED_FIELDS, stampFields } from '../analytics/link-stamps';
 import {
   FixedColumn,
@@ -14,6 +14,7 @@ import {
   utf8Bytes,
   uuidBytes,
 } from '../analytics/native-block';
+import { IdArrayColumn, idsBytes } from '../analytics/native-id-array';
 import { IpMode, storedIp } from '../common/ip';
 import type { VisitorStorage } from '../common/visitor-storage';
 import { AgentInfo, BatchDescription, NO_AGENT, Place } from '../enrichment/click-enricher';
@@ -21,7 +22,7 @@ import { ClickColumns } from './click-event';
 
 /**
  * The columns of `clicks` that a click's row holds, with their types, in the order of a row: the
- * click, its link's stamp (LINK_STAMP_COLUMNS), then its dimensions and `enriched`. The types are
+ * click, its link's stamp (STAMP_COLUMNS: the link's and its chain's), then its dimensions and `enriched`. The types are
  * the table's (analytics-schema.ts; analytics-native-block.e2e-spec.ts compares them), so the engine
  * stores the values without converting them.
  */
@@ -34,7 +35,7 @@ export const CLICK_COLUMN_TYPES: readonly (readonly [string, NativeType])[] = [
   ['user_agent', 'Nullable(String)'],
   ['ip', 'Nullable(String)'],
   ['is_bot', 'UInt8'],
-  ...LINK_STAMP_COLUMNS.map(([name, type]) => [name, nativeType(type)] as const),
+  ...STAMP_COLUMNS.map(([name, type]) => [name, nativeType(type)] as const),
   ...CLICK_DIMENSION_COLUMNS.map((name) => [name, 'LowCardinality(Nullable(String))'] as const),
   ['enriched', 'UInt8'],
 ];
@@ -49,7 +50,7 @@ function nativeType(type: string): NativeType {
 type StampValue = Uint8Array | number | readonly number[] | null;
 
 /** How a stamp field is written: by its column's type. */
-type StampKind = 'bytes' | 'time' | 'position' | 'positions' | 'string';
+type StampKind = 'bytes' | 'byte' | 'time' | 'position' | 'positions' | 'string' | 'ids';
 
 /**
  * The clicks of a block as a Native block of `clicks` (CLICK_COLUMN_TYPES), batch after batch: what
@@ -94,8 +95,8 @@ export class ClickNativeBlock {
     this.userAgent = at('user_agent') as NullableStringColumn;
     this.ip = at('ip') as NullableStringColumn;
     this.isBot = at('is_bot') as FixedColumn;
-    this.stamp = LINK_STAMP_COLUMNS.map(([name]) => at(name));
-    this.stampKinds = LINK_STAMP_COLUMNS.map(([, type]) => stampKind(nativeType(type)));
+    this.stamp = STAMP_COLUMNS.map(([name]) => at(name));
+    this.stampKinds = STAMP_COLUMNS.map(([, type]) => stampKind(nativeType(type)));
     this.place = ['country', 'region', 'city'].map((name) => at(name) as LowCardinalityColumn);
     this.agent = ['device', 'browser', 'os'].map((name) => at(name) as LowCardinalityColumn);
     this.referrerHost = at('referrer_host') as LowCardinalityColumn;
@@ -241,6 +242,9 @@ export class ClickNativeBlock {
     switch (this.stampKinds[j]) {
       case 'bytes':
         return uint64Bytes(String(field));
+      case 'ids':
+        return idsBytes(field as readonly string[]);
+      case 'byte':
       case 'time':
         return field as number;
       case 'position':
@@ -259,6 +263,12 @@ export class ClickNativeBlock {
     switch (this.stampKinds[j]) {
       case 'bytes':
         (column as FixedColumn).encoded(value as Uint8Array);
+        return;
+      case 'ids':
+        (column as IdArrayColumn).pushEncoded(value as Uint8Array);
+        return;
+      case 'byte':
+        (column as FixedColumn).u8(value as number);
         return;
       case 'time':
         (column as FixedColumn).u64(value as number);
@@ -279,6 +289,10 @@ function stampKind(type: NativeType): StampKind {
   switch (type) {
     case 'UInt64':
       return 'bytes';
+    case 'UInt8':
+      return 'byte';
+    case 'Array(UInt64)':
+      return 'ids';
     case "DateTime64(3, 'UTC')":
       return 'time';
     case 'LowCardinality(String)':

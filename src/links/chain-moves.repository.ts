@@ -100,7 +100,7 @@ export function rowToChain(row: ChainColumns): LinkChain {
 }
 
 /**
- * The rows of `link_chains` for chains at `version` (LinkMirror.mirrorChains); a link without a
+ * The rows of `link_chains` for chains at `version` (LinkMirror.moveChains); a link without a
  * chain has none, as chainRow (link-mirror.ts) gives for a whole link.
  */
 export function chainRows(chains: LinkChain[], version: number): ChainRow[] {

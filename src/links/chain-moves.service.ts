@@ -191,7 +191,7 @@ export class ChainMoves {
         manager,
       );
       if (last === null) break;
-      await this.mirror.mirrorChains(chainRows(chains, version));
+      await this.mirror.moveChains(chainRows(chains, version));
       moved += chains.length;
       cursor = last;
     }

@@ -180,8 +180,9 @@ export class LinkUpdateService {
       await events.add(manager, linkEvents('link.updated', project.id, [saved], [answer]));
       return answer;
     });
-    if (!controlsOnly) await this.mirror.mirror([updated!]);
-    // The trigger gave the link its new chain, mirrored above; its subtree follows (ChainMoves).
+    // The trigger gave the link its new chain, mirrored here as a move (events stamped with its
+    // chain before are counted under the new one); its subtree follows (ChainMoves).
+    if (!controlsOnly) await this.mirror.mirror([updated!], undefined, move !== null);
     if (move !== null) await this.chainMoves.enqueue(updated!, move);
     if (givesControls(input.controls)) await this.invalidation.changed('link', [updated!.svcId]);
     events.handOver();

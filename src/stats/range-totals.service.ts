@@ -103,7 +103,7 @@ export class RangeTotalsService {
 
   /**
    * What range's or totals' rows are made from: the tool filter's keys (PostgreSQL, only with a
-   * tool filter), then the stamp state (StampStates).
+   * tool filter), then the stamp state and with share chains the chain state (StampStates).
    */
   private async rowsContext(
     query: StatsQuery,
@@ -113,6 +113,7 @@ export class RangeTotalsService {
     return {
       toolKeys: await toolKeys(this.lookups, projectIds, query),
       stamped: await this.stampStates.forRequest(query, projectIds, signal),
+      chains: await this.stampStates.forChains(query, projectIds, signal),
     };
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AnalyticsClient } from '../analytics/analytics-client';
 import { stampStateWrites } from '../analytics/stamp-state';
-import { StampState } from './queries/row-parts';
+import { ChainState, StampState } from './queries/row-parts';
 import { isMultiTagField, isStampedField } from './stats-fields';
 import { StatsQuery } from './stats-query';
 import { StatsRepository } from './stats.repository';
@@ -36,6 +36,8 @@ export class StampStates {
    * write has ended since, and the state is the store's.
    */
   private readonly kept = new Map<string, { writes: number; state: StampState }>();
+  /** The chain state last read per set of projects, kept as `kept` is. */
+  private readonly keptChains = new Map<string, { writes: number; state: ChainState }>();
 
   constructor(
     private readonly repository: StatsRepository,
@@ -51,16 +53,39 @@ export class StampStates {
     return readsStamps(query) ? this.of(projectIds, signal) : null;
   }
 
+  /** The projects' chain state when the request reads share chains (with_chain), else null. */
+  async forChains(
+    query: StatsQuery,
+    projectIds: string[],
+    signal?: AbortSignal,
+  ): Promise<ChainState | null> {
+    if (!query.withChain) return null;
+    return this.keptOr(this.keptChains, projectIds, () =>
+      this.repository.chainState(projectIds, signal),
+    );
+  }
+
   /** The projects' stamp state: kept, or read (and kept with a sole writer). */
-  private async of(projectIds: string[], signal: AbortSignal | undefined): Promise<StampState> {
+  private of(projectIds: string[], signal: AbortSignal | undefined): Promise<StampState> {
+    return this.keptOr(this.kept, projectIds, () =>
+      this.repository.stampState(projectIds, signal),
+    );
+  }
+
+  /** A state kept in `states` for the projects while no write changed it, else read and kept. */
+  private async keptOr<T>(
+    states: Map<string, { writes: number; state: T }>,
+    projectIds: string[],
+    read: () => Promise<T>,
+  ): Promise<T> {
     const writes = stampStateWrites(this.analytics);
     const key = projectIds.join(',');
-    const kept = writes === null ? undefined : this.kept.get(key);
+    const kept = writes === null ? undefined : states.get(key);
     if (kept && kept.writes === writes) return kept.state;
-    const state = await this.repository.stampState(projectIds, signal);
+    const state = await read();
     if (writes !== null) {
-      if (this.kept.size >= STAMP_STATES_KEPT) this.kept.clear();
-      this.kept.set(key, { writes, state });
+      if (states.size >= STAMP_STATES_KEPT) states.clear();
+      states.set(key, { writes, state });
     }
     return state;
   }

@@ -39,9 +39,9 @@ import {
   pivotTuplesHoldShared,
   pivotValuesQuery,
 } from './queries/range-totals.query';
-import { StampState, figureColumns } from './queries/row-parts';
+import { ChainState, StampState, figureColumns } from './queries/row-parts';
 import { Statement } from './queries/statement';
-import { stampStateQuery } from './queries/stamp-state.query';
+import { chainStateQuery, stampStateQuery } from './queries/stamp-state.query';
 import { EventLoopLoad, StatementYield, YIELD_PAUSE } from './statement-yield';
 
 /**
@@ -179,6 +179,13 @@ export class StatsRepository implements OnModuleDestroy {
       updated: has.has('updated'),
       unstamped: { clicks: has.has('clicks'), conversions: has.has('conversions') },
     };
+  }
+
+  /** The projects' chain state (the chain figures the store keeps), as the store holds it now. */
+  async chainState(projectIds: string[], signal?: AbortSignal): Promise<ChainState> {
+    const found = await this.rows<{ what: string }>(chainStateQuery(this.db, projectIds), signal);
+    const has = new Set(found.map((row) => row.what));
+    return { unstamped: has.has('unstamped'), moved: has.has('moved') };
   }
 
   /**

@@ -298,9 +298,12 @@ describe('Native blocks in the embedded store', () => {
       { project },
     );
     for (const row of expected) {
-      expect(stampFields(lines.get(row.id as string)!)).toEqual(
-        stamp.map((name) => (name === 'shared_at' ? Number(row[name]) : row[name])),
-      );
+      // Then the chain: stamped, no ancestors (neither link has a row in link_chains: a root).
+      expect(stampFields(lines.get(row.id as string)!)).toEqual([
+        ...stamp.map((name) => (name === 'shared_at' ? Number(row[name]) : row[name])),
+        1,
+        [],
+      ]);
     }
   });
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { STAMP_COLUMNS } from '../../src/analytics/analytics-schema';
+import { AnalyticsLimitError } from '../../src/analytics/analytics-errors';
+import { LinkStamps, UNSTAMPED } from '../../src/analytics/link-stamps';
 import { TestApp } from '../support/app';
 import { connectDomain, createProject } from './projects';
 
@@ -92,31 +95,33 @@ function chTime(at: string): string {
   return new Date(at).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** Clicks of a link at one time (humans, then bots), as the click job writes them into the analytics store. */
+/**
+ * Clicks of a link at one time (humans, then bots), as the click job writes them into the analytics
+ * store: stamped with the link's attributes and chain as the mirror holds them (LinkStamps), unless
+ * `stamped` is false (events as a store written before stamps holds them).
+ */
 export async function clickRollup(
   t: TestApp,
   svcId: string,
   hour: string,
   clicks: number,
   bots = 0,
+  stamped = true,
 ): Promise<void> {
   const link = await linkOf(t, svcId);
-  await t.analytics.insert(
-    'clicks',
-    Array.from({ length: clicks + bots }, (_, i) => ({
-      project_id: link.project_id,
-      link_id: link.id,
-      clicked_at: chTime(hour),
-      click_id: randomUUID(),
-      referrer: null,
-      user_agent: null,
-      ip: null,
-      is_bot: i < clicks ? 0 : 1,
-    })),
+  const stamp = stamped ? await stampOf(t, link) : null;
+  const rows = Array.from({ length: clicks + bots }, (_, i) =>
+    [link.project_id, link.id, chTime(hour), randomUUID(), '\\N', '\\N', '\\N', i < clicks ? 0 : 1]
+      .concat(stamp === null ? [] : [stamp])
+      .join('\t'),
   );
+  await insertRows(t, 'clicks', CLICK_BASE_COLUMNS, rows, stamped);
 }
 
-/** `count` conversions of a type (pageview or goal_1 … goal_10) at one time, worth `value` together. */
+/**
+ * `count` conversions of a type (pageview or goal_1 … goal_10) at one time, worth `value` together;
+ * stamped as clickRollup's clicks are.
+ */
 export async function conversionRollup(
   t: TestApp,
   svcId: string,
@@ -124,18 +129,65 @@ export async function conversionRollup(
   type: string,
   count: number,
   value: number,
+  stamped = true,
 ): Promise<void> {
   const link = await linkOf(t, svcId);
-  await t.analytics.insert(
-    'conversions',
-    Array.from({ length: count }, (_, i) => ({
-      project_id: link.project_id,
-      link_id: link.id,
-      converted_at: chTime(hour),
-      conversion_id: randomUUID(),
-      type,
-      value: i === 0 ? value : 0,
-    })),
+  const stamp = stamped ? await stampOf(t, link) : null;
+  const rows = Array.from({ length: count }, (_, i) =>
+    [link.project_id, link.id, chTime(hour), randomUUID(), type, i === 0 ? value : 0]
+      .concat(stamp === null ? [] : [stamp])
+      .join('\t'),
+  );
+  await insertRows(t, 'conversions', CONVERSION_BASE_COLUMNS, rows, stamped);
+}
+
+const CLICK_BASE_COLUMNS = [
+  'project_id',
+  'link_id',
+  'clicked_at',
+  'click_id',
+  'referrer',
+  'user_agent',
+  'ip',
+  'is_bot',
+];
+const CONVERSION_BASE_COLUMNS = [
+  'project_id',
+  'link_id',
+  'converted_at',
+  'conversion_id',
+  'type',
+  'value',
+];
+
+/**
+ * The link's stamp as the event writers take it (LinkStamps: a TabSeparated line); unstamped when
+ * the app's store refuses the read (a test of statement limits far below any stamp's read).
+ */
+async function stampOf(t: TestApp, link: { id: string; project_id: string }): Promise<string> {
+  try {
+    const stamps = await new LinkStamps(t.analytics).of([link.project_id], [link.id]);
+    return stamps.get(link.id)!;
+  } catch (error) {
+    if (error instanceof AnalyticsLimitError) return UNSTAMPED;
+    throw error;
+  }
+}
+
+/** TabSeparated rows into the store, with the stamp's columns when stamped. */
+async function insertRows(
+  t: TestApp,
+  table: string,
+  columns: string[],
+  rows: string[],
+  stamped: boolean,
+): Promise<void> {
+  const names = stamped ? [...columns, ...STAMP_COLUMNS.map(([name]) => name)] : columns;
+  await t.analytics.insertTabSeparated(
+    table,
+    names,
+    rows.map((row) => `${row}\n`).join(''),
+    rows.length,
   );
 }
 

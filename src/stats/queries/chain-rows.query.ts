@@ -1,4 +1,4 @@
-import { CONVERSION_FIGURES, RowParts, chainFigureColumns } from './row-parts';
+import { CONVERSION_FIGURES, ChainState, RowParts, chainFigureColumns } from './row-parts';
 import { activitySql, rangeActivityRowsSql } from './activity.query';
 
 /**
@@ -92,4 +92,125 @@ export function chainedRowsSql(parts: RowParts, ownRows: string): string {
                max(d_shared_at) AS shared_at
         FROM (${perDescendant})
         GROUP BY g, p`;
+}
+
+/**
+ * with_chain=true over the chain figures the store keeps (docs/architecture.md, "Share chains"):
+ * the same rows as chainedRowsSql, from `chain_hourly` (each ancestor's descendants' activity per
+ * hour, as the events were stamped) rather than from every descendant joined to its ancestors.
+ *
+ * - Per ancestor: its descendants' clicks and conversions in the period (range) or of all time
+ *   (totals) from `chain_hourly`; with moved links (`state.moved`), each such link's events stamped
+ *   with a chain other than its latest taken from the ancestors they were stamped with and given
+ *   to its latest ones (`chain_moves`, the events by their key, `link_chains FINAL`); and its
+ *   descendants shared in the period (range) or all of them (totals), from `link_chains FINAL`.
+ *   An ancestor counts when a descendant counted: a click (countOf), a conversion, a share.
+ * - Per (group, pivot): the request's links among those ancestors. A link's descendants are its
+ *   ancestors' descendants too, and a link's ancestors form one path, so a group's descendants are
+ *   those of its topmost members, each once: a member with an ancestor in the same (group, pivot)
+ *   adds its shared time only.
+ */
+export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainState): string {
+  const { db, query, projects, inPeriod, links, noConversions } = parts;
+  const range = query.kind === 'range';
+  const conversions = query.withConversions ? CONVERSION_FIGURES : [];
+  const chain = chainFigureColumns(query.withConversions);
+  const list = (names: string[], as: (name: string) => string): string =>
+    names.map((name) => `, ${as(name)}`).join('');
+  const period = (column: string): string => (range ? ` AND ${inPeriod(column)}` : '');
+  const counted = query.withBots ? 'clicks + bots' : 'clicks';
+  // Every part of the union in one type per column: Int64 (corrections subtract).
+  const kept = `SELECT ancestor_id, ${counted} AS n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `${c} AS n_${c}`)}
+          FROM ${db}.chain_hourly
+          WHERE project_id IN ${projects}${period('hour')}`;
+  const zeros = list(conversions, (c) => `toInt64(0) AS n_${c}`);
+  const shares = `SELECT arrayJoin(c.ancestors) AS ancestor_id, toInt64(0) AS n_clicks, toInt64(1) AS n_shared${zeros}
+          FROM ${db}.link_chains AS c FINAL
+          ${range ? `INNER JOIN (SELECT link_id FROM ${db}.links FINAL WHERE project_id IN ${projects}${period('shared_at')}) AS s ON s.link_id = c.link_id` : ''}
+          WHERE c.project_id IN ${projects} AND c.depth > 0`;
+  const corrections = state.moved ? `UNION ALL ${movedSql(parts, list)}` : '';
+  const sums = list(conversions, (c) =>
+    /v$/.test(c) ? `sum(n_${c}) AS ${c}` : `toUInt64(sum(n_${c})) AS ${c}`,
+  );
+  const activity = [
+    'clicks > 0',
+    'shared > 0',
+    ...(query.withConversions
+      ? ['pageviews > 0', ...conversions.filter((c) => /c$/.test(c)).map((c) => `${c} > 0`)]
+      : []),
+  ];
+  const ancestors = `SELECT ancestor_id, toUInt64(sum(n_clicks)) AS clicks, toUInt64(sum(n_shared)) AS shared${sums}
+        FROM (${kept} UNION ALL ${shares} ${corrections})
+        GROUP BY ancestor_id
+        HAVING ${activity.join(' OR ')}`;
+  // Each (group, pivot) a member's ancestors are in: a member in one of them is not topmost there.
+  const covered = `SELECT y.m AS m, l.g AS g, l.p AS p, toUInt8(1) AS covered
+        FROM (SELECT link_id AS m, arrayJoin(ancestors) AS x FROM ${db}.link_chains FINAL
+              WHERE project_id IN ${projects} AND depth > 0) AS y
+        INNER JOIN (${links}) AS l ON l.link_id = y.x`;
+  // Named m_…: the statement over them names its own columns clicks, shared and the conversions'.
+  const members = `SELECT l.g AS g, l.p AS p, a.clicks AS m_clicks, a.shared AS m_shared${list(conversions, (c) => `a.${c} AS m_${c}`)},
+               l.shared_at AS m_shared_at, n.covered = 0 AS top
+        FROM (${ancestors}) AS a
+        INNER JOIN (${links}) AS l ON l.link_id = a.ancestor_id
+        LEFT ANY JOIN (${covered}) AS n
+          ON n.m = l.link_id AND isNotDistinctFrom(n.g, l.g) AND isNotDistinctFrom(n.p, l.p)`;
+  const zeroChain = list(chain, (c) => `toUInt64(0) AS ${c}`).replace(
+    /toUInt64\(0\) AS (chain_g\d+v)/g,
+    'toInt64(0) AS $1',
+  );
+  return `SELECT g, p, clicks, shared${list(conversions, (c) => c)}${zeroChain}, shared_at
+        FROM (${ownRows})
+        UNION ALL
+        SELECT g, p, toUInt64(0) AS clicks, toUInt8(0) AS shared${noConversions},
+               sumIf(m_clicks, top) AS chain_clicks, sumIf(m_shared, top) AS chain_shares${list(conversions, (c) => `sumIf(m_${c}, top) AS chain_${c}`)},
+               max(m_shared_at) AS shared_at
+        FROM (${members})
+        GROUP BY g, p`;
+}
+
+/**
+ * The corrections of moved links (`chain_moves`): each one's clicks and conversions (in the
+ * period, by their key) stamped with a chain other than its latest (`link_chains FINAL`; none: a
+ * root), taken from the ancestors of the stamp (-1) and given to the latest ones (+1). Rows as
+ * keptChainRowsSql's parts: ancestor_id, clicks, shared, the conversion figures (Int64).
+ */
+function movedSql(
+  parts: RowParts,
+  list: (names: string[], as: (name: string) => string) => string,
+): string {
+  const { db, query, projects, inPeriod } = parts;
+  const range = query.kind === 'range';
+  const conversions = query.withConversions ? CONVERSION_FIGURES : [];
+  const period = (column: string): string => (range ? ` AND ${inPeriod(column)}` : '');
+  const moved = `SELECT link_id FROM ${db}.chain_moves WHERE project_id IN ${projects}`;
+  const zeros = list(conversions, (c) => `toInt64(0) AS e_${c}`);
+  const clicks = query.withBots ? 'count()' : 'countIf(is_bot = 0)';
+  const conversionEvents = query.withConversions
+    ? `UNION ALL
+            SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list(conversions, (c) => {
+              const goal = /^g(\d+)([cv])$/.exec(c);
+              if (!goal) return `toInt64(countIf(type = 'pageview')) AS e_${c}`;
+              return goal[2] === 'c'
+                ? `toInt64(countIf(type = 'goal_${goal[1]}')) AS e_${c}`
+                : `toInt64(sumIf(value, type = 'goal_${goal[1]}')) AS e_${c}`;
+            })}
+            FROM ${db}.conversions
+            WHERE project_id IN ${projects} AND link_id IN (${moved}) AND chain_stamped = 1${period('converted_at')}
+            GROUP BY link_id, ancestors`
+    : '';
+  const events = `SELECT link_id, ancestors AS stamped, toInt64(${clicks}) AS e_clicks${zeros}
+            FROM ${db}.clicks
+            WHERE project_id IN ${projects} AND link_id IN (${moved}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}
+            GROUP BY link_id, ancestors
+            ${conversionEvents}`;
+  const stale = `SELECT e.stamped AS stamped, m.ancestors AS latest, e.e_clicks AS e_clicks${list(conversions, (c) => `e.e_${c} AS e_${c}`)}
+          FROM (${events}) AS e
+          LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
+                     WHERE project_id IN ${projects} AND link_id IN (${moved})) AS m
+            ON m.link_id = e.link_id
+          WHERE e.stamped != m.ancestors`;
+  return `SELECT t.1 AS ancestor_id, t.2 * e_clicks AS n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `t.2 * e_${c} AS n_${c}`)}
+          FROM (${stale})
+          ARRAY JOIN arrayConcat(arrayMap(a -> (a, toInt64(-1)), stamped), arrayMap(a -> (a, toInt64(1)), latest)) AS t`;
 }

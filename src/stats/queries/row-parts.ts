@@ -22,13 +22,26 @@ export interface StampState {
 }
 
 /**
- * What the rows of one range or totals request are made from: the tool keys of its tool filter, and
+ * What the projects' chain figures kept by the store need (docs/architecture.md, "Share chains"):
+ * whether they have events without a chain stamp (`unstamped`: their chain figures are joined
+ * at query time instead), and links whose chain moved (`moved`, `chain_moves`: their events are
+ * counted under their latest chain).
+ */
+export interface ChainState {
+  unstamped: boolean;
+  moved: boolean;
+}
+
+/**
+ * What the rows of one range or totals request are made from: the tool keys of its tool filter,
  * whether its events are grouped by their stamps (`stamped`, the projects' stamp state) or all
- * joined to `links` (null).
+ * joined to `links` (null), and with share chains the projects' chain state (`chains`; absent or
+ * null: chains joined at query time).
  */
 export interface RowsContext {
   toolKeys: string[];
   stamped: StampState | null;
+  chains?: ChainState | null;
 }
 
 /** How the rows are grouped: the group (g) and pivot (p) fields, null for none. */

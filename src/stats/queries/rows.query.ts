@@ -4,7 +4,7 @@ import { usesDimensions } from '../stats-fields';
 import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
 import { activitySql, rangeActivityRowsSql } from './activity.query';
-import { chainedRowsSql, firstTouchRowsSql } from './chain-rows.query';
+import { chainedRowsSql, firstTouchRowsSql, keptChainRowsSql } from './chain-rows.query';
 import { Binder } from './statement';
 
 /**
@@ -28,11 +28,18 @@ export function rowsSql(
   const parts = rowParts(db, query, scope, context, binder, grouping);
   // Share chains (chain-rows.query.ts): by link attributes only, every link joined.
   if (query.attribution === 'first') return firstTouchRowsSql(parts);
-  if (query.withChain)
-    return chainedRowsSql(
-      parts,
-      query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts),
-    );
+  if (query.withChain) {
+    const own = context.stamped
+      ? stampedRowsSql(parts, context.stamped)
+      : query.kind === 'range'
+        ? rangeRowsSql(parts)
+        : totalsRowsSql(parts);
+    // The chain figures the store keeps, unless some events lack a chain stamp.
+    const chains = context.chains;
+    return chains && !chains.unstamped
+      ? keptChainRowsSql(parts, own, chains)
+      : chainedRowsSql(parts, own);
+  }
   if (usesDimensions(query)) return dimensionRowsSql(parts, grouping);
   if (context.stamped) return stampedRowsSql(parts, context.stamped);
   return query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts);

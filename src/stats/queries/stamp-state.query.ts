@@ -19,3 +19,23 @@ export function stampStateQuery(db: string, projectIds: string[]): Statement {
     params: { projects: projectIds },
   };
 }
+
+/**
+ * Whether the projects have clicks or conversions without a chain stamp (chain_stamped 0: the
+ * minmax index of chain_stamped skips every granule of stamped events) and links whose chain moved
+ * (`chain_moves`, sorting key project_id, link_id), in one statement. Rows: `what`, one of
+ * 'unstamped', 'moved', for each that the projects have.
+ */
+export function chainStateQuery(db: string, projectIds: string[]): Statement {
+  return {
+    sql: `SELECT 'unstamped' AS what FROM ${db}.clicks
+         WHERE project_id IN {projects:Array(UUID)} AND chain_stamped = 0 LIMIT 1
+       UNION ALL
+       SELECT 'unstamped' AS what FROM ${db}.conversions
+         WHERE project_id IN {projects:Array(UUID)} AND chain_stamped = 0 LIMIT 1
+       UNION ALL
+       SELECT 'moved' AS what FROM ${db}.chain_moves
+         WHERE project_id IN {projects:Array(UUID)} LIMIT 1`,
+    params: { projects: projectIds },
+  };
+}
