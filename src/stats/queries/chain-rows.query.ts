@@ -108,7 +108,8 @@ export function chainedRowsSql(parts: RowParts, ownRows: string): string {
  * - Per (group, pivot): the request's links among those ancestors. A link's descendants are its
  *   ancestors' descendants too, and a link's ancestors form one path, so a group's descendants are
  *   those of its topmost members, each once: a member with an ancestor in the same (group, pivot)
- *   adds its shared time only.
+ *   adds its shared time only. The members are a materialized CTE (read twice), so the statement
+ *   needs enable_materialized_cte (CHAIN_SETTINGS).
  */
 export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainState): string {
   const { db, query, projects, inPeriod, links, noConversions } = parts;
@@ -143,18 +144,21 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
         FROM (${kept} UNION ALL ${shares} ${corrections})
         GROUP BY ancestor_id
         HAVING ${activity.join(' OR ')}`;
-  // Each (group, pivot) a member's ancestors are in: a member in one of them is not topmost there.
-  const covered = `SELECT y.m AS m, l.g AS g, l.p AS p, toUInt8(1) AS covered
-        FROM (SELECT link_id AS m, arrayJoin(ancestors) AS x FROM ${db}.link_chains FINAL
-              WHERE project_id IN ${projects} AND depth > 0) AS y
-        INNER JOIN (${links}) AS l ON l.link_id = y.x`;
-  // Named m_…: the statement over them names its own columns clicks, shared and the conversions'.
-  const members = `SELECT l.g AS g, l.p AS p, a.clicks AS m_clicks, a.shared AS m_shared${list(conversions, (c) => `a.${c} AS m_${c}`)},
-               l.shared_at AS m_shared_at, n.covered = 0 AS top
-        FROM (${ancestors}) AS a
-        INNER JOIN (${links}) AS l ON l.link_id = a.ancestor_id
-        LEFT ANY JOIN (${covered}) AS n
-          ON n.m = l.link_id AND isNotDistinctFrom(n.g, l.g) AND isNotDistinctFrom(n.p, l.p)`;
+  // The request's links among those ancestors (members), each once per (group, pivot) it is in;
+  // read twice below, so computed once (MATERIALIZED: enable_materialized_cte, rowsStatement).
+  const members = `SELECT l.link_id AS m, l.g AS g, l.p AS p, l.shared_at AS m_shared_at,
+               a.clicks AS m_clicks, a.shared AS m_shared${list(conversions, (c) => `a.${c} AS m_${c}`)}
+        FROM (${links}) AS l
+        INNER JOIN (${ancestors}) AS a ON a.ancestor_id = l.link_id`;
+  // The members not topmost in their (group, pivot): one of their ancestors is a member there (an
+  // ancestor of a member has the member's descendants, so it is among the ancestors above).
+  const covered = `SELECT DISTINCT y.m AS m, y.g AS g, y.p AS p
+        FROM (SELECT c.m AS m, c.g AS g, c.p AS p, arrayJoin(ch.ancestors) AS x
+              FROM (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
+                    WHERE project_id IN ${projects} AND depth > 0) AS ch
+              INNER JOIN chain_members AS c ON c.m = ch.link_id) AS y
+        INNER JOIN chain_members AS z
+          ON z.m = y.x AND isNotDistinctFrom(z.g, y.g) AND isNotDistinctFrom(z.p, y.p)`;
   const zeroChain = list(chain, (c) => `toUInt64(0) AS ${c}`).replace(
     /toUInt64\(0\) AS (chain_g\d+v)/g,
     'toInt64(0) AS $1',
@@ -165,7 +169,13 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
         SELECT g, p, toUInt64(0) AS clicks, toUInt8(0) AS shared${noConversions},
                sumIf(m_clicks, top) AS chain_clicks, sumIf(m_shared, top) AS chain_shares${list(conversions, (c) => `sumIf(m_${c}, top) AS chain_${c}`)},
                max(m_shared_at) AS shared_at
-        FROM (${members})
+        FROM (
+          WITH chain_members AS MATERIALIZED (${members})
+          SELECT c.g AS g, c.p AS p, c.m_clicks AS m_clicks, c.m_shared AS m_shared${list(conversions, (c) => `c.m_${c} AS m_${c}`)},
+                 c.m_shared_at AS m_shared_at, n.m = 0 AS top
+          FROM chain_members AS c
+          LEFT ANY JOIN (${covered}) AS n
+            ON n.m = c.m AND isNotDistinctFrom(n.g, c.g) AND isNotDistinctFrom(n.p, c.p))
         GROUP BY g, p`;
 }
 
@@ -214,3 +224,6 @@ function movedSql(
           FROM (${stale})
           ARRAY JOIN arrayConcat(arrayMap(a -> (a, toInt64(-1)), stamped), arrayMap(a -> (a, toInt64(1)), latest)) AS t`;
 }
+
+/** The settings of a statement over keptChainRowsSql's rows: its members are a materialized CTE. */
+export const CHAIN_SETTINGS = ['enable_materialized_cte = 1'];

@@ -3,7 +3,8 @@ import { GroupValue, NULL_KEY, keyOf } from '../figures';
 import { isMultiTagField } from '../stats-fields';
 import { SortOrder, StatsQuery } from '../stats-query';
 import { ProjectScope, RowsContext, figureColumns, figureSums } from './row-parts';
-import { rowsSql } from './rows.query';
+import { readsKeptChains, rowsSql } from './rows.query';
+import { CHAIN_SETTINGS } from './chain-rows.query';
 import { Binder, Statement, withSettings } from './statement';
 
 /**
@@ -51,7 +52,7 @@ export function aggregateTotalsQuery(db: string, request: RowsRequest): Statemen
     pivot: null,
   });
   return rowsStatement(
-    request.context,
+    request,
     `SELECT ${figureSums(request.query.withConversions, request.query.withChain)} FROM (${rows})`,
     binder,
   );
@@ -78,7 +79,7 @@ export function groupPageQuery(db: string, request: RowsRequest): Statement {
        GROUP BY g${countsOnceByGroup(query) ? ' WITH TOTALS' : ''}
        ORDER BY ${order} NULLS LAST, g ASC NULLS LAST
        LIMIT ${limit} OFFSET ${offset}`;
-  return rowsStatement(request.context, sql, binder, ['exact_rows_before_limit = 1']);
+  return rowsStatement(request, sql, binder, ['exact_rows_before_limit = 1']);
 }
 
 /**
@@ -116,7 +117,7 @@ export function groupsWithPivotsQuery(db: string, request: RowsRequest): Stateme
          GROUP BY g)
        ORDER BY ${order} NULLS LAST, g ASC NULLS LAST
        LIMIT ${limit} OFFSET ${offset}`;
-  return rowsStatement(request.context, sql, binder);
+  return rowsStatement(request, sql, binder);
 }
 
 /** Whether groupsWithPivotsQuery's pivot tuples end with their latest shared time. */
@@ -140,7 +141,7 @@ export function pagePivotsQuery(db: string, request: RowsRequest, groups: GroupV
        FROM (${rows})
        WHERE ifNull(toString(g), '${NULL_KEY}') IN ${keys}
        GROUP BY g, p`;
-  return rowsStatement(request.context, sql, binder);
+  return rowsStatement(request, sql, binder);
 }
 
 /** Every pivot value of the whole result, not only of a page (with_zeros). Rows: p. */
@@ -150,7 +151,7 @@ export function pivotValuesQuery(db: string, request: RowsRequest): Statement {
     group: null,
     pivot: request.query.pivot,
   });
-  return rowsStatement(request.context, `SELECT DISTINCT p FROM (${rows})`, binder);
+  return rowsStatement(request, `SELECT DISTINCT p FROM (${rows})`, binder);
 }
 
 /**
@@ -160,12 +161,15 @@ export function pivotValuesQuery(db: string, request: RowsRequest): Statement {
  * links took a range statement from 0.2 s to over 1 s: the sets only filter.
  */
 function rowsStatement(
-  context: RowsContext,
+  { query, context }: RowsRequest,
   sql: string,
   binder: Binder,
   settings: string[] = [],
 ): Statement {
-  const rowsSettings = context.stamped?.updated ? ['use_index_for_in_with_subqueries = 0'] : [];
+  const rowsSettings = [
+    ...(context.stamped?.updated ? ['use_index_for_in_with_subqueries = 0'] : []),
+    ...(readsKeptChains(query, context) ? CHAIN_SETTINGS : []),
+  ];
   return { sql: withSettings(sql, [...settings, ...rowsSettings]), params: binder.params };
 }
 

@@ -34,15 +34,18 @@ export function rowsSql(
       : query.kind === 'range'
         ? rangeRowsSql(parts)
         : totalsRowsSql(parts);
-    // The chain figures the store keeps, unless some events lack a chain stamp.
-    const chains = context.chains;
-    return chains && !chains.unstamped
-      ? keptChainRowsSql(parts, own, chains)
+    return readsKeptChains(query, context)
+      ? keptChainRowsSql(parts, own, context.chains!)
       : chainedRowsSql(parts, own);
   }
   if (usesDimensions(query)) return dimensionRowsSql(parts, grouping);
   if (context.stamped) return stampedRowsSql(parts, context.stamped);
   return query.kind === 'range' ? rangeRowsSql(parts) : totalsRowsSql(parts);
+}
+
+/** Whether the rows' chain figures are the store's (keptChainRowsSql): no event lacks a chain stamp. */
+export function readsKeptChains(query: StatsQuery, context: RowsContext): boolean {
+  return query.withChain && !!context.chains && !context.chains.unstamped;
 }
 
 /**
