@@ -31,6 +31,7 @@ const LAYERS = [
   ['redirects'],
   ['stats'],
   ['conversions'],
+  ['export'],
   // Sinks of events.
   ['webhooks', 'live-feed'],
   // The application: health, the CLI and the console's files; src/*.ts composes them all.

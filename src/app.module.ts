@@ -21,6 +21,7 @@ import { ConversionsModule } from './conversions/conversions.module';
 import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
+import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { LiveFeedModule } from './live-feed/live-feed.module';
@@ -72,6 +73,7 @@ export class AppModule implements NestModule {
         RedirectsModule,
         StatsModule,
         ConversionsModule,
+        ExportModule,
         MetricsModule,
         HealthModule,
       ],

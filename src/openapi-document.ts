@@ -83,7 +83,7 @@ function declareErrors(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     const shape = /^\/(projects|domains|webhooks|conversions)(\/|$)/.test(path)
       ? AdminErrorDto
-      : /^\/(url|stats)[/.]/.test(path)
+      : /^\/(url|stats|export)[/.]/.test(path)
         ? LinkErrorDto
         : null;
     if (!shape) continue;

@@ -22,49 +22,36 @@ export {
   StatementCancelledError,
   messageOf,
 } from './analytics-errors';
-import { ReadStatement, StatementSettings, limitSettings, readStatement } from './read-statement';
+import { ReadStatement, limitSettings, readStatement } from './read-statement';
+import type {
+  AnalyticsObserver,
+  InsertOptions,
+  Page,
+  Params,
+  ReadOptions,
+} from './analytics-types';
 import { NativeInsert, embeddedNativeInsert } from './embedded-native-insert';
+import {
+  OutputFormat,
+  StatementStreamer,
+  embeddedStreamer,
+  serverStreamer,
+} from './analytics-stream';
 
 export { tsvValue } from './tsv-value';
+export { chTime, fromChTime } from './ch-time';
+export type { OutputFormat } from './analytics-stream';
 
 export type { ReadLimits } from './analytics-errors';
 export type { StatementSettings } from './read-statement';
 
-/** Query parameters, bound by the engine as ClickHouse `{name:Type}` placeholders, never spliced into SQL. */
-export type Params = Record<string, unknown>;
-
-export interface InsertOptions {
-  /**
-   * insert_deduplication_token: an insert whose token the table saw among its last inserts
-   * (non_replicated_deduplication_window) is skipped.
-   */
-  token?: string;
-}
-
-/** A page of a `SELECT … [WITH TOTALS] … LIMIT`: its rows, its totals row (null without WITH TOTALS) and the rows before the LIMIT. */
-export interface Page<T> {
-  rows: T[];
-  totals: T | null;
-  before: number;
-}
-
-/** How one read runs. */
-export interface ReadOptions {
-  /** Settings of this statement alone, besides the limits every read carries. */
-  settings?: StatementSettings;
-  /**
-   * Aborted when the answer is no longer wanted (its client went away): a server kills the
-   * statement; the embedded engine does not start it, or lets it finish unread (docs/operations.md,
-   * "Statistics limits").
-   */
-  signal?: AbortSignal;
-}
-
-/** What the store reports of each call (the /metrics histograms and counter). */
-export interface AnalyticsObserver {
-  queried(seconds: number, ok: boolean): void;
-  inserted(table: string, rows: number, seconds: number, ok: boolean): void;
-}
+export type {
+  AnalyticsObserver,
+  InsertOptions,
+  Page,
+  Params,
+  ReadOptions,
+} from './analytics-types';
 
 /**
  * The analytics store's transport: ClickHouse SQL, one dialect, over one client API
@@ -95,6 +82,8 @@ export class AnalyticsClient {
      * server.
      */
     private readonly nativeInsert: NativeInsert | null = null,
+    /** How a statement's answer is streamed (analytics-stream.ts): over HTTP, or chunks of chDB. */
+    private readonly streamer: StatementStreamer = serverStreamer(client),
   ) {}
 
   /** Whether the store takes Native blocks (insertNative): the embedded engine does. */
@@ -154,6 +143,36 @@ export class AnalyticsClient {
       }
       return page;
     });
+  }
+
+  /**
+   * Runs a SELECT and streams its answer in one of the engine's output formats: resolves once the
+   * engine answers, with bytes read from the engine only as fast as they are read (docs/architecture.md,
+   * "How an export flows"). Only the memory limit applies: it runs as long as its reader reads.
+   * When `signal` aborts, a server's statement is killed, the embedded engine's stops.
+   */
+  async stream(
+    sql: string,
+    params: Params,
+    format: OutputFormat,
+    options: ReadOptions = {},
+  ): Promise<Readable> {
+    const { signal } = options;
+    if (signal?.aborted) throw new StatementCancelledError();
+    const queryId = randomUUID();
+    const settings = { ...limitSettings({ ...this.limits, seconds: 0 }), ...options.settings };
+    const stopKilling = this.killOnAbort(queryId, signal);
+    try {
+      const stream = await this.timed(
+        () => this.streamer({ sql, params, format, settings, queryId, signal }),
+        signal,
+      );
+      stream.once('close', stopKilling);
+      return stream;
+    } catch (error) {
+      stopKilling();
+      throw error;
+    }
   }
 
   /** Inserts rows (objects keyed by column) as one block. */
@@ -267,27 +286,30 @@ export class AnalyticsClient {
     const { signal } = options;
     if (signal?.aborted) throw new StatementCancelledError();
     const queryId = randomUUID();
-    const kill = () => void this.kill(queryId);
-    if (!this.rawInsert) signal?.addEventListener('abort', kill, { once: true });
+    const settings = { ...limitSettings(this.limits), ...options.settings };
+    const embedded = this.rawInsert !== null;
+    const stopKilling = this.killOnAbort(queryId, signal);
     try {
       return await this.timed(
         () =>
           run({
-            ...readStatement(
-              sql,
-              { ...limitSettings(this.limits), ...options.settings },
-              {
-                embedded: this.rawInsert !== null,
-              },
-            ),
+            ...readStatement(sql, settings, { embedded }),
             query_id: queryId,
             abort_signal: signal,
           }),
         signal,
       );
     } finally {
-      signal?.removeEventListener('abort', kill);
+      stopKilling();
     }
+  }
+
+  /** On a server, kills statement `queryId` when `signal` aborts; returns what stops listening. */
+  private killOnAbort(queryId: string, signal: AbortSignal | undefined): () => void {
+    if (!signal || this.rawInsert) return () => undefined;
+    const kill = () => void this.kill(queryId);
+    signal.addEventListener('abort', kill, { once: true });
+    return () => signal.removeEventListener('abort', kill);
   }
 
   /** Asks the server to stop a statement; one that ended or never arrived is not found, which is fine. */
@@ -363,27 +385,6 @@ export async function openAnalyticsClient(options: {
     embeddedNativeInsert(path.join(options.embeddedDir, 'native-inserts'), (query) =>
       client.command({ query }),
     ),
+    embeddedStreamer(options.embeddedDir),
   );
-}
-
-/** The second chTime formatted last ('YYYY-MM-DD hh:mm:ss'): a batch's clicks mostly share their second. */
-let formattedSecond = NaN;
-let formattedPrefix = '';
-
-/** A DateTime64(3, 'UTC') parameter or column value: 'YYYY-MM-DD hh:mm:ss.sss'. */
-export function chTime(date: Date | number): string {
-  const ms = Math.floor(typeof date === 'number' ? date : date.getTime());
-  const second = Math.floor(ms / 1000);
-  if (second !== formattedSecond) {
-    // Throws RangeError for an invalid date, as toISOString does.
-    formattedPrefix = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
-    formattedSecond = second;
-  }
-  const millis = ms - second * 1000;
-  return `${formattedPrefix}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
-}
-
-/** A DateTime or DateTime64 value as ClickHouse writes it in JSON ('YYYY-MM-DD hh:mm:ss[.sss]', UTC). */
-export function fromChTime(value: string): Date {
-  return new Date(value.length === 10 ? `${value}T00:00:00Z` : `${value.replace(' ', 'T')}Z`);
 }

@@ -53,6 +53,18 @@ export class LinkLookupsService {
     return this.repository.findSvcIdsByIds(ids);
   }
 
+  /**
+   * The project's imported links (docs/api.md, "Importing links") after link `afterId` (ids in
+   * order; "0" for the first page), at most `limit`: id and imported_clicks, as text.
+   */
+  importedClicks(
+    projectId: string,
+    afterId: string,
+    limit: number,
+  ): Promise<{ id: string; imported_clicks: string }[]> {
+    return this.repository.findImportedClicks(projectId, afterId, limit);
+  }
+
   /** The keys of the projects' tools labelled `label` (a tool filter matches a key or a label). */
   toolKeysByLabel(projectIds: string[], label: string): Promise<string[]> {
     return this.metadataRows.findToolKeysByLabel(projectIds, label);

@@ -292,6 +292,23 @@ export class LinksRepository {
     return new Map(rows.map((row) => [row.id, row.svc_id]));
   }
 
+  /**
+   * The project's links with imported clicks after link `afterId`, by id, at most `limit` (pk_links
+   * in id order; the exports read them a page at a time): id and imported_clicks as text.
+   */
+  async findImportedClicks(
+    projectId: string,
+    afterId: string,
+    limit: number,
+  ): Promise<{ id: string; imported_clicks: string }[]> {
+    return this.dataSource.query<{ id: string; imported_clicks: string }[]>(
+      `SELECT id::text AS id, imported_clicks::text AS imported_clicks FROM links
+       WHERE project_id = $1 AND imported_clicks IS NOT NULL AND id > $2::bigint
+       ORDER BY id LIMIT $3`,
+      [projectId, afterId, limit],
+    );
+  }
+
   /** The metadata statistics show of a link of the projects by svc_id (uq_links_svc_id), or null. */
   async findLinkMetadata(
     projectIds: string[],

@@ -22,7 +22,7 @@ export const STATS_ERRORS = {
 };
 
 /** A filter parameter: one value; click dimensions described as the extension they are. */
-function filterQuery(name: string, description = 'Filter (one value)'): MethodDecorator {
+export function filterQuery(name: string, description = 'Filter (one value)'): MethodDecorator {
   if (name === 'device') {
     return ApiQuery({
       enum: DEVICE_CLASSES,
