@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Response } from 'supertest';
@@ -197,6 +199,28 @@ describe('export', () => {
     expect((none.body as Buffer).toString()).toBe(
       `${CLICK_COLUMNS.map((c) => `"${c}"`).join(',')}\n`,
     );
+  });
+
+  it('stops when its client goes away, and the next export runs', async () => {
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, resolve));
+    const { port } = server.address() as AddressInfo;
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = get(
+        `http://127.0.0.1:${port}/export/clicks.csv?v=3&key=${key}&with_bots=true`,
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            req.destroy();
+            resolve(chunk.length);
+          });
+        },
+      );
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    });
+    expect(received).toBeGreaterThan(0);
+    const res = await exportOf('clicks.csv', { with_bots: 'true' }).expect(200);
+    expect(await readBack(res, 'CSVWithNames', CLICK_COLUMNS)).toEqual(await stored());
+    expect(readdirSync(path.join(t.config.chdbDir, 'export-files'))).toEqual([]);
   });
 
   it('answers a POST form alike', async () => {
