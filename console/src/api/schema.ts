@@ -789,6 +789,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's clicks, conversions or links as a file (extension) */
+        get: operations["ExportController_exportGet"];
+        put?: never;
+        /** Export (POST form; extension) */
+        post: operations["ExportController_exportPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -7738,6 +7756,246 @@ export interface operations {
             };
         };
     };
+    ExportController_exportGet: {
+        parameters: {
+            query: {
+                v: "3";
+                /** @description Project API key */
+                key?: string;
+                /** @description Events from, or links shared from (rounded down to the hour) */
+                start_date?: string;
+                /** @description Rounded up to the hour */
+                end_date?: string;
+                /** @description Clicks by known crawlers too (default false; clicks only) */
+                with_bots?: "true" | "false";
+                /** @description Filter (one value) */
+                application?: string;
+                /** @description Filter (one value) */
+                svc_id?: string;
+                /** @description Filter (one value) */
+                campaign?: string;
+                /** @description Filter (one value) */
+                channel?: string;
+                /** @description Filter (one value) */
+                domain?: string;
+                /** @description Filter (one value) */
+                original_url?: string;
+                /** @description Filter (one value) */
+                parent?: string;
+                /** @description Filter (one value) */
+                service?: string;
+                /** @description Filter (one value) */
+                service_postid?: string;
+                /** @description Filter (one value) */
+                service_userid?: string;
+                /** @description Filter (one value) */
+                sharer_id?: string;
+                /** @description Filter (one value) */
+                tag?: string;
+                /** @description Filter (one value): key or label */
+                tool?: string;
+                /** @description Filter (one value) */
+                user_id?: string;
+                /** @description Filter (one value) */
+                username?: string;
+                /** @description Filter (one value) */
+                shared_at_hour_of_day?: string;
+                /** @description Filter (one value) */
+                shared_at_day_of_week?: string;
+                /** @description Filter (one value) */
+                shared_at_hour_of_week?: string;
+                /** @description Filter (one value) */
+                tag_2?: string;
+                /** @description Filter (one value) */
+                tag_3?: string;
+                /** @description Filter (one value) */
+                tag_4?: string;
+                /** @description Filter (one value) */
+                tag_5?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
+            };
+            header?: never;
+            path: {
+                /** @description What and how: clicks, conversions or links, as csv (a header line), ndjson or parquet */
+                file: "clicks.csv" | "clicks.ndjson" | "clicks.parquet" | "conversions.csv" | "conversions.ndjson" | "conversions.parquet" | "links.csv" | "links.ndjson" | "links.parquet";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, streamed (Content-Disposition: attachment); an error after the first byte cuts the answer short */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 no such export; 429 over READ_RATE_LIMIT (with Retry-After); 503 analytics store out of reach */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter end_date: must be after start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
+    ExportController_exportPost: {
+        parameters: {
+            query: {
+                v: "3";
+                /** @description Project API key */
+                key?: string;
+                /** @description Events from, or links shared from (rounded down to the hour) */
+                start_date?: string;
+                /** @description Rounded up to the hour */
+                end_date?: string;
+                /** @description Clicks by known crawlers too (default false; clicks only) */
+                with_bots?: "true" | "false";
+                /** @description Filter (one value) */
+                application?: string;
+                /** @description Filter (one value) */
+                svc_id?: string;
+                /** @description Filter (one value) */
+                campaign?: string;
+                /** @description Filter (one value) */
+                channel?: string;
+                /** @description Filter (one value) */
+                domain?: string;
+                /** @description Filter (one value) */
+                original_url?: string;
+                /** @description Filter (one value) */
+                parent?: string;
+                /** @description Filter (one value) */
+                service?: string;
+                /** @description Filter (one value) */
+                service_postid?: string;
+                /** @description Filter (one value) */
+                service_userid?: string;
+                /** @description Filter (one value) */
+                sharer_id?: string;
+                /** @description Filter (one value) */
+                tag?: string;
+                /** @description Filter (one value): key or label */
+                tool?: string;
+                /** @description Filter (one value) */
+                user_id?: string;
+                /** @description Filter (one value) */
+                username?: string;
+                /** @description Filter (one value) */
+                shared_at_hour_of_day?: string;
+                /** @description Filter (one value) */
+                shared_at_day_of_week?: string;
+                /** @description Filter (one value) */
+                shared_at_hour_of_week?: string;
+                /** @description Filter (one value) */
+                tag_2?: string;
+                /** @description Filter (one value) */
+                tag_3?: string;
+                /** @description Filter (one value) */
+                tag_4?: string;
+                /** @description Filter (one value) */
+                tag_5?: string;
+                /** @description Click dimension filter (extension): ISO 3166-1 alpha-2 */
+                country?: string;
+                /** @description Click dimension filter (extension) */
+                region?: string;
+                /** @description Click dimension filter (extension) */
+                city?: string;
+                /** @description Click dimension filter (extension) */
+                device?: components["schemas"]["DeviceClass"];
+                /** @description Click dimension filter (extension) */
+                browser?: string;
+                /** @description Click dimension filter (extension) */
+                os?: string;
+                /** @description Click dimension filter (extension) */
+                referrer_host?: string;
+            };
+            header?: never;
+            path: {
+                /** @description What and how: clicks, conversions or links, as csv (a header line), ndjson or parquet */
+                file: "clicks.csv" | "clicks.ndjson" | "clicks.parquet" | "conversions.csv" | "conversions.ndjson" | "conversions.parquet" | "links.csv" | "links.ndjson" | "links.parquet";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, streamed (Content-Disposition: attachment); an error after the first byte cuts the answer short */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad parameter (named in error_message); 403 invalid API key; 404 no such export; 429 over READ_RATE_LIMIT (with Retry-After); 503 analytics store out of reach */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "error_message": "Invalid parameter end_date: must be after start_date"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkErrorDto"];
+                };
+            };
+        };
+    };
     MetricsController_scrape: {
         parameters: {
             query?: never;
@@ -8000,6 +8258,12 @@ export const pathsStatsSvc_idJsonGetParametersQueryWith_botsValues: ReadonlyArra
 export const pathsStatsSvc_idJsonPostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["v"]> = ["3"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_metadataValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_metadata"]> = ["true", "false"];
 export const pathsStatsSvc_idJsonPostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/stats/{svc_id}.json"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsExportFileGetParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["get"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsExportFileGetParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["get"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsExportFileGetParametersPathFileValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["get"]["parameters"]["path"]["file"]> = ["clicks.csv", "clicks.ndjson", "clicks.parquet", "conversions.csv", "conversions.ndjson", "conversions.parquet", "links.csv", "links.ndjson", "links.parquet"];
+export const pathsExportFilePostParametersQueryVValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["post"]["parameters"]["query"]["v"]> = ["3"];
+export const pathsExportFilePostParametersQueryWith_botsValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["post"]["parameters"]["query"]["with_bots"]> = ["true", "false"];
+export const pathsExportFilePostParametersPathFileValues: ReadonlyArray<FlattenedDeepRequired<paths>["/export/{file}"]["post"]["parameters"]["path"]["file"]> = ["clicks.csv", "clicks.ndjson", "clicks.parquet", "conversions.csv", "conversions.ndjson", "conversions.parquet", "links.csv", "links.ndjson", "links.parquet"];
 export const projectCreationObjectDtoIp_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectCreationObjectDto"]["ip_storage"]> = ["full", "anonymised", "none"];
 export const projectCreationObjectDtoUa_storageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectCreationObjectDto"]["ua_storage"]> = ["full", "parsed"];
 export const projectRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProjectRole"]> = ["admin", "sharer", "viewer"];
