@@ -369,6 +369,17 @@ describe('in a real browser: the web console at /console', () => {
       'channel,clicks,shares,clicks_per_share,pageviews,goal_total_count,goal_total_value\ntwitter,1,1,1,0,1,1999\n',
     );
 
+    // The Export form downloads the dashboard's clicks (the API's file for its period): the one click.
+    const [exported] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export what the dashboard shows' }).click(),
+    ]);
+    expect(exported.suggestedFilename()).toMatch(/^svc-clicks-\d{8}-\d{8}\.csv$/);
+    const clickLines = readFileSync(await exported.path(), 'utf8')
+      .trim()
+      .split('\n');
+    expect([clickLines.length, clickLines[1].split(',')[2]]).toEqual([2, `"${svcId}"`]);
+
     // A filter carries into the chart and every table.
     await page.getByLabel('Campaign filter').fill('other-campaign');
     await page.getByRole('button', { name: 'Apply' }).click();

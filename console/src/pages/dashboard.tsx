@@ -4,6 +4,7 @@ import { deviceClassValues, intervalValues } from '../api/schema';
 import { AmplifiersTable } from '../components/amplifiers-table';
 import { TimeChart } from '../components/chart';
 import { Breakdowns, FilterChips } from '../components/breakdowns';
+import { ExportForm } from '../components/export-form';
 import {
   StatsTable,
   clicksOnly,
@@ -78,9 +79,7 @@ export function Dashboard() {
     [key, settings],
   );
   const setFilter = (field: GroupField, value: string | null) =>
-    setSettings((s) => {
-      return { ...s, filters: withFilter(s.filters, field, value) };
-    });
+    setSettings((s) => ({ ...s, filters: withFilter(s.filters, field, value) }));
   return (
     <section>
       <h1>Dashboard</h1>
@@ -92,6 +91,7 @@ export function Dashboard() {
       />
       <FilterChips filters={settings.filters} onRemove={(f) => setFilter(f, null)} />
       <Totals scope={scope} />
+      <ExportForm scope={scope} />
       <LivePanel apiKey={key} />
       <Chart scope={scope} interval={settings.interval} timeZone={settings.timeZone} />
       <div class="tables">
