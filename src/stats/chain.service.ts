@@ -6,6 +6,7 @@ import { ProjectEntity } from '../projects/project.entity';
 import { conversionsObject } from './conversions-object';
 import { Figures, readFigures } from './figures';
 import { CascadeRequest } from './queries/chain.query';
+import { StampStates } from './stamp-states';
 import { Row, StatsRepository } from './stats.repository';
 
 /** What chain.json reads of its request (docs/api.md, "Share chains"). */
@@ -31,6 +32,7 @@ export class ChainService {
   constructor(
     private readonly repository: StatsRepository,
     private readonly lookups: LinkLookupsService,
+    private readonly stampStates: StampStates,
   ) {}
 
   async chain(
@@ -52,9 +54,11 @@ export class ChainService {
       withConversions: query.withConversions,
       withBots: query.withBots,
     };
+    // The figures the store keeps, unless some event of the project lacks a chain stamp.
+    const kept = !(await this.stampStates.chains([project.id], signal)).unstamped;
     const [generations, children] = await Promise.all([
-      this.repository.cascadeGenerations(request, signal),
-      this.repository.cascadeChildren(request, query, signal),
+      this.repository.cascadeGenerations(request, signal, kept),
+      this.repository.cascadeChildren(request, query, signal, kept),
     ]);
     const labels = project.goalLabels;
     const figures = (f: Figures, shares: boolean): Record<string, unknown> => {

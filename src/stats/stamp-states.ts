@@ -59,7 +59,11 @@ export class StampStates {
     projectIds: string[],
     signal?: AbortSignal,
   ): Promise<ChainState | null> {
-    if (!query.withChain) return null;
+    return query.withChain ? this.chains(projectIds, signal) : null;
+  }
+
+  /** The projects' chain state: kept, or read (and kept with a sole writer). */
+  chains(projectIds: string[], signal?: AbortSignal): Promise<ChainState> {
     return this.keptOr(this.keptChains, projectIds, () =>
       this.repository.chainState(projectIds, signal),
     );
@@ -67,9 +71,7 @@ export class StampStates {
 
   /** The projects' stamp state: kept, or read (and kept with a sole writer). */
   private of(projectIds: string[], signal: AbortSignal | undefined): Promise<StampState> {
-    return this.keptOr(this.kept, projectIds, () =>
-      this.repository.stampState(projectIds, signal),
-    );
+    return this.keptOr(this.kept, projectIds, () => this.repository.stampState(projectIds, signal));
   }
 
   /** A state kept in `states` for the projects while no write changed it, else read and kept. */

@@ -42,6 +42,10 @@ import {
 import { ChainState, StampState, figureColumns } from './queries/row-parts';
 import { Statement } from './queries/statement';
 import { chainStateQuery, stampStateQuery } from './queries/stamp-state.query';
+import {
+  keptCascadeChildrenQuery,
+  keptCascadeGenerationsQuery,
+} from './queries/cascade-kept.query';
 import { EventLoopLoad, StatementYield, YIELD_PAUSE } from './statement-yield';
 
 /**
@@ -219,22 +223,33 @@ export class StatsRepository implements OnModuleDestroy {
     return { totals, totalResults: page.before, groups, pivots };
   }
 
-  /** A link's cascade per generation, and the distinct sharers below it (chain.json). */
+  /**
+   * A link's cascade per generation, and the distinct sharers below it (chain.json); over the chain
+   * figures the store keeps when `kept` (no event of the project lacks a chain stamp).
+   */
   async cascadeGenerations(
     request: CascadeRequest,
     signal?: AbortSignal,
+    kept = false,
   ): Promise<{ rows: Row[]; sharers: number }> {
-    const page = await this.page(cascadeGenerationsQuery(this.db, request), signal);
+    const statement = kept
+      ? keptCascadeGenerationsQuery(this.db, request)
+      : cascadeGenerationsQuery(this.db, request);
+    const page = await this.page(statement, signal);
     return { rows: page.rows, sharers: Number(page.totals?.all_sharers ?? 0) };
   }
 
-  /** A page of a link's direct children with their own and downstream figures (chain.json). */
+  /** A page of a link's direct children with their own and downstream figures (chain.json; `kept` as above). */
   async cascadeChildren(
     request: CascadeRequest,
     page: { perPage: number; offset: number },
     signal?: AbortSignal,
+    kept = false,
   ): Promise<Row[]> {
-    return this.rows<Row>(cascadeChildrenQuery(this.db, request, page), signal);
+    const statement = kept
+      ? keptCascadeChildrenQuery(this.db, request, page)
+      : cascadeChildrenQuery(this.db, request, page);
+    return this.rows<Row>(statement, signal);
   }
 
   /** Every pivot value of the whole result (with_zeros). */

@@ -1,5 +1,6 @@
 import { CONVERSION_FIGURES, ChainState, RowParts, chainFigureColumns } from './row-parts';
 import { activitySql, rangeActivityRowsSql } from './activity.query';
+import { movedCorrectionsSql } from './chain-corrections.query';
 
 /**
  * Range's and totals' rows with share chains (docs/api.md, "Share chains"; docs/architecture.md,
@@ -129,7 +130,10 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
           FROM ${db}.link_chains AS c FINAL
           ${range ? `INNER JOIN (SELECT link_id FROM ${db}.links FINAL WHERE project_id IN ${projects}${period('shared_at')}) AS s ON s.link_id = c.link_id` : ''}
           WHERE c.project_id IN ${projects} AND c.depth > 0`;
-  const corrections = state.moved ? `UNION ALL ${movedSql(parts, list)}` : '';
+  const corrections = state.moved
+    ? `UNION ALL SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}
+          FROM (${movedCorrectionsSql({ db, projects, period: range ? inPeriod : null, withBots: query.withBots, conversions })})`
+    : '';
   const sums = list(conversions, (c) =>
     /v$/.test(c) ? `sum(n_${c}) AS ${c}` : `toUInt64(sum(n_${c})) AS ${c}`,
   );
@@ -177,52 +181,6 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
           LEFT ANY JOIN (${covered}) AS n
             ON n.m = c.m AND isNotDistinctFrom(n.g, c.g) AND isNotDistinctFrom(n.p, c.p))
         GROUP BY g, p`;
-}
-
-/**
- * The corrections of moved links (`chain_moves`): each one's clicks and conversions (in the
- * period, by their key) stamped with a chain other than its latest (`link_chains FINAL`; none: a
- * root), taken from the ancestors of the stamp (-1) and given to the latest ones (+1). Rows as
- * keptChainRowsSql's parts: ancestor_id, clicks, shared, the conversion figures (Int64).
- */
-function movedSql(
-  parts: RowParts,
-  list: (names: string[], as: (name: string) => string) => string,
-): string {
-  const { db, query, projects, inPeriod } = parts;
-  const range = query.kind === 'range';
-  const conversions = query.withConversions ? CONVERSION_FIGURES : [];
-  const period = (column: string): string => (range ? ` AND ${inPeriod(column)}` : '');
-  const moved = `SELECT link_id FROM ${db}.chain_moves WHERE project_id IN ${projects}`;
-  const zeros = list(conversions, (c) => `toInt64(0) AS e_${c}`);
-  const clicks = query.withBots ? 'count()' : 'countIf(is_bot = 0)';
-  const conversionEvents = query.withConversions
-    ? `UNION ALL
-            SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list(conversions, (c) => {
-              const goal = /^g(\d+)([cv])$/.exec(c);
-              if (!goal) return `toInt64(countIf(type = 'pageview')) AS e_${c}`;
-              return goal[2] === 'c'
-                ? `toInt64(countIf(type = 'goal_${goal[1]}')) AS e_${c}`
-                : `toInt64(sumIf(value, type = 'goal_${goal[1]}')) AS e_${c}`;
-            })}
-            FROM ${db}.conversions
-            WHERE project_id IN ${projects} AND link_id IN (${moved}) AND chain_stamped = 1${period('converted_at')}
-            GROUP BY link_id, ancestors`
-    : '';
-  const events = `SELECT link_id, ancestors AS stamped, toInt64(${clicks}) AS e_clicks${zeros}
-            FROM ${db}.clicks
-            WHERE project_id IN ${projects} AND link_id IN (${moved}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}
-            GROUP BY link_id, ancestors
-            ${conversionEvents}`;
-  const stale = `SELECT e.stamped AS stamped, m.ancestors AS latest, e.e_clicks AS e_clicks${list(conversions, (c) => `e.e_${c} AS e_${c}`)}
-          FROM (${events}) AS e
-          LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
-                     WHERE project_id IN ${projects} AND link_id IN (${moved})) AS m
-            ON m.link_id = e.link_id
-          WHERE e.stamped != m.ancestors`;
-  return `SELECT t.1 AS ancestor_id, t.2 * e_clicks AS n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `t.2 * e_${c} AS n_${c}`)}
-          FROM (${stale})
-          ARRAY JOIN arrayConcat(arrayMap(a -> (a, toInt64(-1)), stamped), arrayMap(a -> (a, toInt64(1)), latest)) AS t`;
 }
 
 /** The settings of a statement over keptChainRowsSql's rows: its members are a materialized CTE. */

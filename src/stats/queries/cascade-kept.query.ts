@@ -1,0 +1,201 @@
+import { chTime } from '../../analytics/analytics-client';
+import { GOALS } from '../../common/goals';
+import { movedCorrectionsSql } from './chain-corrections.query';
+import { CascadeRequest } from './chain.query';
+import { CONVERSION_FIGURES } from './row-parts';
+import { Binder, Statement, TIME, countOf } from './statement';
+
+/**
+ * chain.json over the chain figures the store keeps (docs/architecture.md, "Share chains"): the
+ * same rows as cascadeGenerationsQuery and cascadeChildrenQuery (chain.query.ts), the descendants'
+ * activity from `chain_hourly` (per generation below the link, or below each child) instead of
+ * every descendant's events by key. The descendants themselves (their shares and sharers) are
+ * still read from `link_chains FINAL` (has(ancestors, link): its bloom filter) and `links FINAL`.
+ */
+
+/** The request's values bound, and the pieces both statements are made of. */
+interface Parts {
+  db: string;
+  project: string;
+  link: string;
+  conversions: readonly string[];
+  inWindow: (column: string) => string;
+  window: ((column: string) => string) | null;
+  /** The descendants of the link (and the link, generation 0): link_id, generation, ancestors, shared, sharer. */
+  members: string;
+  /** An activity row per (ancestor_id, generation) from chain_hourly and the corrections of moved links. */
+  kept: (ancestors: string) => string;
+  /** Events of links (a subquery of link ids) by their key: link_id, clicks and the conversion figures. */
+  own: (links: string) => string;
+}
+
+function partsOf(db: string, request: CascadeRequest, binder: Binder): Parts {
+  const project = binder.bind(request.projectId, 'UUID');
+  const link = binder.bind(Number(request.linkId), 'UInt64');
+  const depth = binder.bind(request.depth, 'Int64');
+  const start = request.start ? binder.bind(chTime(request.start), TIME) : null;
+  const end = request.end ? binder.bind(chTime(request.end), TIME) : null;
+  const inWindow = (column: string): string =>
+    [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
+  const windowed = start !== null || end !== null;
+  const conversions = request.withConversions ? CONVERSION_FIGURES : [];
+  const list = (as: (name: string) => string): string =>
+    conversions.map((name) => `, ${as(name)}`).join('');
+  const descendants = `SELECT link_id, toInt64(depth) - ${depth} AS generation, ancestors
+        FROM ${db}.link_chains FINAL
+        WHERE project_id = ${project} AND has(ancestors, ${link})
+        UNION ALL
+        SELECT ${link} AS link_id, toInt64(0) AS generation, CAST([], 'Array(UInt64)') AS ancestors`;
+  const members = `SELECT m.link_id AS link_id, m.generation AS generation, m.ancestors AS ancestors,
+               l.shared AS shared, l.sharer AS sharer
+        FROM (${descendants}) AS m
+        LEFT JOIN (
+          SELECT link_id, toUInt8(${inWindow('shared_at')}) AS shared,
+                 coalesce(sharer_id, user_id, toString(link_id)) AS sharer
+          FROM ${db}.links FINAL
+          WHERE project_id = ${project} AND link_id IN (SELECT link_id FROM (${descendants}))) AS l
+          ON l.link_id = m.link_id`;
+  const counted = request.withBots ? 'clicks + bots' : 'clicks';
+  const moved = movedCorrectionsSql({
+    db,
+    projects: `[${project}]`,
+    period: windowed ? inWindow : null,
+    withBots: request.withBots,
+    conversions,
+  });
+  const kept = (
+    ancestors: string,
+  ): string => `SELECT ancestor_id, generation, ${counted} AS n_clicks${list((c) => `${c} AS n_${c}`)}
+          FROM ${db}.chain_hourly
+          WHERE project_id = ${project} AND ancestor_id IN (${ancestors})${windowed ? ` AND ${inWindow('hour')}` : ''}
+          UNION ALL
+          SELECT ancestor_id, generation, n_clicks${list((c) => `n_${c}`)}
+          FROM (${moved}) WHERE ancestor_id IN (${ancestors})`;
+  const own = (links: string): string => {
+    const conversionEvents =
+      conversions.length > 0
+        ? `UNION ALL
+          SELECT link_id, toUInt64(0) AS clicks, countIf(type = 'pageview') AS pageviews,
+                 ${GOALS.map((n) => `countIf(type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`).join(', ')}
+          FROM ${db}.conversions
+          WHERE project_id = ${project} AND link_id IN (${links}) AND ${inWindow('converted_at')}
+          GROUP BY link_id`
+        : '';
+    const noConversions =
+      conversions.length > 0
+        ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}`
+        : '';
+    return `SELECT link_id, sum(clicks) AS clicks${list((c) => `sum(${c}) AS ${c}`)}
+        FROM (
+          SELECT link_id, ${countOf(request.withBots)} AS clicks${noConversions}
+          FROM ${db}.clicks
+          WHERE project_id = ${project} AND link_id IN (${links}) AND ${inWindow('clicked_at')}
+          GROUP BY link_id
+          ${conversionEvents})
+        GROUP BY link_id`;
+  };
+  return {
+    db,
+    project,
+    link,
+    conversions,
+    inWindow,
+    window: windowed ? inWindow : null,
+    members,
+    kept,
+    own,
+  };
+}
+
+/** `, sum(x) AS x`-like pieces over the conversion figures. */
+function each(conversions: readonly string[], as: (name: string) => string): string {
+  return conversions.map((name) => `, ${as(name)}`).join('');
+}
+
+/**
+ * cascadeGenerationsQuery over the kept figures: per generation, the shares and sharers of the
+ * descendants (members), and their activity from `chain_hourly` (ancestor: the link), the link's
+ * own (generation 0) by its key. Same rows and totals.
+ */
+export function keptCascadeGenerationsQuery(db: string, request: CascadeRequest): Statement {
+  const binder = new Binder();
+  const parts = partsOf(db, request, binder);
+  const { conversions, link } = parts;
+  const zeros = each(conversions, (c) =>
+    /v$/.test(c) ? `toInt64(0) AS ${c}` : `toUInt64(0) AS ${c}`,
+  );
+  const sums = (prefix: string) =>
+    each(conversions, (c) =>
+      /v$/.test(c) ? `sum(${prefix}${c}) AS ${c}` : `toUInt64(sum(${prefix}${c})) AS ${c}`,
+    );
+  const rows = `SELECT generation, shared, sharer, toUInt64(0) AS clicks${zeros}
+        FROM (${parts.members})
+        UNION ALL
+        SELECT toInt64(generation) AS generation, toUInt8(0) AS shared, '' AS sharer,
+               toUInt64(sum(n_clicks)) AS clicks${sums('n_')}
+        FROM (${parts.kept(link)})
+        GROUP BY generation
+        UNION ALL
+        SELECT toInt64(0) AS generation, toUInt8(0) AS shared, '' AS sharer, clicks${each(conversions, (c) => c)}
+        FROM (${parts.own(link)})`;
+  return {
+    sql: `SELECT generation, countIf(shared = 1) AS shares,
+              uniqExactIf(sharer, shared = 1) AS sharers,
+              uniqExactIf(sharer, shared = 1 AND generation > 0) AS all_sharers,
+              sum(clicks) AS clicks${each(conversions, (c) => `sum(${c}) AS ${c}`)}
+       FROM (${rows})
+       GROUP BY generation WITH TOTALS
+       ORDER BY generation`,
+    params: binder.params,
+  };
+}
+
+/**
+ * cascadeChildrenQuery over the kept figures: each direct child's own figures by its key, its
+ * descendants' from `chain_hourly` (ancestor: the child), their shares, sharers and the deepest
+ * generation with a share or a click from the members. Same rows, order and total_results.
+ */
+export function keptCascadeChildrenQuery(
+  db: string,
+  request: CascadeRequest,
+  page: { perPage: number; offset: number },
+): Statement {
+  const binder = new Binder();
+  const parts = partsOf(db, request, binder);
+  const { project, link, conversions } = parts;
+  const childDepth = binder.bind(request.depth + 1, 'Int64');
+  const limit = binder.bind(page.perPage, 'UInt64');
+  const offset = binder.bind(page.offset, 'UInt64');
+  const children = `SELECT link_id FROM ${db}.link_chains FINAL
+        WHERE project_id = ${project} AND has(ancestors, ${link}) AND toInt64(depth) = ${childDepth}`;
+  // Below each child: its descendants' shares and sharers (a member at generation g below the
+  // link descends from the child at ancestors[g - 1]).
+  const shared = `SELECT arrayElement(ancestors, generation - 1) AS child,
+               countIf(shared = 1) AS down_shares, uniqExactIf(sharer, shared = 1) AS sharers,
+               maxIf(generation - 1, shared = 1) AS deepest
+        FROM (${parts.members}) WHERE generation > 1
+        GROUP BY child`;
+  const downSums = each(conversions, (c) =>
+    /v$/.test(c) ? `sum(n_${c}) AS down_${c}` : `toUInt64(sum(n_${c})) AS down_${c}`,
+  );
+  const activity = `SELECT ancestor_id AS child, toUInt64(sum(n_clicks)) AS down_clicks${downSums},
+               maxIf(toInt64(generation), n_clicks > 0) AS active
+        FROM (SELECT ancestor_id, generation, sum(n_clicks) AS n_clicks${each(conversions, (c) => `sum(n_${c}) AS n_${c}`)}
+              FROM (${parts.kept(children)}) GROUP BY ancestor_id, generation)
+        GROUP BY child`;
+  const outer = each(conversions, (c) => `o.${c} AS own_${c}, a.down_${c} AS down_${c}`);
+  return {
+    sql: `SELECT l.svc_id AS svc_id, l.channel AS channel, l.sharer_id AS sharer_id,
+              l.user_id AS user_id, o.clicks AS own_clicks${outer},
+              s.down_shares AS down_shares, s.sharers AS sharers, a.down_clicks AS down_clicks,
+              toUInt64(greatest(s.deepest, a.active)) AS generations, count() OVER () AS total_results
+       FROM (SELECT link_id, svc_id, channel, sharer_id, user_id FROM ${db}.links FINAL
+             WHERE project_id = ${project} AND link_id IN (${children})) AS l
+       LEFT JOIN (${parts.own(children)}) AS o ON o.link_id = l.link_id
+       LEFT JOIN (${activity}) AS a ON a.child = l.link_id
+       LEFT JOIN (${shared}) AS s ON s.child = l.link_id
+       ORDER BY o.clicks + a.down_clicks DESC, l.svc_id ASC
+       LIMIT ${limit} OFFSET ${offset}`,
+    params: binder.params,
+  };
+}

@@ -1,0 +1,66 @@
+import { GOALS } from '../../common/goals';
+
+/** What a statement's corrections of moved links read (movedCorrectionsSql). */
+export interface MovedEvents {
+  db: string;
+  /** The placeholder of the project ids. */
+  projects: string;
+  /** The period's condition on a time column, or null for all time. */
+  period: ((column: string) => string) | null;
+  withBots: boolean;
+  /** The conversion figures to correct (CONVERSION_FIGURES, or none). */
+  conversions: readonly string[];
+}
+
+/**
+ * The corrections of moved links (`chain_moves`; docs/architecture.md, "Share chains"): each one's
+ * clicks and conversions (in the period, by their key) stamped with a chain other than its latest
+ * (`link_chains FINAL`; none: a root) are taken from each ancestor of the stamp (-1), at their
+ * generation below it, and given to each latest one (+1). Rows: ancestor_id, generation (1: the
+ * parent), n_clicks, and n_<figure> per conversion figure (Int64), as `chain_hourly` sums them.
+ */
+export function movedCorrectionsSql(moved: MovedEvents): string {
+  const { db, projects, conversions } = moved;
+  const period = (column: string): string => (moved.period ? ` AND ${moved.period(column)}` : '');
+  const list = (as: (name: string) => string): string =>
+    conversions.map((name) => `, ${as(name)}`).join('');
+  const links = `SELECT link_id FROM ${db}.chain_moves WHERE project_id IN ${projects}`;
+  const clicks = moved.withBots ? 'count()' : 'countIf(is_bot = 0)';
+  const conversionEvents =
+    conversions.length > 0
+      ? `UNION ALL
+            SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list((c) => `${conversionFigure(c)} AS e_${c}`)}
+            FROM ${db}.conversions
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('converted_at')}
+            GROUP BY link_id, ancestors`
+      : '';
+  const events = `SELECT link_id, ancestors AS stamped, toInt64(${clicks}) AS e_clicks${list((c) => `toInt64(0) AS e_${c}`)}
+            FROM ${db}.clicks
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}
+            GROUP BY link_id, ancestors
+            ${conversionEvents}`;
+  const stale = `SELECT e.stamped AS stamped, m.ancestors AS latest, e.e_clicks AS e_clicks${list((c) => `e.e_${c} AS e_${c}`)}
+          FROM (${events}) AS e
+          LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
+                     WHERE project_id IN ${projects} AND link_id IN (${links})) AS m
+            ON m.link_id = e.link_id
+          WHERE e.stamped != m.ancestors`;
+  // (ancestor, generation below it, sign) for each ancestor of the stamp and of the latest chain.
+  const moves = `arrayConcat(
+            arrayMap((a, i) -> (a, toUInt8(i), toInt64(-1)), stamped, arrayEnumerate(stamped)),
+            arrayMap((a, i) -> (a, toUInt8(i), toInt64(1)), latest, arrayEnumerate(latest)))`;
+  return `SELECT t.1 AS ancestor_id, t.2 AS generation, t.3 * e_clicks AS n_clicks${list((c) => `t.3 * e_${c} AS n_${c}`)}
+          FROM (${stale})
+          ARRAY JOIN ${moves} AS t`;
+}
+
+/** A conversion figure (pageviews, g<n>c, g<n>v) over `conversions`, as Int64. */
+function conversionFigure(figure: string): string {
+  const goal = /^g(\d+)([cv])$/.exec(figure);
+  if (!goal) return `toInt64(countIf(type = 'pageview'))`;
+  if (!GOALS.includes(Number(goal[1]) as (typeof GOALS)[number]))
+    throw new Error(`not a goal figure: ${figure}`);
+  return goal[2] === 'c'
+    ? `toInt64(countIf(type = 'goal_${goal[1]}'))`
+    : `toInt64(sumIf(value, type = 'goal_${goal[1]}'))`;
+}
