@@ -11,10 +11,18 @@ import { ClickEvent } from '../clicks/click-event';
 import { ClicksService } from '../clicks/clicks.service';
 import { ClickEnricher } from '../enrichment/click-enricher';
 import { LinkEntity } from '../links/link.entity';
+import { ChainStampsBackfill } from './chain-stamps-backfill';
 import { ChainsBackfill } from './chains-backfill';
 import { DimensionsBackfill } from './dimensions-backfill';
 
-export type BackfillStep = 'links' | 'chains' | 'clicks' | 'conversions' | 'stamps' | 'dimensions';
+export type BackfillStep =
+  | 'links'
+  | 'chains'
+  | 'clicks'
+  | 'conversions'
+  | 'stamps'
+  | 'chain_stamps'
+  | 'dimensions';
 
 export interface BackfillProgress {
   step: BackfillStep;
@@ -25,7 +33,7 @@ export interface BackfillProgress {
 }
 
 /** The steps that copy rows from PostgreSQL. */
-type CopyStep = Exclude<BackfillStep, 'chains' | 'stamps' | 'dimensions'>;
+type CopyStep = Exclude<BackfillStep, 'chains' | 'stamps' | 'chain_stamps' | 'dimensions'>;
 
 const CHUNK: Record<CopyStep, number> = { links: 5_000, clicks: 10_000, conversions: 5_000 };
 
@@ -39,9 +47,10 @@ const STAMP_POLL_MS = 500;
  * after an interruption changes nothing (links are versioned rows, clicks go through ingestion's
  * per-click deduplication, conversions already stored are skipped by id). The links made before
  * share chains get theirs once the links are copied (`chains`: ChainsBackfill). Then the events
- * stored before stamps are stamped (`stamps`) and those stored before click dimensions are
- * described (`dimensions`: DimensionsBackfill), each by mutations of the store that leave nothing
- * to do on a rerun.
+ * stored before stamps are stamped (`stamps`), those stored before chain stamps are added to the
+ * chain figures and stamped with their chain (`chain_stamps`: ChainStampsBackfill), and those
+ * stored before click dimensions are described (`dimensions`: DimensionsBackfill), each by
+ * mutations of the store that leave nothing to do on a rerun.
  */
 @Injectable()
 export class BackfillService {
@@ -62,14 +71,27 @@ export class BackfillService {
          step String, cursor String, done UInt64, at DateTime64(3, 'UTC')
        ) ENGINE = ReplacingMergeTree(at) ORDER BY step`,
     );
+    const links = await this.step('links', onProgress);
+    const chains = await new ChainsBackfill(this.dataSource, this.mirror).run((done, total) =>
+      onProgress({ step: 'chains', done, total }),
+    );
+    const clicks = (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0;
+    const conversions = await this.step('conversions', onProgress);
+    const chainStamps = new ChainStampsBackfill(this.analytics, (sql, params) =>
+      this.command(sql, params),
+    );
+    const chainProgress = (done: number, total: number) =>
+      onProgress({ step: 'chain_stamps', done, total });
+    // A chain stamps run an interruption left open is finished before `stamps` gives more events a
+    // link stamp: the open run's partitions must keep the events its chunks read (ChainStampsBackfill).
+    const resumed = await chainStamps.resume(chainProgress);
     return {
-      links: await this.step('links', onProgress),
-      chains: await new ChainsBackfill(this.dataSource, this.mirror).run((done, total) =>
-        onProgress({ step: 'chains', done, total }),
-      ),
-      clicks: (await this.hasRawClicks()) ? await this.step('clicks', onProgress) : 0,
-      conversions: await this.step('conversions', onProgress),
+      links,
+      chains,
+      clicks,
+      conversions,
       stamps: await this.stampEvents(onProgress),
+      chain_stamps: resumed + (await chainStamps.run(chainProgress)),
       dimensions: await new DimensionsBackfill(
         this.analytics,
         this.dataSource,

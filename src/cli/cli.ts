@@ -155,7 +155,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'analytics:backfill': {
     summary:
-      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, gives the links made before share chains theirs, then stamps the events stored before stamps with their link's attributes and describes those stored before click dimensions (place, device, referring site); idempotent and resumable (run it again after an interruption).",
+      "Copies the links, raw clicks and conversions PostgreSQL kept before statistics moved to the analytics store into it, gives the links made before share chains theirs, then stamps the events stored before stamps with their link's attributes, adds those stored before chain stamps to the chain figures and stamps them with their chain, and describes those stored before click dimensions (place, device, referring site); idempotent and resumable (run it again after an interruption).",
     required: {},
     analytics: true,
     async run(context, _options, out) {
@@ -166,6 +166,7 @@ const COMMANDS: Record<string, CommandSpec> = {
         clicks: String(copied.clicks),
         conversions: String(copied.conversions),
         stamps: String(copied.stamps),
+        chain_stamps: String(copied.chain_stamps),
         dimensions: String(copied.dimensions),
       };
     },

@@ -195,7 +195,7 @@ describe('analytics:backfill dimensions', () => {
     // Again: nothing left to describe, no mutation running, no table of the step left.
     const again = await backfill();
     expect(again.code).toBe(EXIT.ok);
-    expect(again.stdout).toMatch(/\nstamps: 0\ndimensions: 0\n$/);
+    expect(again.stdout).toMatch(/\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n$/);
     const [left] = await t.analytics.query<{ running: string; tables: string }>(
       `SELECT toString((SELECT countIf(NOT is_done) FROM system.mutations WHERE database = {db:String})) AS running,
               toString((SELECT count() FROM system.tables WHERE database = {db:String} AND name LIKE 'backfill_dimensions%')) AS tables`,

@@ -70,7 +70,7 @@ describe('analytics:backfill', () => {
     expect(first.code).toBe(EXIT.ok);
     // The conversion copied is described from its click, which the store does not hold (`dimensions`).
     expect(first.stdout).toBe(
-      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\ndimensions: 1\n',
+      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\nchain_stamps: 0\ndimensions: 1\n',
     );
     expect(first.stderr).toContain('clicks       [##############################] 100.0% 6/6');
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
@@ -81,14 +81,14 @@ describe('analytics:backfill', () => {
 
     // Again: nothing more to copy, nothing counted twice.
     expect((await backfill()).stdout).toBe(
-      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\ndimensions: 0\n',
+      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n',
     );
     // Interrupted before its position was kept: it copies again from the start and counts nothing twice.
     await t.analytics.command(`TRUNCATE TABLE ${t.analytics.database}.backfill_progress`);
     const again = await backfill();
     expect(again.code).toBe(EXIT.ok);
     expect(again.stdout).toBe(
-      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\ndimensions: 0\n',
+      'links: 2\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n',
     );
     expect(await clickCounts(t, [a.svc_id, b.svc_id])).toEqual(expected);
     expect(await totals()).toMatchObject({
@@ -133,7 +133,7 @@ describe('analytics:backfill', () => {
     const first = await backfill();
     expect(first.code).toBe(EXIT.ok);
     expect(first.stdout).toBe(
-      'links: 3\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 4\ndimensions: 5\n',
+      'links: 3\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 4\nchain_stamps: 4\ndimensions: 5\n',
     );
     expect(first.stderr).toContain('stamps       [##############################] 100.0% 5/5');
     expect(first.stderr).toContain('dimensions   [##############################] 100.0% 5/5');
@@ -165,7 +165,7 @@ describe('analytics:backfill', () => {
     );
     // Again: only the orphan is left, and it stays; no mutation is left running.
     expect((await backfill()).stdout).toBe(
-      'links: 3\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\ndimensions: 0\n',
+      'links: 3\nchains: 0\nclicks: 6\nconversions: 1\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n',
     );
     const [running] = await t.analytics.query<{ n: string }>(
       `SELECT toString(countIf(NOT is_done)) AS n FROM system.mutations WHERE database = {db:String}`,
@@ -255,7 +255,7 @@ describe('analytics:backfill', () => {
 
     const run = await backfill();
     expect(run.code).toBe(EXIT.ok);
-    expect(run.stdout).toMatch(/\nstamps: 3\ndimensions: 1\n$/);
+    expect(run.stdout).toMatch(/\nstamps: 3\nchain_stamps: 0\ndimensions: 1\n$/);
     expect(await versions('clicks')).toEqual([
       `${mirror.version} after-update`,
       `${mirror.version} after-update`,
@@ -265,6 +265,6 @@ describe('analytics:backfill', () => {
     await updates.settle(0);
     expect(await listed()).toBe('0');
     expect((await byTag()).find((g) => g.tag === 'after-update')).toEqual(before);
-    expect((await backfill()).stdout).toMatch(/\nstamps: 0\ndimensions: 0\n$/);
+    expect((await backfill()).stdout).toMatch(/\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n$/);
   });
 });
