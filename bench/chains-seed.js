@@ -361,7 +361,7 @@ async function main() {
     await mirrorChains(seed);
     await stats.seedClicks(seed);
     await stats.seedConversions(seed);
-    if (seed.optimize) await stats.optimizeTables(seed, ['clicks', 'conversions', 'links', 'link_chains', 'chain_hourly']);
+    if (seed.optimize) await stats.optimizeTables(seed, ['clicks', 'conversions', 'links', 'link_chains', 'chain_clicks_hourly', 'chain_hourly']);
     const sizes = await stats.storeSizes(seed);
     sizes.largest = await largestCascade(seed);
     process.stdout.write(`SIZES ${JSON.stringify(sizes)}\n`);

@@ -13,7 +13,7 @@ type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /**
  * Chain figures kept by the store (docs/architecture.md, "Share chains"): events stamped with
- * their link's chain are summed per ancestor at ingestion (`chain_hourly`), and with_chain reads
+ * their link's chain are summed per ancestor at ingestion (`chain_clicks_hourly`, `chain_hourly`), and with_chain reads
  * those sums; events without a chain stamp (a store written before) are joined at query time. The
  * two give the same answers; a link's events stamped before its chain moved count under its latest
  * chain; an insert repeated with its token counts once.
@@ -240,7 +240,7 @@ describe('share chains kept by the store', () => {
     await t.analytics.insertTabSeparated('clicks', columns, rows, 5, { token });
     const sums = await t.analytics.query<{ clicks: number; bots: number; generation: number }>(
       `SELECT toUInt32(sum(clicks)) AS clicks, toUInt32(sum(bots)) AS bots, any(generation) AS generation
-       FROM ${t.analytics.database}.chain_hourly
+       FROM ${t.analytics.database}.chain_clicks_hourly
        WHERE project_id = {project:UUID} AND ancestor_id = {ancestor:UInt64}`,
       { project: link.projectId, ancestor: Number(parent.linkId) },
     );

@@ -1,6 +1,6 @@
 import { chTime } from '../../analytics/analytics-client';
 import { GOALS } from '../../common/goals';
-import { movedCorrectionsSql } from './chain-corrections.query';
+import { keptFiguresSql, movedCorrectionsSql } from './chain-figures.query';
 import { CascadeRequest } from './chain.query';
 import { CONVERSION_FIGURES } from './row-parts';
 import { Binder, Statement, TIME, countOf } from './statement';
@@ -8,7 +8,8 @@ import { Binder, Statement, TIME, countOf } from './statement';
 /**
  * chain.json over the chain figures the store keeps (docs/architecture.md, "Share chains"): the
  * same rows as cascadeGenerationsQuery and cascadeChildrenQuery (chain.query.ts), the descendants'
- * activity from `chain_hourly` (per generation below the link, or below each child) instead of
+ * activity from the kept figures (chain-figures.query.ts: per generation below the link, or below
+ * each child) instead of
  * every descendant's events by key. The descendants themselves (their shares and sharers) are
  * still read from `link_chains FINAL` (has(ancestors, link): its bloom filter) and `links FINAL`.
  */
@@ -23,7 +24,7 @@ interface Parts {
   window: ((column: string) => string) | null;
   /** The descendants of the link (and the link, generation 0): link_id, generation, ancestors, shared, sharer. */
   members: string;
-  /** An activity row per (ancestor_id, generation) from chain_hourly and the corrections of moved links. */
+  /** Activity rows per (ancestor_id, generation): the kept figures and the moved links' corrections. */
   kept: (ancestors: string) => string;
   /** Events of links (a subquery of link ids) by their key: link_id, clicks and the conversion figures. */
   own: (links: string) => string;
@@ -55,19 +56,15 @@ function partsOf(db: string, request: CascadeRequest, binder: Binder): Parts {
           FROM ${db}.links FINAL
           WHERE project_id = ${project} AND link_id IN (SELECT link_id FROM (${descendants}))) AS l
           ON l.link_id = m.link_id`;
-  const counted = request.withBots ? 'clicks + bots' : 'clicks';
-  const moved = movedCorrectionsSql({
+  const figures = {
     db,
     projects: `[${project}]`,
     period: windowed ? inWindow : null,
     withBots: request.withBots,
     conversions,
-  });
-  const kept = (
-    ancestors: string,
-  ): string => `SELECT ancestor_id, generation, ${counted} AS n_clicks${list((c) => `${c} AS n_${c}`)}
-          FROM ${db}.chain_hourly
-          WHERE project_id = ${project} AND ancestor_id IN (${ancestors})${windowed ? ` AND ${inWindow('hour')}` : ''}
+  };
+  const moved = movedCorrectionsSql(figures);
+  const kept = (ancestors: string): string => `${keptFiguresSql(figures, ancestors)}
           UNION ALL
           SELECT ancestor_id, generation, n_clicks${list((c) => `n_${c}`)}
           FROM (${moved}) WHERE ancestor_id IN (${ancestors})`;
@@ -114,7 +111,7 @@ function each(conversions: readonly string[], as: (name: string) => string): str
 
 /**
  * cascadeGenerationsQuery over the kept figures: per generation, the shares and sharers of the
- * descendants (members), and their activity from `chain_hourly` (ancestor: the link), the link's
+ * descendants (members), and their activity from the kept figures (ancestor: the link), the link's
  * own (generation 0) by its key. Same rows and totals.
  */
 export function keptCascadeGenerationsQuery(db: string, request: CascadeRequest): Statement {
@@ -152,7 +149,7 @@ export function keptCascadeGenerationsQuery(db: string, request: CascadeRequest)
 
 /**
  * cascadeChildrenQuery over the kept figures: each direct child's own figures by its key, its
- * descendants' from `chain_hourly` (ancestor: the child), their shares, sharers and the deepest
+ * descendants' from the kept figures (ancestor: the child), their shares, sharers and the deepest
  * generation with a share or a click from the members. Same rows, order and total_results.
  */
 export function keptCascadeChildrenQuery(

@@ -1,6 +1,6 @@
 import { CONVERSION_FIGURES, ChainState, RowParts, chainFigureColumns } from './row-parts';
 import { activitySql, rangeActivityRowsSql } from './activity.query';
-import { movedCorrectionsSql } from './chain-corrections.query';
+import { keptFiguresSql, movedCorrectionsSql } from './chain-figures.query';
 
 /**
  * Range's and totals' rows with share chains (docs/api.md, "Share chains"; docs/architecture.md,
@@ -97,11 +97,11 @@ export function chainedRowsSql(parts: RowParts, ownRows: string): string {
 
 /**
  * with_chain=true over the chain figures the store keeps (docs/architecture.md, "Share chains"):
- * the same rows as chainedRowsSql, from `chain_hourly` (each ancestor's descendants' activity per
- * hour, as the events were stamped) rather than from every descendant joined to its ancestors.
+ * the same rows as chainedRowsSql, from the kept figures (each ancestor's descendants' activity per
+ * hour, as the events were stamped: chain-figures.query.ts) rather than from every descendant joined to its ancestors.
  *
  * - Per ancestor: its descendants' clicks and conversions in the period (range) or of all time
- *   (totals) from `chain_hourly`; with moved links (`state.moved`), each such link's events stamped
+ *   (totals) from the kept figures; with moved links (`state.moved`), each such link's events stamped
  *   with a chain other than its latest taken from the ancestors they were stamped with and given
  *   to its latest ones (`chain_moves`, the events by their key, `link_chains FINAL`); and its
  *   descendants shared in the period (range) or all of them (totals), from `link_chains FINAL`.
@@ -120,11 +120,16 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
   const list = (names: string[], as: (name: string) => string): string =>
     names.map((name) => `, ${as(name)}`).join('');
   const period = (column: string): string => (range ? ` AND ${inPeriod(column)}` : '');
-  const counted = query.withBots ? 'clicks + bots' : 'clicks';
+  const figures = {
+    db,
+    projects,
+    period: range ? inPeriod : null,
+    withBots: query.withBots,
+    conversions,
+  };
   // Every part of the union in one type per column: Int64 (corrections subtract).
-  const kept = `SELECT ancestor_id, ${counted} AS n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `${c} AS n_${c}`)}
-          FROM ${db}.chain_hourly
-          WHERE project_id IN ${projects}${period('hour')}`;
+  const kept = `SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}
+          FROM (${keptFiguresSql(figures)})`;
   const zeros = list(conversions, (c) => `toInt64(0) AS n_${c}`);
   const shares = `SELECT arrayJoin(c.ancestors) AS ancestor_id, toInt64(0) AS n_clicks, toInt64(1) AS n_shared${zeros}
           FROM ${db}.link_chains AS c FINAL
@@ -132,7 +137,7 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
           WHERE c.project_id IN ${projects} AND c.depth > 0`;
   const corrections = state.moved
     ? `UNION ALL SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}
-          FROM (${movedCorrectionsSql({ db, projects, period: range ? inPeriod : null, withBots: query.withBots, conversions })})`
+          FROM (${movedCorrectionsSql(figures)})`
     : '';
   const sums = list(conversions, (c) =>
     /v$/.test(c) ? `sum(n_${c}) AS ${c}` : `toUInt64(sum(n_${c})) AS ${c}`,

@@ -1,7 +1,13 @@
 import { GOALS } from '../../common/goals';
 
-/** What a statement's corrections of moved links read (movedCorrectionsSql). */
-export interface MovedEvents {
+/**
+ * The chain figures the store keeps, as statistics read them (docs/architecture.md, "Share
+ * chains"): per (ancestor, generation below it), its descendants' activity, from the two tables
+ * the views sum the events into, and the corrections of moved links.
+ */
+
+/** What a statement's chain figures read (keptFiguresSql, movedCorrectionsSql). */
+export interface ChainFigures {
   db: string;
   /** The placeholder of the project ids. */
   projects: string;
@@ -19,7 +25,7 @@ export interface MovedEvents {
  * generation below it, and given to each latest one (+1). Rows: ancestor_id, generation (1: the
  * parent), n_clicks, and n_<figure> per conversion figure (Int64), as `chain_hourly` sums them.
  */
-export function movedCorrectionsSql(moved: MovedEvents): string {
+export function movedCorrectionsSql(moved: ChainFigures): string {
   const { db, projects, conversions } = moved;
   const period = (column: string): string => (moved.period ? ` AND ${moved.period(column)}` : '');
   const list = (as: (name: string) => string): string =>
@@ -52,6 +58,27 @@ export function movedCorrectionsSql(moved: MovedEvents): string {
   return `SELECT t.1 AS ancestor_id, t.2 AS generation, t.3 * e_clicks AS n_clicks${list((c) => `t.3 * e_${c} AS n_${c}`)}
           FROM (${stale})
           ARRAY JOIN ${moves} AS t`;
+}
+
+/**
+ * The kept figures in the period (by hour), of the ancestors `ancestors` (a subquery or list; all
+ * when absent): clicks from `chain_clicks_hourly`, conversions (and clicks backfilled for events
+ * stored before chain stamps) from `chain_hourly`. Rows: ancestor_id, generation, n_clicks (with
+ * bots when asked), n_<figure> per conversion figure (Int64).
+ */
+export function keptFiguresSql(figures: ChainFigures, ancestors?: string): string {
+  const { db, projects, conversions } = figures;
+  const where = `project_id IN ${projects}${figures.period ? ` AND ${figures.period('hour')}` : ''}${
+    ancestors ? ` AND ancestor_id IN (${ancestors})` : ''
+  }`;
+  const counted = figures.withBots ? 'clicks + bots' : 'clicks';
+  const list = (as: (name: string) => string): string =>
+    conversions.map((name) => `, ${as(name)}`).join('');
+  return `SELECT ancestor_id, generation, ${counted} AS n_clicks${list((c) => `toInt64(0) AS n_${c}`)}
+          FROM ${db}.chain_clicks_hourly WHERE ${where}
+          UNION ALL
+          SELECT ancestor_id, generation, ${counted} AS n_clicks${list((c) => `${c} AS n_${c}`)}
+          FROM ${db}.chain_hourly WHERE ${where}`;
 }
 
 /** A conversion figure (pageviews, g<n>c, g<n>v) over `conversions`, as Int64. */
