@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STAMP_COLUMNS } from '../../src/analytics/analytics-schema';
+import { LinkMirror } from '../../src/analytics/link-mirror';
 import { LinkStamps } from '../../src/analytics/link-stamps';
 import { StatsRepository } from '../../src/stats/stats.repository';
 import { TestApp, createTestApp } from '../support/app';
@@ -245,5 +246,62 @@ describe('share chains kept by the store', () => {
       { project: link.projectId, ancestor: Number(parent.linkId) },
     );
     expect(sums).toEqual([{ clicks: 4, bots: 1, generation: 1 }]);
+  });
+
+  it('counts each link in the old tree or the new one at every moment of a move, never both', async () => {
+    const key = (await createProject(t)).api_key;
+    const make = async (name: string, parent?: string) =>
+      (
+        await createLink(t, key, {
+          url: `https://shop.example/${name}`,
+          ...(parent ? { parent } : {}),
+        })
+      ).svc_id;
+    const a = await make('a');
+    const c = await make('c');
+    const top = await make('top', a);
+    const mid = await make('mid', top);
+    const leaf = await make('leaf', mid);
+    for (const [svcId, clicks] of [
+      [top, 2],
+      [mid, 3],
+      [leaf, 4],
+    ] as const)
+      await clickRollup(t, svcId, hour, clicks);
+    const row = (svcId: string) => linkRow(t, svcId);
+    const [ra, rc, rTop, rMid, rLeaf] = await Promise.all([a, c, top, mid, leaf].map(row));
+    const project = ra.projectId;
+    const chains = () =>
+      getter(key)('/stats/range.json', { ...period, group_by: 'svc_id', with_chain: 'true' }).then(
+        (body) => {
+          const of = (svcId: string) =>
+            (body.groups as Body[]).find((g) => g.svc_id === svcId)?.chain as Body;
+          return {
+            a: [of(a).clicks, of(a).shares],
+            c: [of(c).clicks, of(c).shares],
+            top: [of(top).clicks, of(top).shares],
+            all: [body.totals.chain.clicks, body.totals.chain.shares],
+          };
+        },
+      );
+    expect(await chains()).toEqual({ a: [9, 3], c: [0, 0], top: [7, 2], all: [9, 3] });
+    // The subtree of `top` moved under `c` as the chain-moves job writes it, a batch at a time:
+    // the link itself first (url/update), then its descendants; statistics between the batches.
+    const mirror = t.app.get(LinkMirror, { strict: false });
+    const version = Date.now() * 1000;
+    const chain = (link: { linkId: string }, ancestors: string[], step: number) => ({
+      project_id: project,
+      link_id: link.linkId,
+      version: version + step,
+      root_id: rc.linkId,
+      depth: ancestors.length,
+      ancestors,
+    });
+    await mirror.moveChains([chain(rTop, [rc.linkId], 1)]);
+    expect(await chains()).toEqual({ a: [7, 2], c: [2, 1], top: [7, 2], all: [9, 3] });
+    await mirror.moveChains([chain(rMid, [rTop.linkId, rc.linkId], 2)]);
+    expect(await chains()).toEqual({ a: [4, 1], c: [5, 2], top: [7, 2], all: [9, 3] });
+    await mirror.moveChains([chain(rLeaf, [rMid.linkId, rTop.linkId, rc.linkId], 3)]);
+    expect(await chains()).toEqual({ a: [0, 0], c: [9, 3], top: [7, 2], all: [9, 3] });
   });
 });
