@@ -14,7 +14,8 @@
 // each looked up in the geolocation database; a mix of user agents (desktop Chrome, Safari,
 // Firefox, Edge, Opera; iPhone and Android phones, in-app browsers; iPads and Android tablets; a
 // smart TV; 2% search-engine bots, flagged as bots as the redirect layer flags them), each in a few
-// versions; referrers from about twenty sites, 40% direct.
+// versions; referrers from about twenty sites, 40% direct. 40 of the 100 links are reshares (depth 1
+// and 2), so their clicks carry chains and add to the chain figures as traffic's do.
 const os = require('node:os');
 const path = require('node:path');
 const { rm } = require('node:fs/promises');
@@ -28,6 +29,8 @@ const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LINKS = 100;
+/** Links of the 100 that are reshares (a parent, a chain): 40%, as the chains bench's forest. */
+const RESHARES = 40;
 const TARGET = 65_000;
 // Issue 44: the store's CPU a click, on a machine where bench:redirect's bare Node answers about 70,000 req/s.
 const STORE_TARGET_US = 6;
@@ -128,6 +131,19 @@ async function main() {
       body: form({ v: '3', key, tool: 'bench-tool', channel: 'twitter', 'url[]': urls }),
     });
     if (created.status !== 200) throw new Error(`url/batch.json ${created.status} ${created.body.slice(0, 300)}`);
+    // Reshares, as traffic has them: the last RESHARES links re-parented, link i under link i - 20
+    // (the first twenty at depth 1, the next twenty at depth 2), so their clicks carry chains.
+    const svcIds = JSON.parse(created.body).svc_urls.map((u) => u.svc_id);
+    for (let i = LINKS - RESHARES; i < LINKS; i++) {
+      const moved = await lib.request({
+        port: service.port,
+        method: 'POST',
+        path: `/url/update/${svcIds[i]}.json`,
+        headers: FORM,
+        body: form({ v: '3', key, tool: 'bench-tool', parent: svcIds[i - 20] }),
+      });
+      if (moved.status !== 200) throw new Error(`url/update.json ${moved.status} ${moved.body.slice(0, 300)}`);
+    }
     const { Client } = require('pg');
     const db = new Client({ connectionString: lib.databaseUrl(name) });
     await db.connect();
