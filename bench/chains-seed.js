@@ -295,9 +295,10 @@ async function seedChainLinks(db, projectId, endHour, n, days) {
 async function mirrorChains({ db, projectId, shape, pgArgs, step, count }) {
   await step(
     `link_chains (${shape.reshares} chains of reshares from PostgreSQL)`,
-    `INSERT INTO ${db}.link_chains (project_id, link_id, version, root_id, depth, ancestors)
+    `INSERT INTO ${db}.link_chains (project_id, link_id, version, root_id, depth, ancestors, shared_at)
      SELECT project_id, id, toUInt64(toUnixTimestamp64Milli(toDateTime64(updated_at, 3, 'UTC'))) * 1000,
-            root_id, depth, arrayMap(x -> toUInt64(x), ancestors)
+            root_id, depth, arrayMap(x -> toUInt64(x), ancestors),
+            toDateTime64(coalesce(service_postid_shared_at, created_at), 3, 'UTC')
      FROM postgresql(${pgArgs('links')})
      WHERE project_id = toUUID({project:String}) AND depth > 0`,
     { project: projectId },

@@ -204,12 +204,7 @@ export function analyticsSchema(db: string): string[] {
  *   the figures its events were stamped with (StatsRepository).
  */
 function chainFiguresSchema(db: string, dedup: string): string[] {
-  const figures = [
-    'clicks',
-    'bots',
-    'pageviews',
-    ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`]),
-  ];
+  const figures = ['clicks', 'bots', 'pageviews', ...GOALS.flatMap((n) => [`g${n}c`, `g${n}v`])];
   return [
     ...['clicks', 'conversions'].map(
       (table) => `ALTER TABLE ${db}.${table}
@@ -255,6 +250,10 @@ function chainFiguresSchema(db: string, dedup: string): string[] {
      FROM ${db}.conversions
      ARRAY JOIN ancestors AS ancestor_id, arrayEnumerate(ancestors) AS generation
      GROUP BY project_id, ancestor_id, hour, generation`,
+    // A chain's link's shared time (as `links` holds it), so the chain statistics count the
+    // descendants shared in a period from `link_chains` alone; null on rows written before it
+    // (analytics:backfill writes them again with it).
+    `ALTER TABLE ${db}.link_chains ADD COLUMN IF NOT EXISTS shared_at Nullable(DateTime64(3, 'UTC'))`,
     `CREATE TABLE IF NOT EXISTS ${db}.chain_moves (
        project_id UUID,
        link_id UInt64,

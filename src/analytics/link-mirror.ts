@@ -42,6 +42,8 @@ export interface ChainRow {
   root_id: string;
   depth: number;
   ancestors: string[];
+  /** The link's shared time, as `links` holds it: the chain statistics count shares by it. */
+  shared_at: string;
 }
 
 /** A link's row of `link_chains` at `version`, or null while the link has no chain. */
@@ -54,6 +56,7 @@ export function chainRow(link: MirroredLink, version: number): ChainRow | null {
     root_id: link.rootId,
     depth: link.depth ?? link.ancestors.length,
     ancestors: link.ancestors,
+    shared_at: chTime(link.servicePostidSharedAt ?? link.createdAt),
   };
 }
 

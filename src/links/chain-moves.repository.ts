@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { chTime } from '../analytics/analytics-client';
 import { ChainRow } from '../analytics/link-mirror';
 
 /** A link's chain as PostgreSQL holds it (migration LinkChains); null fields while it has none. */
@@ -11,6 +12,8 @@ export interface LinkChain {
   ancestors: string[] | null;
   rootId: string | null;
   depth: number | null;
+  /** When the link was shared (service_postid_shared_at, else its creation). */
+  sharedAt: Date;
 }
 
 /** What a re-parent would make of a link's cascade (ChainMovesRepository.findMoveBounds). */
@@ -77,7 +80,8 @@ export const MOVE_BOUNDS_SQL = `WITH RECURSIVE up (id, parent) AS (
 /** The chain columns of `links` under `alias`, as a RETURNING or SELECT list that rowToChain reads. */
 export function chainColumns(alias: string): string {
   return `${alias}.id::text AS id, ${alias}.project_id::text AS project_id,
-          ${alias}.ancestors::text[] AS ancestors, ${alias}.root_id::text AS root_id, ${alias}.depth`;
+          ${alias}.ancestors::text[] AS ancestors, ${alias}.root_id::text AS root_id, ${alias}.depth,
+          COALESCE(${alias}.service_postid_shared_at, ${alias}.created_at) AS shared_at`;
 }
 
 /** A row of chainColumns. */
@@ -87,6 +91,8 @@ export interface ChainColumns {
   ancestors: string[] | null;
   root_id: string | null;
   depth: number | string | null;
+  /** A Date from a query, an ISO text from json_agg. */
+  shared_at: Date | string;
 }
 
 export function rowToChain(row: ChainColumns): LinkChain {
@@ -96,6 +102,7 @@ export function rowToChain(row: ChainColumns): LinkChain {
     ancestors: row.ancestors,
     rootId: row.root_id,
     depth: row.depth === null ? null : Number(row.depth),
+    sharedAt: new Date(row.shared_at),
   };
 }
 
@@ -115,6 +122,7 @@ export function chainRows(chains: LinkChain[], version: number): ChainRow[] {
             root_id: chain.rootId,
             depth: chain.depth ?? chain.ancestors.length,
             ancestors: chain.ancestors,
+            shared_at: chTime(chain.sharedAt),
           },
         ],
   );

@@ -289,19 +289,26 @@ describe('share chains kept by the store', () => {
     // the link itself first (url/update), then its descendants; statistics between the batches.
     const mirror = t.app.get(LinkMirror, { strict: false });
     const version = Date.now() * 1000;
-    const chain = (link: { linkId: string }, ancestors: string[], step: number) => ({
+    const chain = async (link: { linkId: string }, ancestors: string[], step: number) => ({
       project_id: project,
       link_id: link.linkId,
       version: version + step,
       root_id: rc.linkId,
       depth: ancestors.length,
       ancestors,
+      shared_at: (
+        await t.analytics.query<{ at: string }>(
+          `SELECT toString(shared_at) AS at FROM ${t.analytics.database}.links FINAL
+           WHERE link_id = {link:UInt64}`,
+          { link: Number(link.linkId) },
+        )
+      )[0].at,
     });
-    await mirror.moveChains([chain(rTop, [rc.linkId], 1)]);
+    await mirror.moveChains([await chain(rTop, [rc.linkId], 1)]);
     expect(await chains()).toEqual({ a: [7, 2], c: [2, 1], top: [7, 2], all: [9, 3] });
-    await mirror.moveChains([chain(rMid, [rTop.linkId, rc.linkId], 2)]);
+    await mirror.moveChains([await chain(rMid, [rTop.linkId, rc.linkId], 2)]);
     expect(await chains()).toEqual({ a: [4, 1], c: [5, 2], top: [7, 2], all: [9, 3] });
-    await mirror.moveChains([chain(rLeaf, [rMid.linkId, rTop.linkId, rc.linkId], 3)]);
+    await mirror.moveChains([await chain(rLeaf, [rMid.linkId, rTop.linkId, rc.linkId], 3)]);
     expect(await chains()).toEqual({ a: [0, 0], c: [9, 3], top: [7, 2], all: [9, 3] });
   });
 });

@@ -104,7 +104,8 @@ export function chainedRowsSql(parts: RowParts, ownRows: string): string {
  *   (totals) from the kept figures; with moved links (`state.moved`), each such link's events stamped
  *   with a chain other than its latest taken from the ancestors they were stamped with and given
  *   to its latest ones (`chain_moves`, the events by their key, `link_chains FINAL`); and its
- *   descendants shared in the period (range) or all of them (totals), from `link_chains FINAL`.
+ *   descendants shared in the period (range) or all of them (totals), from `link_chains FINAL`
+ *   (each chain holds its link's shared time).
  *   An ancestor counts when a descendant counted: a click (countOf), a conversion, a share.
  * - Per (group, pivot): the request's links among those ancestors. A link's descendants are its
  *   ancestors' descendants too, and a link's ancestors form one path, so a group's descendants are
@@ -131,10 +132,9 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
   const kept = `SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}
           FROM (${keptFiguresSql(figures)})`;
   const zeros = list(conversions, (c) => `toInt64(0) AS n_${c}`);
-  const shares = `SELECT arrayJoin(c.ancestors) AS ancestor_id, toInt64(0) AS n_clicks, toInt64(1) AS n_shared${zeros}
-          FROM ${db}.link_chains AS c FINAL
-          ${range ? `INNER JOIN (SELECT link_id FROM ${db}.links FINAL WHERE project_id IN ${projects}${period('shared_at')}) AS s ON s.link_id = c.link_id` : ''}
-          WHERE c.project_id IN ${projects} AND c.depth > 0`;
+  const shares = `SELECT arrayJoin(ancestors) AS ancestor_id, toInt64(0) AS n_clicks, toInt64(1) AS n_shared${zeros}
+          FROM ${db}.link_chains FINAL
+          WHERE project_id IN ${projects} AND depth > 0${period('shared_at')}`;
   const corrections = state.moved
     ? `UNION ALL SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}
           FROM (${movedCorrectionsSql(figures)})`

@@ -22,7 +22,8 @@ export function stampStateQuery(db: string, projectIds: string[]): Statement {
 
 /**
  * Whether the projects have clicks or conversions without a chain stamp (chain_stamped 0: the
- * minmax index of chain_stamped skips every granule of stamped events) and links whose chain moved
+ * minmax index of chain_stamped skips every granule of stamped events) or chains without their
+ * link's shared time (written before it), and links whose chain moved
  * (`chain_moves`, sorting key project_id, link_id), in one statement. Rows: `what`, one of
  * 'unstamped', 'moved', for each that the projects have.
  */
@@ -33,6 +34,9 @@ export function chainStateQuery(db: string, projectIds: string[]): Statement {
        UNION ALL
        SELECT 'unstamped' AS what FROM ${db}.conversions
          WHERE project_id IN {projects:Array(UUID)} AND chain_stamped = 0 LIMIT 1
+       UNION ALL
+       SELECT 'unstamped' AS what FROM ${db}.link_chains FINAL
+         WHERE project_id IN {projects:Array(UUID)} AND shared_at IS NULL LIMIT 1
        UNION ALL
        SELECT 'moved' AS what FROM ${db}.chain_moves
          WHERE project_id IN {projects:Array(UUID)} LIMIT 1`,
