@@ -524,6 +524,25 @@ describe('ClickHouse server transport', () => {
       'ALTER clicks ADD PROJECTION dimensions_hourly': 'code 62',
     };
 
+    /**
+     * The chain figures' statements on 18.16 (issue "What a click stores"): ADD … IF NOT EXISTS and
+     * DROP VIEW are newer; the tables need the dedup window (36: unknown setting) or DateTime64
+     * (50), and the views' source tables were refused (60).
+     */
+    const CHAINS_ON_18_16 = {
+      'ALTER clicks ADD COLUMN chain_stamped': 'code 62',
+      'ALTER conversions ADD COLUMN chain_stamped': 'code 62',
+      'ALTER clicks ADD INDEX chain_stamped_minmax': 'code 62',
+      'ALTER conversions ADD INDEX chain_stamped_minmax': 'code 62',
+      'ALTER link_chains ADD COLUMN shared_at': 'code 62',
+      'DROP VIEW IF EXISTS chain_hourly_clicks': 'code 62',
+      chain_clicks_hourly: 'code 36',
+      chain_clicks_hourly_view: 'code 60',
+      chain_hourly: 'code 36',
+      chain_hourly_conversions: 'code 60',
+      chain_moves: 'code 50',
+    };
+
     const insertRow = {
       project_id: '00000000-0000-4000-8000-000000000001',
       link_id: 1,
@@ -563,6 +582,8 @@ describe('ClickHouse server transport', () => {
           'ALTER clicks ADD COLUMN country': 'ok',
           'ALTER conversions ADD COLUMN click_id': 'ok',
           'ALTER clicks ADD PROJECTION dimensions_hourly': 'ok',
+          link_chains: 'ok',
+          ...Object.fromEntries(Object.keys(CHAINS_ON_18_16).map((name) => [name, 'ok'])),
         });
         expect(parameterised).toEqual([{ s: `it's` }]);
         await schemaStore.insert('clicks', [insertRow], { token: 'job-1' });
@@ -582,6 +603,7 @@ describe('ClickHouse server transport', () => {
         ...STAMPS_ON_18_16,
         link_updates: 'ok',
         link_chains: 'code 62', // syntax: data-skipping indices are newer than 18.16
+        ...CHAINS_ON_18_16,
       });
       // Without projections, DateTime64 and the dedup window, the tables are made but one:
       // conversions' LowCardinality is experimental on 18.16 (allow_experimental_low_cardinality_type)
@@ -601,6 +623,13 @@ describe('ClickHouse server transport', () => {
         ...STAMPS_ON_18_16,
         link_updates: 'ok',
         link_chains: 'code 62',
+        ...CHAINS_ON_18_16,
+        // Made without the dedup window and DateTime64; the clicks view reads the chain stamp's
+        // column that ADD COLUMN IF NOT EXISTS could not add (47), conversions were refused (60).
+        chain_clicks_hourly: 'ok',
+        chain_clicks_hourly_view: 'code 47',
+        chain_hourly: 'ok',
+        chain_moves: 'ok',
       });
       // Every statistics query binds {name:Type} parameters: 18.16 takes param_s for a setting.
       expect(parameterised).not.toBeInstanceOf(AnalyticsUnavailableError);
