@@ -7,6 +7,8 @@ const CHUNK_EVENTS = 500_000;
 const POLL_MS = 500;
 /** What the step's tables are named after, and what finds its mutations and inserts. */
 const PREFIX = 'backfill_chain_stamps';
+/** The Join-engine table of links' shared times (shareTimes), and what finds its mutation. */
+const SHARED_TIMES = 'backfill_chain_shared_times';
 /** The project of the chunk markers: no project's id, so no statistic reads them. */
 const MARKER_PROJECT = '00000000-0000-0000-0000-000000000000';
 /**
@@ -131,17 +133,49 @@ export class ChainStampsBackfill {
   }
 
   /**
-   * The step: finishes an open run, then converts the events left in a run of its own; returns the
-   * events it converted (`onProgress` as it goes).
+   * The step: finishes an open run, then converts the events left in a run of its own, and gives
+   * the chains written before chains held their link's shared time theirs (shareTimes); returns
+   * the events it converted (`onProgress` as it goes).
    */
   async run(onProgress: (done: number, total: number) => void): Promise<number> {
     const resumed = await this.resume(onProgress);
     const total = await this.left();
-    if (total === 0) {
-      onProgress(0, 0);
-      return resumed;
-    }
-    return resumed + (await this.convert(await this.open(), onProgress));
+    let converted = 0;
+    if (total === 0) onProgress(0, 0);
+    else converted = await this.convert(await this.open(), onProgress);
+    await this.shareTimes();
+    return resumed + converted;
+  }
+
+  /**
+   * The chains written before `link_chains` held their link's shared time (null) take it from
+   * `links FINAL` (a Join-engine table made for it and dropped after), in one mutation that waits
+   * for its end; statistics read the joined form for a project while it has such a chain
+   * (chainStateQuery). A chain whose link the mirror lacks keeps null. A rerun finds only those.
+   */
+  private async shareTimes(): Promise<void> {
+    const db = this.db;
+    const [row] = await this.analytics.query<{ n: string }>(
+      `SELECT toString(count()) AS n FROM ${db}.link_chains WHERE shared_at IS NULL`,
+    );
+    if (row.n === '0') return;
+    const join = `${db}.${SHARED_TIMES}`;
+    // A run stopped earlier may have left its mutation waiting for this table: it is replaced.
+    await this.command(
+      `KILL MUTATION WHERE database = {db:String} AND command LIKE '%${SHARED_TIMES}%' SYNC`,
+      { db },
+    );
+    await this.command(`DROP TABLE IF EXISTS ${join}`);
+    await this.command(
+      `CREATE TABLE ${join} ENGINE = Join(ANY, LEFT, link_id)
+       AS SELECT link_id, shared_at FROM ${db}.links FINAL
+       WHERE link_id IN (SELECT link_id FROM ${db}.link_chains WHERE shared_at IS NULL)`,
+    );
+    await this.command(
+      `ALTER TABLE ${db}.link_chains UPDATE shared_at = joinGet('${join}', 'shared_at', link_id)
+       WHERE shared_at IS NULL AND joinHas('${join}', link_id) SETTINGS mutations_sync = 2`,
+    );
+    await this.command(`DROP TABLE IF EXISTS ${join}`);
   }
 
   private table(run: string): string {
