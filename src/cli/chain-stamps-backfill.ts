@@ -74,9 +74,10 @@ export interface ChainStampsOptions {
  *
  * A run takes a snapshot of the chains of the links of those events: a Join-engine table
  * (`backfill_chain_stamps_<run>`) made under a temporary name then renamed, so that it exists
- * complete or not at all; it is the run's record, dropped when the run ends. Each partition of `clicks`, then of `conversions`,
- * is converted from it, one after the other: its events' figures are added by chunk, then one
- * mutation stamps them, and the step waits for it.
+ * complete or not at all; it is the run's record, dropped when the run ends (after its markers,
+ * below). Each partition of `clicks`, then of `conversions`, is converted from it, one after the
+ * other: its events' figures are added by chunk, then one mutation stamps them, and the step waits
+ * for it. Then the chains written before they held their link's shared time take it (shareTimes).
  *
  * **Exactly once.** Each chunk's figures are one INSERT … SELECT into `chain_hourly` that also
  * holds the chunk's marker: a row of MARKER_PROJECT keyed by (run, table, partition) and the chunk,
