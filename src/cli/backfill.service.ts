@@ -16,13 +16,7 @@ import { ChainsBackfill } from './chains-backfill';
 import { DimensionsBackfill } from './dimensions-backfill';
 
 export type BackfillStep =
-  | 'links'
-  | 'chains'
-  | 'clicks'
-  | 'conversions'
-  | 'stamps'
-  | 'chain_stamps'
-  | 'dimensions';
+  'links' | 'chains' | 'clicks' | 'conversions' | 'stamps' | 'chain_stamps' | 'dimensions';
 
 export interface BackfillProgress {
   step: BackfillStep;

@@ -210,7 +210,9 @@ export class ChainStampsBackfill {
     );
     const building = `${db}.${PREFIX}_next`;
     await this.command(`DROP TABLE IF EXISTS ${building}`);
-    const links = EVENT_TABLES.map((t) => `SELECT link_id FROM ${db}.${t.name} WHERE ${UNCONVERTED}`);
+    const links = EVENT_TABLES.map(
+      (t) => `SELECT link_id FROM ${db}.${t.name} WHERE ${UNCONVERTED}`,
+    );
     await this.command(
       `CREATE TABLE ${building} ENGINE = Join(ANY, LEFT, link_id)
        AS SELECT link_id, ancestors FROM ${db}.link_chains FINAL

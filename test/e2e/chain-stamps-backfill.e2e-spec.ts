@@ -76,7 +76,8 @@ describe('analytics:backfill chain_stamps', () => {
         ? ['project_id', 'link_id', 'clicked_at', 'click_id', 'is_bot']
         : ['project_id', 'link_id', 'converted_at', 'conversion_id', 'type', 'value'];
     const rows = Array.from({ length: count }, (_, i) => {
-      const own = table === 'clicks' ? [i >= count - bots ? '1' : '0'] : [type, i === 0 ? value : 0];
+      const own =
+        table === 'clicks' ? [i >= count - bots ? '1' : '0'] : [type, i === 0 ? value : 0];
       return [link.projectId, link.linkId, time, randomUUID(), ...own, ...stamp].join('\t');
     });
     await t.analytics.insertTabSeparated(
@@ -149,8 +150,7 @@ describe('analytics:backfill chain_stamps', () => {
       else await linkStampedOnly(ids[name], 'clicks', at, humans + bots, { bots });
     }
     for (const [name, at, type, count, value] of conversions) {
-      if (mode === 'unstamped')
-        await conversionRollup(t, ids[name], at, type, count, value, false);
+      if (mode === 'unstamped') await conversionRollup(t, ids[name], at, type, count, value, false);
       else await linkStampedOnly(ids[name], 'conversions', at, count, { type, value });
     }
     await linkStampedOnly(ids.D, 'clicks', older, 2);
@@ -164,10 +164,22 @@ describe('analytics:backfill chain_stamps', () => {
       ['/stats/range.json', { ...period, group_by: 'channel', with_chain: 'true' }],
       [
         '/stats/range.json',
-        { ...period, group_by: 'user_id', pivot: 'channel', with_chain: 'true', with_conversions: 'true' },
+        {
+          ...period,
+          group_by: 'user_id',
+          pivot: 'channel',
+          with_chain: 'true',
+          with_conversions: 'true',
+        },
       ],
-      ['/stats/range.json', { ...period, group_by: 'channel', with_chain: 'true', with_bots: 'true' }],
-      ['/stats/range.json', { ...period, group_by: 'user_id', with_chain: 'true', channel: 'email' }],
+      [
+        '/stats/range.json',
+        { ...period, group_by: 'channel', with_chain: 'true', with_bots: 'true' },
+      ],
+      [
+        '/stats/range.json',
+        { ...period, group_by: 'user_id', with_chain: 'true', channel: 'email' },
+      ],
       [
         '/stats/range.json',
         { ...lastMonth, group_by: 'svc_id', with_chain: 'true', with_conversions: 'true' },
@@ -176,7 +188,10 @@ describe('analytics:backfill chain_stamps', () => {
         '/stats/totals.json',
         { ...period, group_by: 'channel', with_chain: 'true', with_conversions: 'true' },
       ],
-      ['/stats/totals.json', { ...period, group_by: 'user_id', pivot: 'channel', with_chain: 'true' }],
+      [
+        '/stats/totals.json',
+        { ...period, group_by: 'user_id', pivot: 'channel', with_chain: 'true' },
+      ],
       [`/stats/${ids.A}/chain.json`, {}],
       [`/stats/${ids.A}/chain.json`, lastMonth],
       [`/stats/${ids.F}/chain.json`, { with_conversions: 'true' }],
