@@ -55,7 +55,7 @@ function expectedSecurity(operation: string): unknown {
     return ADMIN_APPLICATION_OPTIONAL;
   }
   if (/^\w+ \/(projects|domains|webhooks)\//.test(operation)) return ADMIN;
-  if (/^\w+ \/(url|stats|conversions|events)[/.]/.test(operation)) return PROJECT;
+  if (/^\w+ \/(url|stats|conversions|events|export)[/.]/.test(operation)) return PROJECT;
   if (/^GET \/(svc\.js|metrics|health|health\/ready)$/.test(operation)) return [];
   return `no row for ${operation}`;
 }
