@@ -1,61 +1,33 @@
-import { chTime } from '../../analytics/analytics-client';
-import { GOALS } from '../../common/goals';
 import { keptFiguresSql, movedCorrectionsSql } from './chain-figures.query';
-import { CascadeRequest } from './chain.query';
+import { CascadeRequest, activityByKeySql, bindCascade, membersSql } from './chain.query';
 import { CONVERSION_FIGURES } from './row-parts';
-import { Binder, Statement, TIME, countOf } from './statement';
+import { Binder, Statement } from './statement';
 
 /**
  * chain.json over the chain figures the store keeps (docs/architecture.md, "Share chains"): the
  * same rows as cascadeGenerationsQuery and cascadeChildrenQuery (chain.query.ts), the descendants'
  * activity from the kept figures (chain-figures.query.ts: per generation below the link, or below
- * each child) instead of
- * every descendant's events by key. The descendants themselves (their shares and sharers) are
+ * each child) instead of every descendant's events by key. The descendants themselves (their shares and sharers) are
  * still read from `link_chains FINAL` (has(ancestors, link): its bloom filter) and `links FINAL`.
  */
 
 /** The request's values bound, and the pieces both statements are made of. */
 interface Parts {
-  db: string;
   project: string;
   link: string;
   conversions: readonly string[];
-  inWindow: (column: string) => string;
-  window: ((column: string) => string) | null;
-  /** The descendants of the link (and the link, generation 0): link_id, generation, ancestors, shared, sharer. */
+  /** The link and its descendants with their shares and sharers (membersSql without activity). */
   members: string;
   /** Activity rows per (ancestor_id, generation): the kept figures and the moved links' corrections. */
   kept: (ancestors: string) => string;
-  /** Events of links (a subquery of link ids) by their key: link_id, clicks and the conversion figures. */
+  /** The activity of links (a subquery of link ids) by their key (activityByKeySql). */
   own: (links: string) => string;
 }
 
 function partsOf(db: string, request: CascadeRequest, binder: Binder): Parts {
-  const project = binder.bind(request.projectId, 'UUID');
-  const link = binder.bind(Number(request.linkId), 'UInt64');
-  const depth = binder.bind(request.depth, 'Int64');
-  const start = request.start ? binder.bind(chTime(request.start), TIME) : null;
-  const end = request.end ? binder.bind(chTime(request.end), TIME) : null;
-  const inWindow = (column: string): string =>
-    [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
-  const windowed = start !== null || end !== null;
+  const binding = bindCascade(request, binder);
+  const { project, link, inWindow, windowed } = binding;
   const conversions = request.withConversions ? CONVERSION_FIGURES : [];
-  const list = (as: (name: string) => string): string =>
-    conversions.map((name) => `, ${as(name)}`).join('');
-  const descendants = `SELECT link_id, toInt64(depth) - ${depth} AS generation, ancestors
-        FROM ${db}.link_chains FINAL
-        WHERE project_id = ${project} AND has(ancestors, ${link})
-        UNION ALL
-        SELECT ${link} AS link_id, toInt64(0) AS generation, CAST([], 'Array(UInt64)') AS ancestors`;
-  const members = `SELECT m.link_id AS link_id, m.generation AS generation, m.ancestors AS ancestors,
-               l.shared AS shared, l.sharer AS sharer
-        FROM (${descendants}) AS m
-        LEFT JOIN (
-          SELECT link_id, toUInt8(${inWindow('shared_at')}) AS shared,
-                 coalesce(sharer_id, user_id, toString(link_id)) AS sharer
-          FROM ${db}.links FINAL
-          WHERE project_id = ${project} AND link_id IN (SELECT link_id FROM (${descendants}))) AS l
-          ON l.link_id = m.link_id`;
   const figures = {
     db,
     projects: `[${project}]`,
@@ -66,41 +38,15 @@ function partsOf(db: string, request: CascadeRequest, binder: Binder): Parts {
   const moved = movedCorrectionsSql(figures);
   const kept = (ancestors: string): string => `${keptFiguresSql(figures, ancestors)}
           UNION ALL
-          SELECT ancestor_id, generation, n_clicks${list((c) => `n_${c}`)}
+          SELECT ancestor_id, generation, n_clicks${each(conversions, (c) => `n_${c}`)}
           FROM (${moved}) WHERE ancestor_id IN (${ancestors})`;
-  const own = (links: string): string => {
-    const conversionEvents =
-      conversions.length > 0
-        ? `UNION ALL
-          SELECT link_id, toUInt64(0) AS clicks, countIf(type = 'pageview') AS pageviews,
-                 ${GOALS.map((n) => `countIf(type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`).join(', ')}
-          FROM ${db}.conversions
-          WHERE project_id = ${project} AND link_id IN (${links}) AND ${inWindow('converted_at')}
-          GROUP BY link_id`
-        : '';
-    const noConversions =
-      conversions.length > 0
-        ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}`
-        : '';
-    return `SELECT link_id, sum(clicks) AS clicks${list((c) => `sum(${c}) AS ${c}`)}
-        FROM (
-          SELECT link_id, ${countOf(request.withBots)} AS clicks${noConversions}
-          FROM ${db}.clicks
-          WHERE project_id = ${project} AND link_id IN (${links}) AND ${inWindow('clicked_at')}
-          GROUP BY link_id
-          ${conversionEvents})
-        GROUP BY link_id`;
-  };
   return {
-    db,
     project,
     link,
     conversions,
-    inWindow,
-    window: windowed ? inWindow : null,
-    members,
+    members: membersSql(request, db, binding, false),
     kept,
-    own,
+    own: (links) => activityByKeySql(db, request, binding, links),
   };
 }
 

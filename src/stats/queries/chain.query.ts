@@ -16,28 +16,57 @@ export interface CascadeRequest {
   withBots: boolean;
 }
 
-/**
- * The link and its descendants, a row each: generation (0: the link, 1: its children, …), ancestors
- * (parent first), `shared` (1 when shared in the window), the sharer (sharer_id, else user_id, else
- * the link) and its activity in the window (clicks, conversions a column per type). Descendants
- * from `link_chains FINAL` (has(ancestors, link): its bloom filter skips the granules of other
- * cascades), their attributes from `links FINAL` and activity from `clicks` and `conversions` by
- * their sorting keys (project_id, link_id, time), for those links only.
- */
-function membersSql(request: CascadeRequest, db: string, binder: Binder): string {
+/** A cascade request's values bound once: the project, the link, its depth, its activity window. */
+export interface CascadeBinding {
+  project: string;
+  link: string;
+  depth: string;
+  /** The window's conditions on a time column ('1' for an open end). */
+  inWindow: (column: string) => string;
+  /** Whether the window has an end (else all time). */
+  windowed: boolean;
+}
+
+export function bindCascade(request: CascadeRequest, binder: Binder): CascadeBinding {
   const project = binder.bind(request.projectId, 'UUID');
   const link = binder.bind(Number(request.linkId), 'UInt64');
   const depth = binder.bind(request.depth, 'Int64');
   const start = request.start ? binder.bind(chTime(request.start), TIME) : null;
   const end = request.end ? binder.bind(chTime(request.end), TIME) : null;
-  const inWindow = (column: string): string =>
-    [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
-  const members = `SELECT link_id, toInt64(depth) - ${depth} AS generation, ancestors
+  return {
+    project,
+    link,
+    depth,
+    inWindow: (column) =>
+      [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND '),
+    windowed: start !== null || end !== null,
+  };
+}
+
+/**
+ * The link and its descendants, a row each: link_id, generation (0: the link, 1: its children, …)
+ * and ancestors (parent first), from `link_chains FINAL` (has(ancestors, link): its bloom filter
+ * skips the granules of other cascades).
+ */
+export function descendantsSql(db: string, { project, link, depth }: CascadeBinding): string {
+  return `SELECT link_id, toInt64(depth) - ${depth} AS generation, ancestors
         FROM ${db}.link_chains FINAL
         WHERE project_id = ${project} AND has(ancestors, ${link})
         UNION ALL
         SELECT ${link} AS link_id, toInt64(0) AS generation, CAST([], 'Array(UInt64)') AS ancestors`;
-  const ids = `SELECT link_id FROM (${members})`;
+}
+
+/**
+ * The activity in the window of the links `ids` (a subquery of link ids), by the sorting keys of
+ * `clicks` and `conversions` (project_id, link_id, time): link_id, clicks (countOf), and with
+ * conversions a column per figure.
+ */
+export function activityByKeySql(
+  db: string,
+  request: CascadeRequest,
+  { project, inWindow }: CascadeBinding,
+  ids: string,
+): string {
   const conversions = request.withConversions
     ? `UNION ALL
           SELECT link_id, 0 AS clicks, countIf(type = 'pageview') AS pageviews,
@@ -50,7 +79,7 @@ function membersSql(request: CascadeRequest, db: string, binder: Binder): string
     ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}`
     : '';
   const figures = conversionNames(request.withConversions);
-  const activity = `SELECT link_id, sum(clicks) AS clicks${figures.map((c) => `, sum(${c}) AS ${c}`).join('')}
+  return `SELECT link_id, sum(clicks) AS clicks${figures.map((c) => `, sum(${c}) AS ${c}`).join('')}
         FROM (
           SELECT link_id, ${countOf(request.withBots)} AS clicks${noConversions}
           FROM ${db}.clicks
@@ -58,9 +87,28 @@ function membersSql(request: CascadeRequest, db: string, binder: Binder): string
           GROUP BY link_id
           ${conversions})
         GROUP BY link_id`;
+}
+
+/**
+ * The link and its descendants (descendantsSql), a row each, with `shared` (1 when shared in the
+ * window) and the sharer (sharer_id, else user_id, else the link) from `links FINAL`, and, unless
+ * `withActivity` is false, the activity in the window (activityByKeySql) for those links only.
+ */
+export function membersSql(
+  request: CascadeRequest,
+  db: string,
+  binding: CascadeBinding,
+  withActivity = true,
+): string {
+  const { project, inWindow } = binding;
+  const members = descendantsSql(db, binding);
+  const ids = `SELECT link_id FROM (${members})`;
+  const figures = withActivity ? conversionNames(request.withConversions) : [];
+  const activity = withActivity
+    ? `LEFT JOIN (${activityByKeySql(db, request, binding, ids)}) AS a ON a.link_id = m.link_id`
+    : '';
   return `SELECT m.link_id AS link_id, m.generation AS generation, m.ancestors AS ancestors,
-               l.shared AS shared, l.sharer AS sharer,
-               a.clicks AS clicks${figures.map((c) => `, a.${c} AS ${c}`).join('')}
+               l.shared AS shared, l.sharer AS sharer${withActivity ? ', a.clicks AS clicks' : ''}${figures.map((c) => `, a.${c} AS ${c}`).join('')}
         FROM (${members}) AS m
         LEFT JOIN (
           SELECT link_id, toUInt8(${inWindow('shared_at')}) AS shared,
@@ -68,7 +116,7 @@ function membersSql(request: CascadeRequest, db: string, binder: Binder): string
           FROM ${db}.links FINAL
           WHERE project_id = ${project} AND link_id IN (${ids})) AS l
           ON l.link_id = m.link_id
-        LEFT JOIN (${activity}) AS a ON a.link_id = m.link_id`;
+        ${activity}`;
 }
 
 /** The conversion figure columns (pageviews, g1c, g1v, …), none without conversions. */
@@ -84,7 +132,7 @@ function conversionNames(withConversions: boolean): string[] {
  */
 export function cascadeGenerationsQuery(db: string, request: CascadeRequest): Statement {
   const binder = new Binder();
-  const members = membersSql(request, db, binder);
+  const members = membersSql(request, db, bindCascade(request, binder));
   const sums = conversionNames(request.withConversions)
     .map((c) => `, sum(${c}) AS ${c}`)
     .join('');
@@ -112,7 +160,7 @@ export function cascadeChildrenQuery(
   page: { perPage: number; offset: number },
 ): Statement {
   const binder = new Binder();
-  const members = membersSql(request, db, binder);
+  const members = membersSql(request, db, bindCascade(request, binder));
   const project = binder.bind(request.projectId, 'UUID');
   const link = binder.bind(Number(request.linkId), 'UInt64');
   const childDepth = binder.bind(request.depth + 1, 'Int64');
