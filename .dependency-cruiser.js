@@ -32,6 +32,7 @@ const LAYERS = [
   ['stats'],
   ['conversions'],
   ['export'],
+  ['privacy'],
   // Sinks of events.
   ['webhooks', 'live-feed'],
   // The application: health, the CLI and the console's files; src/*.ts composes them all.
