@@ -20,6 +20,7 @@ import { WebhookFairness1764040000200 } from './1764040000200-webhook-fairness';
 import { ChainMoves1764040000300 } from './1764040000300-chain-moves';
 import { VisitorStorage1764040000500 } from './1764040000500-visitor-storage';
 import { ImportedClicks1764040000700 } from './1764040000700-imported-clicks';
+import { Erasures1764040001000 } from './1764040001000-erasures';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   ChainMoves1764040000300,
   VisitorStorage1764040000500,
   ImportedClicks1764040000700,
+  Erasures1764040001000,
 ];
