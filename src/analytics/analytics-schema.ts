@@ -183,6 +183,39 @@ export function analyticsSchema(db: string): string[] {
      ) ENGINE = ReplacingMergeTree(version)
      ORDER BY (project_id, link_id)`,
     ...chainFiguresSchema(db, dedup),
+    ...retiredSchema(db, dedup),
+  ];
+}
+
+/**
+ * Retention (docs/architecture.md, "Retention"): a project's events older than its retention
+ * lose their raw rows; what they counted stays in hourly rollups, summed per (project, link, hour)
+ * and every column statistics group, filter or correct by (RETIRED_KEYS: the stamp, its chain, the
+ * click dimensions; clicks also is_bot, conversions their type), with `n` events (and the
+ * conversions' `value`). No address, user agent, referrer, click id or session. Written only by
+ * the retention job, one insert per retired chunk (a project's month at most), under a
+ * deduplication token of its own, so a chunk sent again is skipped.
+ */
+function retiredSchema(db: string, dedup: string): string[] {
+  const keys = RETIRED_KEY_COLUMNS.map(([name, type]) => `${name} ${type}`).join(',\n       ');
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.clicks_retired (
+       ${keys},
+       is_bot UInt8,
+       n UInt64
+     ) ENGINE = MergeTree
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (project_id, link_id, hour)
+     SETTINGS ${dedup}`,
+    `CREATE TABLE IF NOT EXISTS ${db}.conversions_retired (
+       ${keys},
+       type LowCardinality(String),
+       n UInt64,
+       value Int64
+     ) ENGINE = MergeTree
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (project_id, link_id, hour)
+     SETTINGS ${dedup}`,
   ];
 }
 
@@ -366,3 +399,15 @@ export const STAMP_COLUMNS = [...LINK_STAMP_COLUMNS, ...CHAIN_STAMP_COLUMNS];
  * engine is told not to weigh them, a step that takes as long as the read itself.
  */
 export const RAW_CLICKS_READ = 'SETTINGS optimize_use_projections = 0';
+
+/**
+ * The key columns of the retired rollups (`clicks_retired`, `conversions_retired`), name and type:
+ * project, link, hour, the stamp (STAMP_COLUMNS) and the click dimensions, typed as in the events.
+ */
+export const RETIRED_KEY_COLUMNS: readonly (readonly [string, string])[] = [
+  ['project_id', 'UUID'],
+  ['link_id', 'UInt64'],
+  ['hour', "DateTime('UTC')"],
+  ...STAMP_COLUMNS,
+  ...CLICK_DIMENSION_COLUMNS.map((c) => [c, 'LowCardinality(Nullable(String))'] as const),
+];

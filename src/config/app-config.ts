@@ -99,6 +99,11 @@ export class AppConfig {
    * "Addresses"): full, anonymised (last octet / 80 bits zeroed) or none.
    */
   readonly clickIp: 'full' | 'anonymised' | 'none';
+  /**
+   * How many days a project's raw events are kept unless it sets retention_days (RETENTION_DAYS,
+   * 1–36500; docs/api.md, "Retention"); null (unset): kept forever.
+   */
+  readonly retentionDays: number | null;
   /** An operator's GeoIP2/GeoLite2 City database file (GEOIP_DB); null → the shipped DB-IP. */
   readonly geoipDb: string | null;
   /**
@@ -338,6 +343,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     readEnum(env, 'CRAWLER_ALLOW_LOOPBACK', ['true', 'false'] as const, 'false') === 'true';
   return new AppConfig({
     clickIp: readEnum(env, 'CLICK_IP', ['full', 'anonymised', 'none'] as const, 'anonymised'),
+    retentionDays:
+      read(env, 'RETENTION_DAYS') === undefined
+        ? null
+        : readInt(env, 'RETENTION_DAYS', 0, 1, 36_500),
     geoipDb: geoipDb === undefined ? null : readableFile('GEOIP_DB', path.resolve(geoipDb)),
     trustProxy: readTrustProxy(env),
     redirectCacheSize: readInt(env, 'REDIRECT_CACHE_SIZE', 200_000, 100, 10_000_000),

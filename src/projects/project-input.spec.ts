@@ -36,6 +36,7 @@ describe('parseProjectCreation', () => {
         goalLabels: { goal_1: 'Signup', goal_2: null },
       },
       visitorStorage: {},
+      retention: {},
     });
   });
 
@@ -85,6 +86,7 @@ describe('parseProjectUpdate', () => {
       conversions: null,
       rotatePublishableKey: false,
       visitorStorage: {},
+      retention: {},
     });
     const input = parseProjectUpdate({
       remove_domain: 'go.acme.com',

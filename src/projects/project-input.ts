@@ -11,6 +11,7 @@ import {
   VisitorStorageInput,
   parseVisitorStorage,
 } from './project-visitor-storage';
+import { RETENTION_FIELDS, RetentionInput, parseRetention } from './project-retention';
 
 export { normaliseLinkHost };
 
@@ -58,6 +59,8 @@ export interface CreateProjectInput {
   conversions: ConversionsInput | null;
   /** Extension: ip_storage and ua_storage (docs/api.md, "Addresses"). */
   visitorStorage: VisitorStorageInput;
+  /** Extension: retention_days (docs/api.md, "Retention"). */
+  retention: RetentionInput;
 }
 
 export interface UpdateProjectInput {
@@ -74,6 +77,8 @@ export interface UpdateProjectInput {
   rotatePublishableKey: boolean;
   /** Extension: ip_storage and ua_storage (docs/api.md, "Addresses"). */
   visitorStorage: VisitorStorageInput;
+  /** Extension: retention_days (docs/api.md, "Retention"). */
+  retention: RetentionInput;
 }
 
 const CREATE_FIELDS = [
@@ -88,6 +93,7 @@ const CREATE_FIELDS = [
   'utm_parameters',
   'publishable_hosts',
   ...VISITOR_STORAGE_FIELDS,
+  ...RETENTION_FIELDS,
 ];
 const UPDATE_FIELDS = [
   ...CREATE_FIELDS,
@@ -112,6 +118,7 @@ export function parseProjectCreation(json: Record<string, unknown>): CreateProje
     members: parseMembers(json),
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, false),
     visitorStorage: parseVisitorStorage(json),
+    retention: parseRetention(json),
   };
 }
 
@@ -130,6 +137,7 @@ export function parseProjectUpdate(json: Record<string, unknown>): UpdateProject
     conversions: json.conversions === undefined ? null : parseConversions(json.conversions, true),
     rotatePublishableKey: parseRotation(json.rotate_publishable_key),
     visitorStorage: parseVisitorStorage(json),
+    retention: parseRetention(json),
   };
 }
 

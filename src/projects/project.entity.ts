@@ -65,6 +65,10 @@ export class ProjectEntity {
   @Column('text', { nullable: true })
   ipStorage: IpMode | null;
 
+  /** `retention_days` (docs/api.md, "Retention"); null: the instance's RETENTION_DAYS. */
+  @Column('integer', { nullable: true })
+  retentionDays: number | null;
+
   /** `ua_storage` (docs/api.md, "Addresses"). */
   @Column('text', { default: 'full' })
   uaStorage: UserAgentMode;

@@ -17,6 +17,7 @@ export type ProjectChanges = Partial<
     | 'publishableKey'
     | 'ipStorage'
     | 'uaStorage'
+    | 'retentionDays'
   >
 >;
 

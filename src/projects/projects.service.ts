@@ -20,6 +20,7 @@ import { ProjectEntity } from './project.entity';
 import { MemberRow, ProjectMembersRepository } from './project-members.repository';
 import { ProjectChanges, ProjectsRepository } from './projects.repository';
 import { visitorStorageChanges } from './project-visitor-storage';
+import { retentionChanges } from './project-retention';
 
 /** A project with what its record shows: authorised domains and members. */
 export interface ProjectDetails {
@@ -81,6 +82,7 @@ export class ProjectsService {
           ...conversions,
           settings: applyLinkSettings({}, input.settings),
           ...visitorStorageChanges(input.visitorStorage),
+          ...retentionChanges(input.retention),
         },
         manager,
       );
@@ -135,6 +137,7 @@ export class ProjectsService {
         changes.settings = applyLinkSettings(project.settings, input.settings);
       }
       Object.assign(changes, visitorStorageChanges(input.visitorStorage));
+      Object.assign(changes, retentionChanges(input.retention));
       // The old key stops at once on every instance: the invalidation below drops it from caches.
       if (input.rotatePublishableKey) changes.publishableKey = generatePublishableKey();
 

@@ -21,6 +21,7 @@ import { ChainMoves1764040000300 } from './1764040000300-chain-moves';
 import { VisitorStorage1764040000500 } from './1764040000500-visitor-storage';
 import { ImportedClicks1764040000700 } from './1764040000700-imported-clicks';
 import { Erasures1764040001000 } from './1764040001000-erasures';
+import { Retention1764040001100 } from './1764040001100-retention';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   VisitorStorage1764040000500,
   ImportedClicks1764040000700,
   Erasures1764040001000,
+  Retention1764040001100,
 ];

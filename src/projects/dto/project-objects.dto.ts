@@ -54,6 +54,15 @@ const IP_STORAGE: ApiPropertyOptions = {
   description:
     "Extension. How the project keeps its visitors' IP addresses in its clicks and conversion records: full, anonymised (IPv4 /24, IPv6 /48) or none; null: as when never set (clicks as the instance's CLICK_IP, conversion records the address given)",
 };
+const RETENTION_DAYS: ApiPropertyOptions = {
+  type: Number,
+  minimum: 1,
+  maximum: 36500,
+  nullable: true,
+  example: 395,
+  description:
+    "Extension. How many days the project keeps its raw clicks and conversions (1 to 36500); older events are kept as hourly rollups only (docs/api.md, \"Retention\"); null: the instance's RETENTION_DAYS (unset: forever)",
+};
 const UA_STORAGE: ApiPropertyOptions = {
   enum: ['full', 'parsed'],
   example: 'parsed',
@@ -90,6 +99,8 @@ export class ProjectCreationObjectDto {
   ip_storage?: 'full' | 'anonymised' | 'none' | null;
   @ApiPropertyOptional(UA_STORAGE)
   ua_storage?: 'full' | 'parsed';
+  @ApiPropertyOptional(RETENTION_DAYS)
+  retention_days?: number | null;
 }
 
 /** The project update object (only what changes), sent as the JSON string `json` of projects/{api_key}/update. */
@@ -129,4 +140,6 @@ export class ProjectUpdateObjectDto {
   ip_storage?: 'full' | 'anonymised' | 'none' | null;
   @ApiPropertyOptional(UA_STORAGE)
   ua_storage?: 'full' | 'parsed';
+  @ApiPropertyOptional(RETENTION_DAYS)
+  retention_days?: number | null;
 }

@@ -148,6 +148,14 @@ export class ProjectRecordDto {
    */
   @ApiPropertyOptional({ enum: ['full', 'parsed'], example: 'full' })
   ua_storage?: 'full' | 'parsed';
+
+  /**
+   * Show and list (**extension**): how many days the project keeps its raw clicks and
+   * conversions; older events are kept as hourly rollups only; null when never set: the
+   * instance's `RETENTION_DAYS` (unset: forever) (docs/api.md, "Retention").
+   */
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 395 })
+  retention_days?: number | null;
 }
 
 export function toConversionsRecord(details: ProjectDetails): ConversionsRecordDto {
@@ -194,6 +202,7 @@ export function toProjectRecord(
     record.publishable_hosts = [...(project.settings.publishable_hosts ?? [])];
     record.ip_storage = project.ipStorage;
     record.ua_storage = project.uaStorage;
+    record.retention_days = project.retentionDays;
   }
   return record;
 }
