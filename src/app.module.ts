@@ -22,6 +22,7 @@ import { DatabaseModule } from './database/database.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
+import { ErasureModule } from './privacy/erasure.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { LiveFeedModule } from './live-feed/live-feed.module';
@@ -74,6 +75,7 @@ export class AppModule implements NestModule {
         StatsModule,
         ConversionsModule,
         ExportModule,
+        ErasureModule,
         MetricsModule,
         HealthModule,
       ],

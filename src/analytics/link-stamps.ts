@@ -148,6 +148,14 @@ export class LinkStamps {
     for (const link of missing) this.cache.set(link, stamps.get(link)!, STAMP_TTL_MS, now);
     return stamps;
   }
+
+  /**
+   * Drops the kept stamps of links (by id) whose attributes were erased in place (an erasure of
+   * their sharer, docs/api.md, "Erasure"): the next events of this process read them again.
+   */
+  forget(links: Iterable<string>): void {
+    for (const link of links) this.cache.delete(link);
+  }
 }
 
 /** The fields of UNSTAMPED (read as any stamp is). */
