@@ -79,7 +79,7 @@ export class ErasureAnalytics {
   async blankSharer(projectId: string, linkIds: string[]): Promise<AnalyticsRows> {
     if (linkIds.length === 0) return { links: 0, clicks: 0, conversions: 0 };
     const where = 'project_id = {project:UUID} AND link_id IN {links:Array(UInt64)}';
-    const params: Params = { project: projectId, links: linkIds };
+    const params: Params = { project: projectId, links: linkIds.map(Number) };
     return {
       links: await this.blank('links', LINK_IDENTITY_COLUMNS, where, params),
       clicks: await this.blank(

@@ -15,6 +15,7 @@ export interface FoundConversion {
 export interface FoundLink {
   id: string;
   svc_id: string;
+  user_id: string | null;
 }
 
 /** An erasure as the audit keeps it (docs/api.md, "Erasure"). */
@@ -153,7 +154,7 @@ export class ErasureRepository {
   ): Promise<FoundLink[]> {
     const match = kind === 'sharer_id' ? 'sharer_id = $2::uuid' : 'user_id = $2';
     return this.dataSource.query<FoundLink[]>(
-      `SELECT id::text, svc_id FROM links WHERE project_id = $1 AND ${match}
+      `SELECT id::text, svc_id, user_id FROM links WHERE project_id = $1 AND ${match}
        ORDER BY id LIMIT $3`,
       [projectId, value, limit],
     );
@@ -227,11 +228,23 @@ export class ErasureRepository {
     return count;
   }
 
-  /** Deletes the identity kept for a user_id of the project (username, icon and profile URLs). */
-  async deleteIdentity(manager: EntityManager, projectId: string, userId: string): Promise<number> {
+  /**
+   * Deletes the identities kept for user_ids of the project (username, icon and profile URLs):
+   * `named` whatever links say, `orphaned` once no link of the project carries it any more.
+   */
+  async deleteIdentities(
+    manager: EntityManager,
+    projectId: string,
+    named: string[],
+    orphaned: string[],
+  ): Promise<number> {
+    if (named.length === 0 && orphaned.length === 0) return 0;
     const [, count] = await manager.query<[unknown, number]>(
-      `DELETE FROM user_identities WHERE project_id = $1 AND user_id = $2`,
-      [projectId, userId],
+      `DELETE FROM user_identities i WHERE i.project_id = $1
+         AND (i.user_id = ANY($2::text[])
+           OR (i.user_id = ANY($3::text[])
+             AND NOT EXISTS (SELECT 1 FROM links l WHERE l.project_id = $1 AND l.user_id = i.user_id)))`,
+      [projectId, named, orphaned],
     );
     return count;
   }

@@ -144,10 +144,13 @@ export class ErasureService {
           linkIds.length > 0
             ? await this.repository.blankLinks(manager, project.id, linkIds, updatedAt)
             : 0,
-        user_identities:
-          kind === 'user_id'
-            ? await this.repository.deleteIdentity(manager, project.id, target.value)
-            : 0,
+        // After the links: an identity no link carries any more goes with them.
+        user_identities: await this.repository.deleteIdentities(
+          manager,
+          project.id,
+          kind === 'user_id' ? [target.value] : [],
+          [...new Set(links.flatMap((l) => (l.user_id ? [l.user_id] : [])))],
+        ),
         conversions:
           linkIds.length > 0
             ? await this.repository.blankConversions(manager, project.id, { links: linkIds })
