@@ -807,6 +807,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{api_key}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a visitor's or a sharer's personal data
+         * @description Blanks a visitor's (by session_id, clicker_id or IP address) or a sharer's (by sharer_id or user_id) personal fields in PostgreSQL and the analytics store, and answers once both are done: a receipt with the rows changed per store, kept in the project's erasures. Counts and statistics stay as they were. Idempotent: the same erasure again changes nothing and answers zeros.
+         */
+        post: operations["ErasureController_erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{api_key}/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's erasures (GET)
+         * @description The project's audit of erasures, newest first, paged: id, what kind of identifier (never its value), rows changed per store, time.
+         */
+        get: operations["ErasureController_listByGet"];
+        put?: never;
+        /**
+         * A project's erasures
+         * @description The project's audit of erasures, newest first, paged: id, what kind of identifier (never its value), rows changed per store, time.
+         */
+        post: operations["ErasureController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -916,6 +960,11 @@ export interface components {
              * @enum {string}
              */
             ua_storage?: "full" | "parsed";
+            /**
+             * @description Extension. How many days the project keeps its raw clicks and conversions (1 to 36500); older events are kept as hourly rollups only (docs/api.md, "Retention"); null: the instance's RETENTION_DAYS (unset: forever)
+             * @example 395
+             */
+            retention_days?: number | null;
         };
         /** @enum {string} */
         ProjectRole: "admin" | "sharer" | "viewer";
@@ -963,6 +1012,11 @@ export interface components {
              * @enum {string}
              */
             ua_storage?: "full" | "parsed";
+            /**
+             * @description Extension. How many days the project keeps its raw clicks and conversions (1 to 36500); older events are kept as hourly rollups only (docs/api.md, "Retention"); null: the instance's RETENTION_DAYS (unset: forever)
+             * @example 395
+             */
+            retention_days?: number | null;
         };
         CreateProjectParamsDto: {
             /**
@@ -1158,6 +1212,13 @@ export interface components {
              * @enum {string}
              */
             ua_storage?: "full" | "parsed";
+            /**
+             * @description Show and list (**extension**): how many days the project keeps its raw clicks and
+             *     conversions; older events are kept as hourly rollups only; null when never set: the
+             *     instance's `RETENTION_DAYS` (unset: forever) (docs/api.md, "Retention").
+             * @example 395
+             */
+            retention_days?: number | null;
         };
         ProjectBodyDto: {
             project: components["schemas"]["ProjectRecordDto"];
@@ -2623,6 +2684,184 @@ export interface components {
                 [key: string]: unknown;
             };
             response: components["schemas"]["ConversionBodyDto"];
+        };
+        ErasureObjectDto: {
+            /**
+             * @description A visitor's session (conversions/new's session_id, the tracking script's cookie).
+             * @example c2f9e1b04d6a
+             */
+            session_id?: string;
+            /**
+             * @description A visitor's clicker_id, as conversions/new recorded it.
+             * @example visitor-8812
+             */
+            clicker_id?: string;
+            /**
+             * @description A visitor's IPv4 or IPv6 address: the clicks and conversion records stored with it, or with its anonymised form (its /24 or /48).
+             * @example 81.2.69.160
+             */
+            ip?: string;
+            /**
+             * @description A sharer: a user id of the project (a UUID), as links carry it.
+             * @example 0b8e6a52-3c1f-4d7e-9a25-6f4c8d1e2b37
+             */
+            sharer_id?: string;
+            /**
+             * @description A sharer by the links' user_id.
+             * @example crm-42
+             */
+            user_id?: string;
+        };
+        EraseParamsDto: {
+            /**
+             * @description Key of the subscription that owns the project.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description JSON string: the erasure object, with exactly one of session_id, clicker_id, ip (a visitor), sharer_id, user_id (a sharer).
+             * @example {"session_id":"c2f9e1b04d6a"}
+             */
+            json: string;
+        };
+        ErasureRowsDto: {
+            /**
+             * @description PostgreSQL: rows changed per table (conversions, clicks, webhook_delivery_log, event_outbox; a sharer: links and user_identities too).
+             * @example {
+             *       "conversions": 2,
+             *       "clicks": 0,
+             *       "webhook_delivery_log": 1,
+             *       "event_outbox": 0
+             *     }
+             */
+            postgresql: {
+                [key: string]: number;
+            };
+            /**
+             * @description The analytics store: rows changed per table (clicks, conversions; a sharer: links too).
+             * @example {
+             *       "clicks": 3,
+             *       "conversions": 0
+             *     }
+             */
+            analytics: {
+                [key: string]: number;
+            };
+        };
+        ErasureRecordDto: {
+            /**
+             * @description The erasure id.
+             * @example 6f1d3c2a-8b4e-4f7a-9c1d-2e3f4a5b6c7d
+             */
+            id: string;
+            /**
+             * @description What the erasure named (never its value).
+             * @example session_id
+             * @enum {string}
+             */
+            by: "session_id" | "clicker_id" | "ip" | "sharer_id" | "user_id";
+            rows: components["schemas"]["ErasureRowsDto"];
+            /**
+             * @description False when more than 10,000 conversion records (a visitor) or links (a sharer) matched: the same request again erases the next ones.
+             * @example true
+             */
+            complete: boolean;
+            /**
+             * @description When it was done, UTC (both stores were erased before the answer).
+             * @example 2026-12-01 10:42:07
+             */
+            erased_at: string;
+        };
+        EraseBodyDto: {
+            erasure: components["schemas"]["ErasureRecordDto"];
+        };
+        EraseResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `apikey` (from the path), `method` (erase) and `object` (project).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "json": "{\"session_id\":\"c2f9e1b04d6a\"}",
+             *       "apikey": "3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f",
+             *       "method": "erase",
+             *       "object": "project"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["EraseBodyDto"];
+        };
+        ErasuresParamsDto: {
+            /**
+             * @description Key of the subscription that owns the project.
+             * @example RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s
+             */
+            subscription_key?: string;
+            /**
+             * @description Key of an application authorised to administer that subscription.
+             * @example n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac
+             */
+            application_key?: string;
+            /**
+             * @description Erasures per page, 1 to 1000 (default 10).
+             * @example 10
+             */
+            per_page?: string;
+            /**
+             * @description The page, from 1 (default 1).
+             * @example 1
+             */
+            page?: string;
+            /**
+             * @description Erasures to skip (overrides page): the previous answer's last_offset.
+             * @example 10
+             */
+            offset?: string;
+        };
+        ErasuresBodyDto: {
+            /** @description The project's erasures, newest first. */
+            erasures: components["schemas"]["ErasureRecordDto"][];
+            /**
+             * @description Erasures over every page.
+             * @example 1
+             */
+            total_results: number;
+            /**
+             * @description The page asked for (1 by default); null when offset was given.
+             * @example 1
+             */
+            page: number | null;
+            /** @example 10 */
+            per_page: number;
+            /** @example 0 */
+            offset: number;
+            /**
+             * @description The offset of the next page.
+             * @example 1
+             */
+            last_offset: number;
+        };
+        ErasuresResponseDto: {
+            /**
+             * @description Echo of the parameters as strings, plus `apikey` (from the path), `method` (erasures) and `object` (project).
+             * @example {
+             *       "subscription_key": "RAvHl2kTAwpr7BeImMCr8azjIysn2r-xKOQttLXIB1s",
+             *       "application_key": "n3o00FsFcTxoSr5TgD-dW-5Yk1wz2t5p8ECENZSS1ac",
+             *       "apikey": "3f9c2b7e5a1d4c8f9e0b6a7d2c5f8e1b4a7d0c3f6e9b2a5d8c1f4e7b0a3d6c9f",
+             *       "method": "erasures",
+             *       "object": "project"
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
+            response: components["schemas"]["ErasuresBodyDto"];
         };
         HealthLiveDto: {
             /** @enum {string} */
@@ -7996,6 +8235,203 @@ export interface operations {
             };
         };
     };
+    ErasureController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's API key. */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["EraseParamsDto"];
+                "application/json": components["schemas"]["EraseParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description No live project has this api_key (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    ErasureController_listByGet: {
+        parameters: {
+            query?: {
+                /** @description Key of the subscription that owns the project. */
+                subscription_key?: string;
+                /** @description Key of an application authorised to administer that subscription. */
+                application_key?: string;
+                /** @description Erasures per page, 1 to 1000 (default 10). */
+                per_page?: string;
+                /** @description The page, from 1 (default 1). */
+                page?: string;
+                /** @description Erasures to skip (overrides page). */
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's API key. */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasuresResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description No live project has this api_key (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
+    ErasureController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's API key. */
+                api_key: string;
+            };
+            cookie?: never;
+        };
+        /** @description Form parameters (the query string is read too). */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["ErasuresParamsDto"];
+                "application/json": components["schemas"]["ErasuresParamsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasuresResponseDto"];
+                };
+            };
+            /** @description Missing or invalid parameter (code 1001, 1002), naming it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Invalid subscription_key or application_key (code 1000); the project belongs to another subscription (1004). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description No live project has this api_key (code 1003). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+            /** @description Any other error, in the same shape (docs/api.md lists the codes): e.g. 403 invalid key, 404 not found, 409 conflict, 429 rate limit, 503 PostgreSQL or analytics store unavailable (with Retry-After), 500 unexpected (quote the X-Request-Id) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorDto"];
+                };
+            };
+        };
+    };
     MetricsController_scrape: {
         parameters: {
             query?: never;
@@ -8292,5 +8728,6 @@ export const aggregateResponseDtoPivot_sort_typeValues: ReadonlyArray<FlattenedD
 export const aggregateResponseDtoPivot_sort_orderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AggregateResponseDto"]["pivot_sort_order"]> = ["asc", "desc"];
 export const totalsGroupFieldValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TotalsGroupField"]> = ["application", "svc_id", "campaign", "channel", "original_url", "parent", "service", "service_postid", "service_userid", "sharer_id", "tag", "tool", "user_id", "username", "shared_at_hour_of_day", "shared_at_day_of_week", "shared_at_hour_of_week", "tag_2", "tag_3", "tag_4", "tag_5", "country", "region", "city", "device", "browser", "os", "referrer_host", "project"];
 export const conversionRecordDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ConversionRecordDto"]["type"]> = ["pageview", "goal_1", "goal_2", "goal_3", "goal_4", "goal_5"];
+export const erasureRecordDtoByValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ErasureRecordDto"]["by"]> = ["session_id", "clicker_id", "ip", "sharer_id", "user_id"];
 export const healthLiveDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthLiveDto"]["status"]> = ["ok"];
 export const knownChannelValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KnownChannel"]> = ["twitter", "twitter-message", "twitter-share", "x", "facebook", "facebook-post", "facebook-share", "facebook-send", "facebook-message", "facebook-like", "email", "email-share", "copypaste", "linkedin", "linkedin-share", "gplus", "googleplus", "googleplus-share", "pinterest", "pinterest-pin", "tumblr", "tumblr-post", "reddit", "reddit-post", "sms", "whatsapp", "telegram", "mastodon", "bluesky", "threads", "instagram", "youtube", "manual", "other", "static"];
