@@ -77,7 +77,8 @@ export class ErasureAnalytics {
    * stamps of their clicks and conversions, and the visitor fields of those clicks.
    */
   async blankSharer(projectId: string, linkIds: string[]): Promise<AnalyticsRows> {
-    if (linkIds.length === 0) return { links: 0, clicks: 0, conversions: 0 };
+    if (linkIds.length === 0)
+      return { links: 0, clicks: 0, conversions: 0, clicks_retired: 0, conversions_retired: 0 };
     const where = 'project_id = {project:UUID} AND link_id IN {links:Array(UInt64)}';
     const params: Params = { project: projectId, links: linkIds.map(Number) };
     return {
@@ -89,6 +90,14 @@ export class ErasureAnalytics {
         params,
       ),
       conversions: await this.blank('conversions', STAMP_IDENTITY_COLUMNS, where, params),
+      // The rollups retention keeps of older events carry their stamps too.
+      clicks_retired: await this.blank('clicks_retired', STAMP_IDENTITY_COLUMNS, where, params),
+      conversions_retired: await this.blank(
+        'conversions_retired',
+        STAMP_IDENTITY_COLUMNS,
+        where,
+        params,
+      ),
     };
   }
 
