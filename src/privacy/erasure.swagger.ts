@@ -100,7 +100,7 @@ export class ErasureRowsDto {
   @ApiProperty({
     ...COUNTS,
     description:
-      'The analytics store: rows changed per table (clicks, conversions; a sharer: links too).',
+      'The analytics store: rows changed per table (clicks, conversions; a sharer: links, clicks_retired and conversions_retired too).',
     example: { clicks: 3, conversions: 0 },
   })
   analytics: Record<string, number>;

@@ -2743,7 +2743,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description The analytics store: rows changed per table (clicks, conversions; a sharer: links too).
+             * @description The analytics store: rows changed per table (clicks, conversions; a sharer: links, clicks_retired and conversions_retired too).
              * @example {
              *       "clicks": 3,
              *       "conversions": 0
