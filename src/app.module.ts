@@ -31,6 +31,7 @@ import { RedirectsModule } from './redirects/redirects.module';
 import { StatsModule } from './stats/stats.module';
 import { MailModule } from './mail/mail.module';
 import { ProjectsModule } from './projects/projects.module';
+import { RetentionModule } from './privacy/retention.module';
 import { QueueModule } from './queue/queue.module';
 import { BootstrapService } from './subscriptions/bootstrap.service';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
@@ -76,6 +77,7 @@ export class AppModule implements NestModule {
         ConversionsModule,
         ExportModule,
         ErasureModule,
+        RetentionModule,
         MetricsModule,
         HealthModule,
       ],

@@ -21,6 +21,12 @@ export const SETTLE_EVERY_MS = 60_000;
 /** Updates checked per statement. */
 const SETTLE_BATCH = 50_000;
 
+/**
+ * The events' tables, raw and retired (docs/architecture.md, "Retention": the retired rollups
+ * keep their events' stamps, so an update stays listed while they hold another version).
+ */
+const RETIRABLE = ['clicks', 'conversions', 'clicks_retired', 'conversions_retired'];
+
 /** An update as settling reads it: project, link id and version, as strings. */
 interface Candidate {
   project: string;
@@ -101,7 +107,7 @@ export class LinkUpdates implements OnApplicationBootstrap, OnApplicationShutdow
     const outdated = new Set(
       (
         await this.analytics.query<{ link: string }>(
-          `SELECT DISTINCT toString(link_id) AS link FROM (${outdatedIn('clicks')} UNION ALL ${outdatedIn('conversions')})`,
+          `SELECT DISTINCT toString(link_id) AS link FROM (${RETIRABLE.map(outdatedIn).join(' UNION ALL ')})`,
           paramsOf(candidates),
         )
       ).map((row) => row.link),

@@ -22,6 +22,8 @@ function allowAnyOrigin(_req: Request, res: Response, next: NextFunction): void 
   imports: [EventsModule, ProjectsModule, LinksModule, RateLimitModule],
   controllers: [ConversionsController],
   providers: [ConversionsRepository, ConversionsService],
+  // The retention job deletes old conversion records through it (src/privacy).
+  exports: [ConversionsRepository],
 })
 export class ConversionsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -206,6 +206,33 @@ export class ConversionsRepository {
     );
     return convertingClick(rows[0]);
   }
+
+  /**
+   * Retention (docs/api.md, "Retention"): the time of the project's first conversion record at or
+   * after `from` and before `to`, or null (ix_conversions_project_time).
+   */
+  async firstRecordAt(projectId: string, from: Date, to: Date): Promise<Date | null> {
+    const [row] = await this.dataSource.query<{ at: Date | null }[]>(
+      `SELECT min(converted_at) AS at FROM conversions
+       WHERE project_id = $1 AND converted_at >= $2 AND converted_at < $3`,
+      [projectId, from, to],
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  /**
+   * Retention: deletes up to `limit` of the project's conversion records older than `before`
+   * (ix_conversions_project_time), one short statement; returns how many it deleted.
+   */
+  async deleteRecordsBefore(projectId: string, before: Date, limit: number): Promise<number> {
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `DELETE FROM conversions WHERE id IN (
+         SELECT id FROM conversions WHERE project_id = $1 AND converted_at < $2 LIMIT $3)
+       RETURNING id`,
+      [projectId, before, limit],
+    );
+    return rows.length;
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

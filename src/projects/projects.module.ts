@@ -15,13 +15,14 @@ import { ProjectMembersRepository } from './project-members.repository';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 import { VisitorStorageService } from './visitor-storage.service';
+import { ProjectRetentions } from './project-retentions.service';
 
 /**
  * Projects administration; exports ProjectLookupsService, which ProjectKeyGuard (applied with
  * @ProjectKeyAuth() in the modules that import this one) and links read projects through, and
  * ProjectDomainsService, which domains reads projects and writes their authorisations through,
  * and VisitorStorageService, which the clicks worker reads each project's ip_storage and ua_storage
- * through.
+ * through, and ProjectRetentions, which the retention job reads each project's retention through.
  * It reads connected domains through ConnectedDomains (ConnectedDomainsModule, which owns them).
  */
 @Module({
@@ -40,7 +41,8 @@ import { VisitorStorageService } from './visitor-storage.service';
     ProjectLookupsService,
     ProjectDomainsService,
     VisitorStorageService,
+    ProjectRetentions,
   ],
-  exports: [ProjectLookupsService, ProjectDomainsService, VisitorStorageService],
+  exports: [ProjectLookupsService, ProjectDomainsService, VisitorStorageService, ProjectRetentions],
 })
 export class ProjectsModule {}

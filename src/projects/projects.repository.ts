@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { ConnectedDomain, ConnectedDomains } from '../connected-domains/connected-domains';
 import { ProjectDomainEntity } from './project-domain.entity';
 import { ProjectEntity } from './project.entity';
@@ -242,6 +242,18 @@ export class ProjectsRepository {
     return this.projects.find({
       select: { id: true, ipStorage: true, uaStorage: true },
       where: { id: In([...ids]) },
+    });
+  }
+
+  /**
+   * Live projects with their retention_days, by id: every one (`all`, when the instance sets a
+   * default), else only those that set it.
+   */
+  findRetentionDays(all: boolean): Promise<Pick<ProjectEntity, 'id' | 'retentionDays'>[]> {
+    return this.projects.find({
+      select: { id: true, retentionDays: true },
+      where: all ? { deletedAt: IsNull() } : { deletedAt: IsNull(), retentionDays: Not(IsNull()) },
+      order: { id: 'ASC' },
     });
   }
 

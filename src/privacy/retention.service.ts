@@ -1,0 +1,146 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AnalyticsClient, fromChTime } from '../analytics/analytics-client';
+import { countStampStateWrite } from '../analytics/stamp-state';
+import { PeriodicService, Schedule } from '../common/periodic-task';
+import { AppConfig } from '../config/app-config';
+import { ConversionsRepository } from '../conversions/conversions.repository';
+import { ProjectRetentions } from '../projects/project-retentions.service';
+import {
+  Chunk,
+  EVENT_TABLES,
+  EventTable,
+  RetentionStatement,
+  deleteRawStatement,
+  firstEventHourQuery,
+  rollupStatement,
+} from './retention-statements';
+import { RetentionRepository } from './retention.repository';
+
+/** Chunks retired per run at most (a chunk: one project's events of one calendar month at most). */
+export const STEPS_PER_RUN = 4;
+/** Conversion records deleted per statement. */
+const RECORDS_BATCH = 5_000;
+/** Where jobs run, every 10 minutes. */
+const SCHEDULE: Schedule = { everyMs: 600_000, atStart: false, failure: 'retention not applied' };
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const TABLES = Object.keys(EVENT_TABLES) as EventTable[];
+
+/** The start of the hour `days` days before `now`: the events before it are retired. */
+export function retentionCutoff(days: number, now: Date): Date {
+  return new Date(Math.floor((now.getTime() - days * DAY_MS) / HOUR_MS) * HOUR_MS);
+}
+
+/** The first instant of the calendar month (UTC) after the one `at` is in. */
+export function nextMonth(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+/**
+ * Retention (docs/api.md, "Retention"; docs/architecture.md, "Retention"): where jobs run, every
+ * 10 minutes, the events of each project with a retention (its retention_days, else
+ * RETENTION_DAYS) older than the start of the hour that many days ago lose their raw rows in both
+ * stores; their hourly rollups stay (`clicks_retired`, `conversions_retired`). A run retires at
+ * most STEPS_PER_RUN chunks, each a project's events of one calendar month at most, and the
+ * state in PostgreSQL (`retention_state`) lets the next run resume where it stopped:
+ *
+ * 1. The chunk's end is written first (`rolledUntil`), so a chunk begun is finished as it began.
+ * 2. The chunk's events are summed into the rollups, an insert per table under a token of the
+ *    chunk (a second insert of it after a crash is skipped by the store).
+ * 3. The chunk's raw events are deleted (a mutation per table, waited for), then the project's
+ *    conversion records older than the chunk's end, in short statements.
+ * 4. `retiredUntil` moves to the chunk's end.
+ */
+@Injectable()
+export class RetentionService extends PeriodicService {
+  protected readonly logger = new Logger('RetentionService');
+  protected readonly task = () => this.run();
+
+  constructor(
+    config: AppConfig,
+    private readonly projects: ProjectRetentions,
+    private readonly repository: RetentionRepository,
+    private readonly conversions: ConversionsRepository,
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+  ) {
+    super(SCHEDULE, config.runsWorkers);
+  }
+
+  /**
+   * One run: chunks of the projects with a retention, in project order, until each is retired up
+   * to its cutoff or `maxSteps` chunks are; none when another process runs it. Returns the chunks
+   * retired.
+   */
+  async run(maxSteps = STEPS_PER_RUN, now = new Date()): Promise<number> {
+    const lock = await this.repository.lock();
+    if (!lock) return 0;
+    let steps = 0;
+    try {
+      for (const { projectId, days } of await this.projects.retained()) {
+        const cutoff = retentionCutoff(days, now);
+        while (steps < maxSteps && (await this.step(projectId, cutoff))) steps++;
+        if (steps >= maxSteps) break;
+      }
+    } finally {
+      await lock.release();
+    }
+    if (steps > 0) this.logger.log(`retention: ${steps} chunk(s) retired`);
+    return steps;
+  }
+
+  /**
+   * Retires the project's next chunk before `cutoff` (or finishes the one begun); false when
+   * nothing is left before it. `stopAfter: 'rollup'` stops once the rollups are written, as a
+   * crash there would (tests).
+   */
+  async step(projectId: string, cutoff: Date, stopAfter?: 'rollup'): Promise<boolean> {
+    const state = await this.repository.state(projectId);
+    const from = state?.retiredUntil ?? new Date(0);
+    let to: Date;
+    if (state && state.rolledUntil > state.retiredUntil) {
+      to = state.rolledUntil;
+    } else {
+      if (from >= cutoff) return false;
+      const first = await this.firstEvent(projectId, from, cutoff);
+      if (first === null) {
+        // Nothing to retire before the cutoff: the next run starts there.
+        await this.repository.save(projectId, { retiredUntil: cutoff, rolledUntil: cutoff });
+        return false;
+      }
+      const end = nextMonth(first);
+      to = end < cutoff ? end : cutoff;
+      await this.repository.save(projectId, { retiredUntil: from, rolledUntil: to });
+    }
+    const chunk: Chunk = { projectId, from, to };
+    const db = this.analytics.database;
+    for (const table of TABLES) await this.write(rollupStatement(db, table, chunk));
+    if (stopAfter === 'rollup') return true;
+    for (const table of TABLES) await this.write(deleteRawStatement(db, table, chunk));
+    while (
+      (await this.conversions.deleteRecordsBefore(projectId, to, RECORDS_BATCH)) === RECORDS_BATCH
+    );
+    await this.repository.save(projectId, { retiredUntil: to, rolledUntil: to });
+    return true;
+  }
+
+  /** The time of the project's first event in [from, to) in either store, or null. */
+  private async firstEvent(projectId: string, from: Date, to: Date): Promise<Date | null> {
+    const chunk: Chunk = { projectId, from, to };
+    const found: Date[] = [];
+    for (const table of TABLES) {
+      const { sql, params } = firstEventHourQuery(this.analytics.database, table, chunk);
+      const [row] = await this.analytics.query<{ hour: string }>(sql, params);
+      if (row) found.push(fromChTime(row.hour));
+    }
+    const record = await this.conversions.firstRecordAt(projectId, from, to);
+    if (record) found.push(record);
+    if (found.length === 0) return null;
+    return new Date(Math.max(from.getTime(), Math.min(...found.map((d) => d.getTime()))));
+  }
+
+  /** A write that may change what statistics read (stamp-state.ts: their kept states drop). */
+  private write({ sql, params }: RetentionStatement): Promise<void> {
+    return countStampStateWrite(this.analytics, this.analytics.command(sql, params));
+  }
+}
