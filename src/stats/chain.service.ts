@@ -54,8 +54,11 @@ export class ChainService {
       withConversions: query.withConversions,
       withBots: query.withBots,
     };
+    // Retired events (docs/architecture.md, "Retention") are read from their rollups too.
+    const retired = await this.stampStates.retired([project.id], signal);
+    if (retired) request.retired = true;
     // The figures the store keeps, unless some event of the project lacks a chain stamp.
-    const kept = !(await this.stampStates.chains([project.id], signal)).unstamped;
+    const kept = !(await this.stampStates.chains([project.id], signal, retired)).unstamped;
     const [generations, children] = await Promise.all([
       this.repository.cascadeGenerations(request, signal, kept),
       this.repository.cascadeChildren(request, query, signal, kept),

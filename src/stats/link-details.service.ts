@@ -3,6 +3,7 @@ import { Errors } from '../common/app-error';
 import { isoTimestamp } from '../common/time';
 import { LinkLookupsService } from '../links/link-lookups.service';
 import { ProjectEntity } from '../projects/project.entity';
+import { StampStates } from './stamp-states';
 import { StatsRepository } from './stats.repository';
 
 export interface DetailsOptions {
@@ -21,6 +22,7 @@ export class LinkDetailsService {
   constructor(
     private readonly repository: StatsRepository,
     private readonly lookups: LinkLookupsService,
+    private readonly stampStates: StampStates,
   ) {}
 
   /** stats/{svc_id}.json: a link's clicks (in the period, when given) and its latest click. */
@@ -59,6 +61,8 @@ export class LinkDetailsService {
         start: options.start,
         end: options.end,
         withBots: options.withBots,
+        // Retired events (docs/architecture.md, "Retention"): their hourly rollups count too.
+        ...((await this.stampStates.retired([project.id], signal)) ? { retired: true } : {}),
       },
       signal,
     );

@@ -9,6 +9,7 @@ import { ConversionsObject, conversionsObject, emptyCounts } from './conversions
 import { countByBucket, mergeBuckets, withZeros } from './interval-rows';
 import { Interval, checkIntervalCount } from './intervals';
 import { Attribution, ChainParam, StatsQuery } from './stats-query';
+import { StampStates } from './stamp-states';
 import { StatsRepository } from './stats.repository';
 
 export interface IntervalsQuery {
@@ -52,6 +53,7 @@ export class LinkIntervalsService {
   constructor(
     private readonly repository: StatsRepository,
     private readonly lookups: LinkLookupsService,
+    private readonly stampStates: StampStates,
   ) {}
 
   /** stats/{svc_id}/intervals.json: a link's clicks per hour, day or week. */
@@ -71,6 +73,8 @@ export class LinkIntervalsService {
       interval: query.interval,
       filters: query.filters,
       attribution: query.attribution,
+      // Retired events (docs/architecture.md, "Retention"): their hourly rollups count too.
+      ...((await this.stampStates.retired([project.id], signal)) ? { retired: true } : {}),
     };
     const { rows: activity, last } = await this.repository.linkIntervals(
       { ...period, withBots: query.withBots },

@@ -9,6 +9,7 @@ import { Interval, checkIntervalCount } from './intervals';
 import { filtersEcho } from './stats-echo';
 import { usesDimensions } from './stats-fields';
 import { StatsQuery } from './stats-query';
+import { StampStates } from './stamp-states';
 import { StatsRepository } from './stats.repository';
 import { toolKeys } from './tool-keys';
 
@@ -21,6 +22,7 @@ export class RangeIntervalsService {
   constructor(
     private readonly repository: StatsRepository,
     private readonly lookups: LinkLookupsService,
+    private readonly stampStates: StampStates,
   ) {}
 
   /** stats/range/intervals.json: a project's clicks and shares per interval. */
@@ -38,6 +40,7 @@ export class RangeIntervalsService {
       filters: query.filters,
       toolKeys: await toolKeys(this.lookups, [project.id], query),
       attribution: query.attribution,
+      ...((await this.stampStates.retired([project.id], signal)) ? { retired: true } : {}),
     };
     const activity = await this.repository.rangeIntervals(
       { ...request, withBots: query.withBots },

@@ -103,17 +103,20 @@ export class RangeTotalsService {
 
   /**
    * What range's or totals' rows are made from: the tool filter's keys (PostgreSQL, only with a
-   * tool filter), then the stamp state and with share chains the chain state (StampStates).
+   * tool filter), then whether the projects have retired events, the stamp state and with share
+   * chains the chain state (StampStates).
    */
   private async rowsContext(
     query: StatsQuery,
     projectIds: string[],
     signal: AbortSignal | undefined,
   ): Promise<RowsContext> {
+    const retired = await this.stampStates.retired(projectIds, signal);
     return {
       toolKeys: await toolKeys(this.lookups, projectIds, query),
-      stamped: await this.stampStates.forRequest(query, projectIds, signal),
-      chains: await this.stampStates.forChains(query, projectIds, signal),
+      stamped: await this.stampStates.forRequest(query, projectIds, signal, retired),
+      chains: await this.stampStates.forChains(query, projectIds, signal, retired),
+      ...(retired ? { retired } : {}),
     };
   }
 

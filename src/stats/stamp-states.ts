@@ -38,6 +38,8 @@ export class StampStates {
   private readonly kept = new Map<string, { writes: number; state: StampState }>();
   /** The chain state last read per set of projects, kept as `kept` is. */
   private readonly keptChains = new Map<string, { writes: number; state: ChainState }>();
+  /** Whether a set of projects has retired events, kept as `kept` is. */
+  private readonly keptRetired = new Map<string, { writes: number; state: boolean }>();
 
   constructor(
     private readonly repository: StatsRepository,
@@ -49,39 +51,65 @@ export class StampStates {
     query: StatsQuery,
     projectIds: string[],
     signal?: AbortSignal,
+    retired = false,
   ): Promise<StampState | null> {
-    return readsStamps(query) ? this.of(projectIds, signal) : null;
+    return readsStamps(query) ? this.of(projectIds, signal, retired) : null;
   }
 
-  /** The projects' chain state when the request reads share chains (with_chain), else null. */
+  /**
+   * The projects' chain state when the request reads share chains (with_chain), else null; with
+   * `retired`, the retired rollups' chain stamps count too.
+   */
   async forChains(
     query: StatsQuery,
     projectIds: string[],
     signal?: AbortSignal,
+    retired = false,
   ): Promise<ChainState | null> {
-    return query.withChain ? this.chains(projectIds, signal) : null;
+    return query.withChain ? this.chains(projectIds, signal, retired) : null;
   }
 
   /** The projects' chain state: kept, or read (and kept with a sole writer). */
-  chains(projectIds: string[], signal?: AbortSignal): Promise<ChainState> {
-    return this.keptOr(this.keptChains, projectIds, () =>
-      this.repository.chainState(projectIds, signal),
+  chains(projectIds: string[], signal?: AbortSignal, retired = false): Promise<ChainState> {
+    return this.keptOr(this.keptChains, projectIds, retired, () =>
+      retired
+        ? this.repository.chainState(projectIds, signal, true)
+        : this.repository.chainState(projectIds, signal),
+    );
+  }
+
+  /**
+   * Whether the projects have retired events (docs/architecture.md, "Retention"), which the
+   * statements then add: kept, or read (and kept with a sole writer).
+   */
+  retired(projectIds: string[], signal?: AbortSignal): Promise<boolean> {
+    return this.keptOr(this.keptRetired, projectIds, false, () =>
+      this.repository.retiredState(projectIds, signal),
     );
   }
 
   /** The projects' stamp state: kept, or read (and kept with a sole writer). */
-  private of(projectIds: string[], signal: AbortSignal | undefined): Promise<StampState> {
-    return this.keptOr(this.kept, projectIds, () => this.repository.stampState(projectIds, signal));
+  private of(
+    projectIds: string[],
+    signal: AbortSignal | undefined,
+    retired: boolean,
+  ): Promise<StampState> {
+    return this.keptOr(this.kept, projectIds, retired, () =>
+      retired
+        ? this.repository.stampState(projectIds, signal, true)
+        : this.repository.stampState(projectIds, signal),
+    );
   }
 
   /** A state kept in `states` for the projects while no write changed it, else read and kept. */
   private async keptOr<T>(
     states: Map<string, { writes: number; state: T }>,
     projectIds: string[],
+    retired: boolean,
     read: () => Promise<T>,
   ): Promise<T> {
     const writes = stampStateWrites(this.analytics);
-    const key = projectIds.join(',');
+    const key = `${retired ? 'retired:' : ''}${projectIds.join(',')}`;
     const kept = writes === null ? undefined : states.get(key);
     if (kept && kept.writes === writes) return kept.state;
     const state = await read();

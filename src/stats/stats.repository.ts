@@ -41,7 +41,7 @@ import {
 } from './queries/range-totals.query';
 import { ChainState, StampState, figureColumns } from './queries/row-parts';
 import { Statement } from './queries/statement';
-import { chainStateQuery, stampStateQuery } from './queries/stamp-state.query';
+import { chainStateQuery, retiredStateQuery, stampStateQuery } from './queries/stamp-state.query';
 import {
   keptCascadeChildrenQuery,
   keptCascadeGenerationsQuery,
@@ -176,8 +176,15 @@ export class StatsRepository implements OnModuleDestroy {
   }
 
   /** The projects' stamp state, as the store holds it now. */
-  async stampState(projectIds: string[], signal?: AbortSignal): Promise<StampState> {
-    const found = await this.rows<{ what: string }>(stampStateQuery(this.db, projectIds), signal);
+  async stampState(
+    projectIds: string[],
+    signal?: AbortSignal,
+    retired = false,
+  ): Promise<StampState> {
+    const found = await this.rows<{ what: string }>(
+      stampStateQuery(this.db, projectIds, retired),
+      signal,
+    );
     const has = new Set(found.map((row) => row.what));
     return {
       updated: has.has('updated'),
@@ -186,10 +193,23 @@ export class StatsRepository implements OnModuleDestroy {
   }
 
   /** The projects' chain state (the chain figures the store keeps), as the store holds it now. */
-  async chainState(projectIds: string[], signal?: AbortSignal): Promise<ChainState> {
-    const found = await this.rows<{ what: string }>(chainStateQuery(this.db, projectIds), signal);
+  async chainState(
+    projectIds: string[],
+    signal?: AbortSignal,
+    retired = false,
+  ): Promise<ChainState> {
+    const found = await this.rows<{ what: string }>(
+      chainStateQuery(this.db, projectIds, retired),
+      signal,
+    );
     const has = new Set(found.map((row) => row.what));
     return { unstamped: has.has('unstamped'), moved: has.has('moved') };
+  }
+
+  /** Whether the projects have retired events (docs/architecture.md, "Retention"). */
+  async retiredState(projectIds: string[], signal?: AbortSignal): Promise<boolean> {
+    const found = await this.rows<{ what: string }>(retiredStateQuery(this.db, projectIds), signal);
+    return found.length > 0;
   }
 
   /**

@@ -16,13 +16,30 @@ export function activitySql(parts: RowParts, inPeriod: boolean): string {
            FROM ${db}.conversions WHERE project_id IN ${projects} AND ${period('converted_at')}
            GROUP BY link_id`
     : '';
+  // Retired events (docs/architecture.md, "Retention"): per link from their hourly rollups too.
+  const retired = parts.retired
+    ? `
+          UNION ALL
+          SELECT link_id, ${parts.retiredClicks} AS clicks${noConversions}
+          FROM ${db}.clicks_retired
+          WHERE project_id IN ${projects} AND ${period('hour')}
+          GROUP BY link_id ${COUNTED}
+          ${
+            query.withConversions
+              ? `UNION ALL
+          SELECT link_id, 0 AS clicks${parts.retiredConversionCounts}
+          FROM ${db}.conversions_retired WHERE project_id IN ${projects} AND ${period('hour')}
+          GROUP BY link_id`
+              : ''
+          }`
+    : '';
   return `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
         FROM (
           SELECT link_id, ${clicks} AS clicks${noConversions}
           FROM ${db}.clicks
           WHERE project_id IN ${projects} AND ${period('toStartOfHour(clicked_at)')}
           GROUP BY link_id ${COUNTED}
-          ${conversions})
+          ${conversions}${retired})
         GROUP BY link_id`;
 }
 

@@ -34,6 +34,7 @@ function partsOf(db: string, request: CascadeRequest, binder: Binder): Parts {
     period: windowed ? inWindow : null,
     withBots: request.withBots,
     conversions,
+    retired: request.retired,
   };
   const moved = movedCorrectionsSql(figures);
   const kept = (ancestors: string): string => `${keptFiguresSql(figures, ancestors)}

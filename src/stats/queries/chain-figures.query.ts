@@ -16,6 +16,11 @@ export interface ChainFigures {
   withBots: boolean;
   /** The conversion figures to correct (CONVERSION_FIGURES, or none). */
   conversions: readonly string[];
+  /**
+   * Whether the projects have retired events (docs/architecture.md, "Retention"): their rollups
+   * keep the chain they were stamped with, so the corrections read them too.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -40,11 +45,29 @@ export function movedCorrectionsSql(moved: ChainFigures): string {
             WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('converted_at')}
             GROUP BY link_id, ancestors`
       : '';
+  const retiredClicks = moved.withBots ? 'sum(n)' : 'sumIf(n, is_bot = 0)';
+  const retiredEvents = moved.retired
+    ? `
+            UNION ALL
+            SELECT link_id, ancestors AS stamped, toInt64(${retiredClicks}) AS e_clicks${list((c) => `toInt64(0) AS e_${c}`)}
+            FROM ${db}.clicks_retired
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}
+            GROUP BY link_id, ancestors
+            ${
+              conversions.length > 0
+                ? `UNION ALL
+            SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list((c) => `${retiredFigure(c)} AS e_${c}`)}
+            FROM ${db}.conversions_retired
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}
+            GROUP BY link_id, ancestors`
+                : ''
+            }`
+    : '';
   const events = `SELECT link_id, ancestors AS stamped, toInt64(${clicks}) AS e_clicks${list((c) => `toInt64(0) AS e_${c}`)}
             FROM ${db}.clicks
             WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}
             GROUP BY link_id, ancestors
-            ${conversionEvents}`;
+            ${conversionEvents}${retiredEvents}`;
   const stale = `SELECT e.stamped AS stamped, m.ancestors AS latest, e.e_clicks AS e_clicks${list((c) => `e.e_${c} AS e_${c}`)}
           FROM (${events}) AS e
           LEFT JOIN (SELECT link_id, ancestors FROM ${db}.link_chains FINAL
@@ -79,6 +102,11 @@ export function keptFiguresSql(figures: ChainFigures, ancestors?: string): strin
           UNION ALL
           SELECT ancestor_id, generation, ${counted} AS n_clicks${list((c) => `${c} AS n_${c}`)}
           FROM ${db}.chain_hourly WHERE ${where}`;
+}
+
+/** A conversion figure over `conversions_retired` (sums of `n` and `value`), as Int64. */
+function retiredFigure(figure: string): string {
+  return conversionFigure(figure).replace('countIf(', 'sumIf(n, ');
 }
 
 /** A conversion figure (pageviews, g<n>c, g<n>v) over `conversions`, as Int64. */

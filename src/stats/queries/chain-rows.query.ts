@@ -127,6 +127,7 @@ export function keptChainRowsSql(parts: RowParts, ownRows: string, state: ChainS
     period: range ? inPeriod : null,
     withBots: query.withBots,
     conversions,
+    retired: parts.retired,
   };
   // Every part of the union in one type per column: Int64 (corrections subtract).
   const kept = `SELECT ancestor_id, n_clicks, toInt64(0) AS n_shared${list(conversions, (c) => `n_${c}`)}

@@ -1,6 +1,6 @@
 import { chTime } from '../../analytics/analytics-client';
 import { GOALS } from '../../common/goals';
-import { CONVERSION_FIGURES } from './row-parts';
+import { CONVERSION_FIGURES, retiredConversionCounts, retiredCountOf } from './row-parts';
 import { Binder, Statement, TIME, countOf } from './statement';
 
 /** One link's cascade as stats/{svc_id}/chain.json reads it (docs/api.md, "Share chains"). */
@@ -14,6 +14,8 @@ export interface CascadeRequest {
   end: Date | null;
   withConversions: boolean;
   withBots: boolean;
+  /** Whether the project has retired events (docs/architecture.md, "Retention"); absent: none. */
+  retired?: boolean;
 }
 
 /** A cascade request's values bound once: the project, the link, its depth, its activity window. */
@@ -79,13 +81,31 @@ export function activityByKeySql(
     ? `, toUInt64(0) AS pageviews, ${GOALS.map((n) => `toUInt64(0) AS g${n}c, toInt64(0) AS g${n}v`).join(', ')}`
     : '';
   const figures = conversionNames(request.withConversions);
+  // Retired events (docs/architecture.md, "Retention"): the links' hourly rollups too.
+  const retired = request.retired
+    ? `
+          UNION ALL
+          SELECT link_id, ${retiredCountOf(request.withBots)} AS clicks${noConversions}
+          FROM ${db}.clicks_retired
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}
+          GROUP BY link_id
+          ${
+            request.withConversions
+              ? `UNION ALL
+          SELECT link_id, 0 AS clicks${retiredConversionCounts()}
+          FROM ${db}.conversions_retired
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}
+          GROUP BY link_id`
+              : ''
+          }`
+    : '';
   return `SELECT link_id, sum(clicks) AS clicks${figures.map((c) => `, sum(${c}) AS ${c}`).join('')}
         FROM (
           SELECT link_id, ${countOf(request.withBots)} AS clicks${noConversions}
           FROM ${db}.clicks
           WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('clicked_at')}
           GROUP BY link_id
-          ${conversions})
+          ${conversions}${retired})
         GROUP BY link_id`;
 }
 

@@ -29,10 +29,27 @@ export function dimensionRowsSql(parts: RowParts, grouping: Grouping): string {
            WHERE project_id IN ${projects}${conversionPeriod}${eventWhere}
            GROUP BY ${groupBy}`
       : '';
+    // Retired events (docs/architecture.md, "Retention"): their rollups keep the dimensions.
+    const retiredPeriod = range ? ` AND ${inPeriod('hour')}` : '';
+    const retired = parts.retired
+      ? `
+           UNION ALL
+           SELECT ${keys}, ${parts.retiredClicks} AS clicks${noConversions} FROM ${db}.clicks_retired
+           WHERE project_id IN ${projects}${retiredPeriod}${eventWhere}
+           GROUP BY ${groupBy} ${COUNTED}
+           ${
+             query.withConversions
+               ? `UNION ALL
+           SELECT ${keys}, 0 AS clicks${parts.retiredConversionCounts} FROM ${db}.conversions_retired
+           WHERE project_id IN ${projects}${retiredPeriod}${eventWhere}
+           GROUP BY ${groupBy}`
+               : ''
+           }`
+      : '';
     return `SELECT ${keys}, ${clicks} AS clicks${noConversions} FROM ${db}.clicks
            WHERE project_id IN ${projects}${clickPeriod}${eventWhere}
            GROUP BY ${groupBy} ${COUNTED}
-           ${conversions}`;
+           ${conversions}${retired}`;
   };
   const noFigures = query.withConversions ? `, ${CONVERSION_FIGURES.join(', ')}` : '';
   if (range && linkFields.length === 0 && where === '') {

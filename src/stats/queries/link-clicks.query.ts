@@ -10,6 +10,11 @@ export interface LinkClicksRequest {
   start: Date | null;
   end: Date | null;
   withBots: boolean;
+  /**
+   * Whether the project has retired events (docs/architecture.md, "Retention"): their hourly
+   * rollups count too (a retired hour's latest click is that hour's start). Absent: none.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -20,12 +25,31 @@ export interface LinkClicksRequest {
 export function linkClicksQuery(db: string, request: LinkClicksRequest): Statement {
   const binder = new Binder();
   const humans = request.withBots ? '1' : 'is_bot = 0';
-  const period = [
-    request.start ? `clicked_at >= ${binder.bind(chTime(request.start), TIME)}` : '1',
-    request.end ? `clicked_at < ${binder.bind(chTime(request.end), TIME)}` : '1',
-  ].join(' AND ');
+  const start = request.start ? binder.bind(chTime(request.start), TIME) : null;
+  const end = request.end ? binder.bind(chTime(request.end), TIME) : null;
+  const periodOf = (column: string) =>
+    [start ? `${column} >= ${start}` : '1', end ? `${column} < ${end}` : '1'].join(' AND ');
+  const period = periodOf('clicked_at');
   const project = binder.bind(request.projectId, 'UUID');
   const links = binder.bind(request.linkIds.map(Number), 'Array(UInt64)');
+  if (request.retired) {
+    return {
+      sql: `SELECT link_id, sum(clicks) AS clicks, max(last) AS last FROM (
+         SELECT link_id, countIf(${period}) AS clicks, maxOrNull(clicked_at) AS last
+         FROM ${db}.clicks
+         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}
+         GROUP BY link_id
+         UNION ALL
+         SELECT link_id, sumIf(n, ${periodOf('hour')}) AS clicks,
+                toDateTime64(maxOrNull(hour), 3, 'UTC') AS last
+         FROM ${db}.clicks_retired
+         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}
+         GROUP BY link_id)
+       GROUP BY link_id
+       ${RAW_CLICKS_READ}`,
+      params: binder.params,
+    };
+  }
   return {
     sql: `SELECT link_id, countIf(${period}) AS clicks, maxOrNull(clicked_at) AS last
        FROM ${db}.clicks

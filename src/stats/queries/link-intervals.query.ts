@@ -17,6 +17,11 @@ export interface LinkIntervalsRequest {
   filters?: Partial<Record<FilterField, string>>;
   /** first: the clicks and conversions credited to the link as a root (extension). */
   attribution?: Attribution;
+  /**
+   * Whether the project has retired events (docs/architecture.md, "Retention"): their hourly
+   * rollups are read too (a retired hour's latest click is that hour's start). Absent: none.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -44,6 +49,28 @@ export function linkIntervalsQuery(
 ): Statement {
   const humans = request.withBots ? '1' : 'is_bot = 0';
   const { params, where } = linkPeriod(request);
+  if (request.retired) {
+    return {
+      sql: `SELECT bucket, sum(clicks) AS clicks, max(last) AS last FROM (
+         SELECT ${bucketOf(request.interval, 'clicked_at')} AS bucket,
+              countIf(clicked_at >= {start:DateTime64(3, 'UTC')}
+                AND clicked_at < {end:DateTime64(3, 'UTC')}) AS clicks,
+              max(clicked_at) AS last
+         FROM ${db}.clicks
+         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${where}
+         GROUP BY bucket
+         UNION ALL
+         SELECT ${bucketOf(request.interval, 'hour')} AS bucket,
+              sumIf(n, hour >= {start:DateTime64(3, 'UTC')} AND hour < {end:DateTime64(3, 'UTC')}) AS clicks,
+              toDateTime64(max(hour), 3, 'UTC') AS last
+         FROM ${db}.clicks_retired
+         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${where}
+         GROUP BY bucket)
+       GROUP BY bucket ORDER BY bucket
+       ${RAW_CLICKS_READ}`,
+      params,
+    };
+  }
   return {
     sql: `SELECT ${bucketOf(request.interval, 'clicked_at')} AS bucket,
               countIf(clicked_at >= {start:DateTime64(3, 'UTC')}
@@ -64,13 +91,23 @@ export function linkIntervalsQuery(
  */
 export function linkIntervalConversionsQuery(db: string, request: LinkIntervalsRequest): Statement {
   const { params, where } = linkPeriod(request);
-  return {
-    sql: `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
+  const raw = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
               count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id = {project:UUID} AND ${eventsOf(db, request)}
          AND converted_at >= {start:DateTime64(3, 'UTC')}
          AND converted_at < {end:DateTime64(3, 'UTC')}${where}
+       GROUP BY bucket, type`;
+  if (!request.retired) return { sql: raw, params };
+  return {
+    sql: `SELECT bucket, type, sum(count) AS count, sum(value) AS value FROM (
+       ${raw}
+       UNION ALL
+       SELECT ${bucketOf(request.interval, 'hour')} AS bucket, type, sum(n) AS count, sum(value) AS value
+       FROM ${db}.conversions_retired
+       WHERE project_id = {project:UUID} AND ${eventsOf(db, request)}
+         AND hour >= {start:DateTime64(3, 'UTC')} AND hour < {end:DateTime64(3, 'UTC')}${where}
+       GROUP BY bucket, type)
        GROUP BY bucket, type`,
     params,
   };

@@ -4,6 +4,7 @@ import { eventConditions } from '../stats-fields';
 import { Interval } from '../intervals';
 import { Attribution, StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
+import { retiredCountOf } from './row-parts';
 
 /** A project's period of stats/range/intervals.json (docs/api.md, "Statistics"). */
 export interface RangeIntervalsRequest {
@@ -17,6 +18,11 @@ export interface RangeIntervalsRequest {
   toolKeys: string[];
   /** first: clicks and conversions count where their link's root passes the filters (extension). */
   attribution?: Attribution;
+  /**
+   * Whether the projects have retired events (docs/architecture.md, "Retention"): their hourly
+   * rollups are read too. Absent: none.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -61,13 +67,23 @@ export function rangeIntervalsQuery(
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const clicks = countOf(request.withBots);
   const filtered = filteredEvents(db, projects, conditions, request.attribution);
+  const retired = request.retired
+    ? `
+         UNION ALL
+         SELECT ${bucketOf(request.interval, 'hour')} AS bucket,
+                ${retiredCountOf(request.withBots)} AS clicks, 0 AS shares
+         FROM ${db}.clicks_retired
+         WHERE project_id IN ${projects}
+           AND hour >= ${from} AND hour < ${to} ${filtered}${eventWhere}
+         GROUP BY bucket ${COUNTED}`
+    : '';
   const sql = `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
          SELECT ${bucketOf(request.interval, 'toStartOfHour(clicked_at)')} AS bucket,
                 ${clicks} AS clicks, 0 AS shares
          FROM ${db}.clicks
          WHERE project_id IN ${projects}
            AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}${eventWhere}
-         GROUP BY bucket ${COUNTED}
+         GROUP BY bucket ${COUNTED}${retired}
          UNION ALL
          SELECT ${bucketOf(request.interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
          FROM ${db}.links FINAL
@@ -93,11 +109,22 @@ export function rangeIntervalConversionsQuery(
   const from = binder.bind(chTime(request.start), TIME);
   const to = binder.bind(chTime(request.end), TIME);
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
-  const sql = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
+  const raw = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
          count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id IN ${projects} AND converted_at >= ${from}
          AND converted_at < ${to} ${filtered}${eventWhere}
        GROUP BY bucket, type`;
+  // Retired events (docs/architecture.md, "Retention"): their hourly rollups, summed with the raw.
+  const sql = request.retired
+    ? `SELECT bucket, type, sum(count) AS count, sum(value) AS value FROM (
+       ${raw}
+       UNION ALL
+       SELECT ${bucketOf(request.interval, 'hour')} AS bucket, type, sum(n) AS count, sum(value) AS value
+       FROM ${db}.conversions_retired
+       WHERE project_id IN ${projects} AND hour >= ${from} AND hour < ${to} ${filtered}${eventWhere}
+       GROUP BY bucket, type)
+       GROUP BY bucket, type`
+    : raw;
   return { sql, params: binder.params };
 }

@@ -42,6 +42,12 @@ export interface RowsContext {
   toolKeys: string[];
   stamped: StampState | null;
   chains?: ChainState | null;
+  /**
+   * Whether the projects have retired events (docs/architecture.md, "Retention": hourly rollups
+   * in `clicks_retired` and `conversions_retired`), which every part then adds; absent or false:
+   * none, and the statements are as without retention.
+   */
+  retired?: boolean;
 }
 
 /** How the rows are grouped: the group (g) and pivot (p) fields, null for none. */
@@ -114,6 +120,12 @@ export interface RowParts {
   links: string;
   /** The click count, as the projections hold it. */
   clicks: string;
+  /** Whether the parts add the retired events (RowsContext.retired). */
+  retired: boolean;
+  /** The click count over `clicks_retired`: the sum of `n` of the rows `clicks` would count. */
+  retiredClicks: string;
+  /** conversionCounts over `conversions_retired`: sums of `n` and `value` per type. */
+  retiredConversionCounts: string;
   /** `, countIf(type = 'pageview') AS pageviews, …` per conversion figure over `conversions`. */
   conversionCounts: string;
   /** `, toUInt64(0) AS pageviews, …`: the conversion figures of rows without conversions. */
@@ -157,9 +169,12 @@ export function rowParts(
     grouped,
     links,
     clicks: countOf(query.withBots),
+    retired: context.retired === true,
+    retiredClicks: retiredCountOf(query.withBots),
     conversionCounts: withConversions
       ? `, countIf(type = 'pageview') AS pageviews, ${GOALS.map(goalFigures).join(', ')}`
       : '',
+    retiredConversionCounts: withConversions ? retiredConversionCounts() : '',
     // Typed as the conversions' own columns (counts UInt64, values Int64), so that every part of a
     // UNION ALL has one type per column however its parts combine.
     noConversions: withConversions
@@ -170,6 +185,22 @@ export function rowParts(
         ? `, ${CONVERSION_FIGURES.map((c) => `${alias}.${c} AS ${c}`).join(', ')}`
         : '',
   };
+}
+
+/**
+ * The retired counterpart of countOf (docs/architecture.md, "Retention"): the clicks a row of
+ * `clicks_retired` stands for, humans only unless with bots.
+ */
+export function retiredCountOf(withBots: boolean): string {
+  return withBots ? 'sum(n)' : 'sumIf(n, is_bot = 0)';
+}
+
+/** `, sumIf(n, type = 'pageview') AS pageviews, …`: conversionCounts over `conversions_retired`. */
+export function retiredConversionCounts(): string {
+  const goals = GOALS.map(
+    (n) => `sumIf(n, type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`,
+  );
+  return `, sumIf(n, type = 'pageview') AS pageviews, ${goals.join(', ')}`;
 }
 
 /** A goal's count and value over `conversions`. */

@@ -1,5 +1,12 @@
 import { StatsQuery } from '../stats-query';
-import { Grouping, ProjectScope, RowParts, RowsContext, rowParts } from './row-parts';
+import {
+  Grouping,
+  ProjectScope,
+  RowParts,
+  RowsContext,
+  conversionSums,
+  rowParts,
+} from './row-parts';
 import { usesDimensions } from '../stats-fields';
 import { dimensionRowsSql } from './dimension-rows.query';
 import { stampedRowsSql } from './stamped-rows.query';
@@ -69,16 +76,32 @@ export function rangeRowsSql(parts: RowParts): string {
  */
 export function totalsRowsSql(parts: RowParts): string {
   const { db, query, projects, links, clicks, conversionCounts, conversionsOf } = parts;
+  // With retired events (docs/architecture.md, "Retention"), each link's sums add its rollups'.
+  const perLink = (raw: string, retired: string, figures: string) =>
+    parts.retired
+      ? `SELECT link_id, ${figures} FROM (${raw} UNION ALL ${retired}) GROUP BY link_id`
+      : raw;
   const conversionTotals = query.withConversions
-    ? `LEFT JOIN (SELECT link_id${conversionCounts} FROM ${db}.conversions
-                   WHERE project_id IN ${projects} GROUP BY link_id) AS c
+    ? `LEFT JOIN (${perLink(
+        `SELECT link_id${conversionCounts} FROM ${db}.conversions
+                   WHERE project_id IN ${projects} GROUP BY link_id`,
+        `SELECT link_id${parts.retiredConversionCounts} FROM ${db}.conversions_retired
+                   WHERE project_id IN ${projects} GROUP BY link_id`,
+        conversionSums(true).slice(2),
+      )}) AS c
         ON c.link_id = l.link_id`
     : '';
+  const clickTotals = perLink(
+    `SELECT link_id, ${clicks} AS clicks FROM ${db}.clicks
+                 WHERE project_id IN ${projects} GROUP BY link_id`,
+    `SELECT link_id, ${parts.retiredClicks} AS clicks FROM ${db}.clicks_retired
+                 WHERE project_id IN ${projects} GROUP BY link_id`,
+    'sum(clicks) AS clicks',
+  );
   return `SELECT l.g AS g, l.p AS p, t.clicks AS clicks, toUInt8(1) AS shared${conversionsOf('c')},
              l.shared_at AS shared_at
       FROM (${links}) AS l
-      LEFT JOIN (SELECT link_id, ${clicks} AS clicks FROM ${db}.clicks
-                 WHERE project_id IN ${projects} GROUP BY link_id) AS t
+      LEFT JOIN (${clickTotals}) AS t
         ON t.link_id = l.link_id
       ${conversionTotals}`;
 }

@@ -47,20 +47,34 @@ export function stampedRowsSql(parts: RowParts, state: StampState): string {
     query.sortType === 'shared_at' || query.pivotSortType === 'shared_at'
       ? 'max(shared_at)'
       : "toDateTime64(0, 3, 'UTC')";
-  const clickPeriod = inPeriod(range ? 'toStartOfHour(clicked_at)' : 'shared_at');
-  const conversionPeriod = inPeriod(range ? 'converted_at' : 'shared_at');
-  const freshClicks = `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at
+  // With retired events (docs/architecture.md, "Retention"), each part has a sibling over the
+  // rollups, whose rows hold the same columns, an hour for a time and `n` events apiece.
+  const freshClicksOf = (
+    table: string,
+    time: string,
+    counted: string,
+  ) => `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at
         FROM (
-          SELECT ${grouped}, ${clicks} AS clicks, ${latest} AS last FROM ${db}.clicks
-          WHERE project_id IN ${projects} AND ${clickPeriod}${andIf(freshClickRows)}${where}
+          SELECT ${grouped}, ${counted} AS clicks, ${latest} AS last FROM ${db}.${table}
+          WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${andIf(freshClickRows)}${where}
           GROUP BY g, p ${COUNTED})`;
-  const freshConversions = query.withConversions
-    ? `UNION ALL
+  const freshConversionsOf = (table: string, time: string, counts: string) => `UNION ALL
            SELECT g, p, 0 AS clicks, toUInt64(0) AS shared${conversionNames}, last AS shared_at
            FROM (
-             SELECT ${grouped}${conversionCounts}, ${latest} AS last FROM ${db}.conversions
-             WHERE project_id IN ${projects} AND ${conversionPeriod}${andIf(freshConversionRows)}${where}
-             GROUP BY g, p)`
+             SELECT ${grouped}${counts}, ${latest} AS last FROM ${db}.${table}
+             WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${andIf(freshConversionRows)}${where}
+             GROUP BY g, p)`;
+  const freshClicks = [
+    freshClicksOf('clicks', 'toStartOfHour(clicked_at)', clicks),
+    ...(parts.retired ? [freshClicksOf('clicks_retired', 'hour', parts.retiredClicks)] : []),
+  ].join('\n        UNION ALL\n        ');
+  const freshConversions = query.withConversions
+    ? [
+        freshConversionsOf('conversions', 'converted_at', conversionCounts),
+        ...(parts.retired
+          ? [freshConversionsOf('conversions_retired', 'hour', parts.retiredConversionCounts)]
+          : []),
+      ].join('\n')
     : '';
   // The other events (not stamped, or stamped with an earlier version of an updated link): each
   // link's, joined to its latest attributes (`links`, which for totals holds the links shared
@@ -77,6 +91,18 @@ export function stampedRowsSql(parts: RowParts, state: StampState): string {
     staleParts.push(`SELECT link_id, 0 AS clicks${conversionCounts} FROM ${db}.conversions
                WHERE project_id IN ${projects}
                  AND ${range ? inPeriod('converted_at') : '1'} AND NOT (${freshConversionRows})
+               GROUP BY link_id`);
+  }
+  if (parts.retired && freshClickRows) {
+    staleParts.push(`SELECT link_id, ${parts.retiredClicks} AS clicks${noConversions} FROM ${db}.clicks_retired
+               WHERE project_id IN ${projects}
+                 AND ${range ? inPeriod('hour') : '1'} AND NOT (${freshClickRows})
+               GROUP BY link_id ${COUNTED}`);
+  }
+  if (parts.retired && freshConversionRows) {
+    staleParts.push(`SELECT link_id, 0 AS clicks${parts.retiredConversionCounts} FROM ${db}.conversions_retired
+               WHERE project_id IN ${projects}
+                 AND ${range ? inPeriod('hour') : '1'} AND NOT (${freshConversionRows})
                GROUP BY link_id`);
   }
   const staleSums = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
