@@ -15,6 +15,8 @@ export interface EmbeddedApp {
   http: TestAgent;
   /** The API key of a project made through the admin API. */
   key: string;
+  /** The bootstrap keys: subscription_key and application_key. */
+  keys: { subscription_key: string; application_key: string };
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startEmbeddedApp(
     app,
     http,
     key,
+    keys,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
