@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import * as ipaddr from 'ipaddr.js';
 import { LinkMirror } from '../analytics/link-mirror';
 import { LinkStamps } from '../analytics/link-stamps';
@@ -178,8 +178,8 @@ export class ErasureService {
       const entities = await this.dataSource
         .getRepository(LinkEntity)
         .findBy({ id: In(linkIds), projectId: project.id });
-      // A new version, as an update mirrors one: stamps read before (another process keeps them
-      // a minute) are then not fresh, and grouped by the blanked attributes.
+      // A new version, as an update mirrors one: stamps another process read before (it keeps
+      // them for STAMP_TTL_MS) are then not fresh, and grouped by the blanked attributes.
       await this.mirror.mirror(entities);
       this.stamps.forget(linkIds);
       // Every instance's redirect caches forget the links' old rows.
@@ -189,7 +189,7 @@ export class ErasureService {
   }
 
   private async audit(
-    manager: Parameters<Parameters<ErasureRepository['transaction']>[0]>[0],
+    manager: EntityManager,
     project: ProjectEntity,
     target: ErasureTarget,
     rows: ErasureRows,
