@@ -11,6 +11,7 @@ import { Links } from './pages/links';
 import { Dashboard } from './pages/dashboard';
 import { LinkPage } from './pages/link-page';
 import { Webhooks } from './pages/webhooks';
+import { Privacy } from './pages/privacy';
 
 function Page({ path, onSession }: { path: string; onSession: () => void }) {
   const admin = session.admin();
@@ -22,6 +23,7 @@ function Page({ path, onSession }: { path: string; onSession: () => void }) {
     case 'projects':
       if (!admin) return <NeedsAdmin />;
       if (segments[1] && segments[2] === 'webhooks') return <Webhooks apiKey={segments[1]} />;
+      if (segments[1] && segments[2] === 'privacy') return <Privacy apiKey={segments[1]} />;
       return segments[1] ? (
         <ProjectSettings apiKey={segments[1]} onSession={onSession} />
       ) : (

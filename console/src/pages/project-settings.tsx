@@ -65,6 +65,8 @@ export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSessi
       <h1>Project {p.name}</h1>
       <p>
         <a href={href(`/projects/${apiKey}/webhooks`)}>Webhooks of {p.name}</a>
+        {' · '}
+        <a href={href(`/projects/${apiKey}/privacy`)}>Privacy of {p.name}</a>
       </p>
       <div class="columns">
         <Rename project={p} update={update} />
