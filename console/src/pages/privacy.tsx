@@ -238,7 +238,8 @@ function Retention({ project, update }: { project: ProjectRecord; update: Update
           <small id="retention-own-hint" class="hint">
             Older clicks and conversions are summed into hourly rollups, then their raw rows (with
             addresses, user agents and conversion records) are removed from both stores by a job
-            every 10 minutes: statistics stay the same; exports hold only the days kept.
+            every 10 minutes: statistics stay the same; exports hold only the days kept. Lengthening
+            it later brings nothing back.
           </small>
         </div>
       </fieldset>
