@@ -18,13 +18,16 @@ export class ClickCountsRepository {
 
   /**
    * The link's human clicks in `clicks` but those `node` recorded since `since` (its own count's,
-   * docs/api.md, "Link controls": max_clicks). Reads the link's key range of the sorting key
-   * (project_id, link_id, clicked_at).
+   * docs/api.md, "Link controls": max_clicks), and those retired into `clicks_retired`
+   * (docs/api.md, "Retention"). Reads the link's key range of the sorting keys (project_id,
+   * link_id, time).
    */
   async countedClicks(request: CountRequest): Promise<number> {
     const rows = await this.analytics.query<{ clicks: string | number }>(
       `SELECT countIf(is_bot = 0 AND NOT (clicked_at >= {since:DateTime64(3, 'UTC')}
-                                          AND endsWith(toString(click_id), {node:String}))) AS clicks
+                                          AND endsWith(toString(click_id), {node:String})))
+              + (SELECT sumIf(n, is_bot = 0) FROM ${this.analytics.database}.clicks_retired
+                 WHERE project_id = {project:UUID} AND link_id = {link:UInt64}) AS clicks
        FROM ${this.analytics.database}.clicks
        WHERE project_id = {project:UUID} AND link_id = {link:UInt64}`,
       {

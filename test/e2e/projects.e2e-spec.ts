@@ -187,6 +187,7 @@ describe('projects administration', () => {
             publishable_hosts: [],
             ip_storage: null,
             ua_storage: 'full',
+            retention_days: null,
           }),
         },
       });
@@ -340,14 +341,14 @@ describe('projects administration', () => {
         error: {
           code: 1002,
           message:
-            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage)',
+            'Invalid parameter json.remove_domain: not a field of the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage, retention_days)',
         },
       });
       expectError(
         await create({ name: 'x', foo: 1, bar: 2 }),
         400,
         1002,
-        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage)',
+        'Invalid parameter json: unknown fields foo, bar in the project creation object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage, retention_days)',
       );
       expectError(
         await create({ name: 'x', conversions: { enabled: true, goal_6_label: 'Six' } }),
@@ -489,6 +490,7 @@ describe('projects administration', () => {
           publishable_hosts: [],
           ip_storage: null,
           ua_storage: 'full',
+          retention_days: null,
         }),
       );
       const otherList = await post('/projects/list', other);
@@ -505,6 +507,7 @@ describe('projects administration', () => {
               publishable_hosts: [],
               ip_storage: null,
               ua_storage: 'full',
+              retention_days: null,
             }),
           ],
         },
@@ -779,7 +782,7 @@ describe('projects administration', () => {
         await update({ colour: 'red' }),
         400,
         1002,
-        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage, remove_domain, remove_user, change_role, rotate_publishable_key)',
+        'Invalid parameter json.colour: not a field of the project update object (allowed: name, conversions, domains, default_domain, admins, sharers, viewers, redirection_patterns, utm_parameters, publishable_hosts, ip_storage, ua_storage, retention_days, remove_domain, remove_user, change_role, rotate_publishable_key)',
       );
       expect((await updateOk({ name: 'upd-2' })).name).toBe('upd-2');
     });
