@@ -61,7 +61,7 @@ const RETENTION_DAYS: ApiPropertyOptions = {
   nullable: true,
   example: 395,
   description:
-    "Extension. How many days the project keeps its raw clicks and conversions (1 to 36500); older events are kept as hourly rollups only (docs/api.md, \"Retention\"); null: the instance's RETENTION_DAYS (unset: forever)",
+    'Extension. How many days the project keeps its raw clicks and conversions (1 to 36500); older events are kept as hourly rollups only (docs/api.md, "Retention"); null: the instance\'s RETENTION_DAYS (unset: forever)',
 };
 const UA_STORAGE: ApiPropertyOptions = {
   enum: ['full', 'parsed'],
