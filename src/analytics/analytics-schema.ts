@@ -184,6 +184,39 @@ export function analyticsSchema(db: string): string[] {
      ORDER BY (project_id, link_id)`,
     ...chainFiguresSchema(db, dedup),
     ...retiredSchema(db, dedup),
+    ...retiredHorizonSchema(db, dedup),
+  ];
+}
+
+/**
+ * Retention's horizons and sweeps (docs/architecture.md, "Retention"):
+ *
+ * - `retired_horizons`: per project, the hour before which its events are read from the retired
+ *   rollups and at or after which from the raw rows (retired-horizon.ts); written by the retention
+ *   job after a chunk's rollups and before the delete of its raw rows. It only grows; a row per
+ *   move, the latest version kept.
+ * - `retired_sweeps`: the ids of the late events (raw rows below their project's horizon, stored
+ *   after their chunk was retired) one sweep of the job rolls up and deletes, under the sweep's
+ *   token: the first insert of a token fixes the set (a repeat is skipped), so a sweep resumed
+ *   after a crash rolls up and deletes the same rows. Kept 30 days.
+ */
+function retiredHorizonSchema(db: string, dedup: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.retired_horizons (
+       project_id UUID,
+       retired_until DateTime64(3, 'UTC'),
+       version UInt64
+     ) ENGINE = ReplacingMergeTree(version)
+     ORDER BY project_id`,
+    `CREATE TABLE IF NOT EXISTS ${db}.retired_sweeps (
+       token String,
+       kind LowCardinality(String),
+       id UUID,
+       at DateTime('UTC') DEFAULT now()
+     ) ENGINE = MergeTree
+     ORDER BY (token, kind, id)
+     TTL at + INTERVAL 30 DAY
+     SETTINGS ${dedup}`,
   ];
 }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConversionsModule } from '../conversions/conversions.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { HorizonReaders } from './horizon-readers';
 import { RetentionRepository } from './retention.repository';
 import { RetentionService } from './retention.service';
 
@@ -11,7 +12,7 @@ import { RetentionService } from './retention.service';
  */
 @Module({
   imports: [ProjectsModule, ConversionsModule],
-  providers: [RetentionRepository, RetentionService],
+  providers: [HorizonReaders, RetentionRepository, RetentionService],
   exports: [RetentionService],
 })
 export class RetentionModule {}

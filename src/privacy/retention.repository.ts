@@ -6,11 +6,13 @@ import { DataSource } from 'typeorm';
  * How far a project's events are retired (table `retention_state`, migration Retention):
  * every raw event before `retiredUntil` is gone, its rollups kept; `rolledUntil` is the end of
  * the chunk being retired (equal to `retiredUntil` between chunks): its rollups may be written
- * already, its raw events not all deleted yet.
+ * already, its raw events not all deleted yet. `sweepToken`: the sweep of late events under way
+ * (RetentionService.sweep), null or absent for none.
  */
 export interface RetentionState {
   retiredUntil: Date;
   rolledUntil: Date;
+  sweepToken?: string | null;
 }
 
 /** A lock of the retention job, held for a run; release it when the run ends. */
@@ -28,26 +30,38 @@ export class RetentionRepository {
 
   /** The project's state, or null before its first chunk. */
   async state(projectId: string): Promise<RetentionState | null> {
-    const rows = await this.dataSource.query<{ retired_until: Date; rolled_until: Date }[]>(
-      `SELECT retired_until, rolled_until FROM retention_state WHERE project_id = $1`,
+    const rows = await this.dataSource.query<
+      { retired_until: Date; rolled_until: Date; sweep_token: string | null }[]
+    >(
+      `SELECT retired_until, rolled_until, sweep_token::text AS sweep_token
+       FROM retention_state WHERE project_id = $1`,
       [projectId],
     );
     if (rows.length === 0) return null;
     return {
       retiredUntil: new Date(rows[0].retired_until),
       rolledUntil: new Date(rows[0].rolled_until),
+      sweepToken: rows[0].sweep_token,
     };
   }
 
-  /** Writes the project's state. */
+  /** Writes the project's state; a sweep token absent (undefined) is left as it is. */
   async save(projectId: string, state: RetentionState): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO retention_state (project_id, retired_until, rolled_until, updated_at)
-       VALUES ($1, $2, $3, now())
+      `INSERT INTO retention_state (project_id, retired_until, rolled_until, sweep_token, updated_at)
+       VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (project_id) DO UPDATE
          SET retired_until = excluded.retired_until, rolled_until = excluded.rolled_until,
+             sweep_token = CASE WHEN $5 THEN excluded.sweep_token
+                                ELSE retention_state.sweep_token END,
              updated_at = now()`,
-      [projectId, state.retiredUntil, state.rolledUntil],
+      [
+        projectId,
+        state.retiredUntil,
+        state.rolledUntil,
+        state.sweepToken ?? null,
+        state.sweepToken !== undefined,
+      ],
     );
   }
 

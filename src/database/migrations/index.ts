@@ -22,6 +22,7 @@ import { VisitorStorage1764040000500 } from './1764040000500-visitor-storage';
 import { ImportedClicks1764040000700 } from './1764040000700-imported-clicks';
 import { Erasures1764040001000 } from './1764040001000-erasures';
 import { Retention1764040001100 } from './1764040001100-retention';
+import { RetentionSweeps1764040001200 } from './1764040001200-retention-sweeps';
 
 /** Every migration, in order. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   ImportedClicks1764040000700,
   Erasures1764040001000,
   Retention1764040001100,
+  RetentionSweeps1764040001200,
 ];

@@ -9,11 +9,12 @@ import { COUNTED } from './statement';
  */
 export function activitySql(parts: RowParts, inPeriod: boolean): string {
   const { db, query, projects, clicks, conversionCounts, noConversions } = parts;
+  const { sinceHorizon, beforeHorizon } = parts;
   const period = (column: string): string => (inPeriod ? parts.inPeriod(column) : '1');
   const conversions = query.withConversions
     ? `UNION ALL
            SELECT link_id, 0 AS clicks${conversionCounts}
-           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${period('converted_at')}
+           FROM ${db}.conversions WHERE project_id IN ${projects} AND ${period('converted_at')}${sinceHorizon('converted_at')}
            GROUP BY link_id`
     : '';
   // Retired events (docs/architecture.md, "Retention"): per link from their hourly rollups too.
@@ -22,13 +23,13 @@ export function activitySql(parts: RowParts, inPeriod: boolean): string {
           UNION ALL
           SELECT link_id, ${parts.retiredClicks} AS clicks${noConversions}
           FROM ${db}.clicks_retired
-          WHERE project_id IN ${projects} AND ${period('hour')}
+          WHERE project_id IN ${projects} AND ${period('hour')}${beforeHorizon}
           GROUP BY link_id ${COUNTED}
           ${
             query.withConversions
               ? `UNION ALL
           SELECT link_id, 0 AS clicks${parts.retiredConversionCounts}
-          FROM ${db}.conversions_retired WHERE project_id IN ${projects} AND ${period('hour')}
+          FROM ${db}.conversions_retired WHERE project_id IN ${projects} AND ${period('hour')}${beforeHorizon}
           GROUP BY link_id`
               : ''
           }`
@@ -37,7 +38,7 @@ export function activitySql(parts: RowParts, inPeriod: boolean): string {
         FROM (
           SELECT link_id, ${clicks} AS clicks${noConversions}
           FROM ${db}.clicks
-          WHERE project_id IN ${projects} AND ${period('toStartOfHour(clicked_at)')}
+          WHERE project_id IN ${projects} AND ${period('toStartOfHour(clicked_at)')}${sinceHorizon('clicked_at')}
           GROUP BY link_id ${COUNTED}
           ${conversions}${retired})
         GROUP BY link_id`;

@@ -1,4 +1,5 @@
 import { GOALS } from '../../common/goals';
+import { horizonParts } from './row-parts';
 
 /**
  * The chain figures the store keeps, as statistics read them (docs/architecture.md, "Share
@@ -37,12 +38,14 @@ export function movedCorrectionsSql(moved: ChainFigures): string {
     conversions.map((name) => `, ${as(name)}`).join('');
   const links = `SELECT link_id FROM ${db}.chain_moves WHERE project_id IN ${projects}`;
   const clicks = moved.withBots ? 'count()' : 'countIf(is_bot = 0)';
+  // With retired events, each side of the projects' horizons (retired-horizon.ts).
+  const { sinceHorizon, beforeHorizon } = horizonParts(db, projects, moved.retired === true);
   const conversionEvents =
     conversions.length > 0
       ? `UNION ALL
             SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list((c) => `${conversionFigure(c)} AS e_${c}`)}
             FROM ${db}.conversions
-            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('converted_at')}
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('converted_at')}${sinceHorizon('converted_at')}
             GROUP BY link_id, ancestors`
       : '';
   const retiredClicks = moved.withBots ? 'sum(n)' : 'sumIf(n, is_bot = 0)';
@@ -51,21 +54,21 @@ export function movedCorrectionsSql(moved: ChainFigures): string {
             UNION ALL
             SELECT link_id, ancestors AS stamped, toInt64(${retiredClicks}) AS e_clicks${list((c) => `toInt64(0) AS e_${c}`)}
             FROM ${db}.clicks_retired
-            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}${beforeHorizon}
             GROUP BY link_id, ancestors
             ${
               conversions.length > 0
                 ? `UNION ALL
             SELECT link_id, ancestors AS stamped, toInt64(0) AS e_clicks${list((c) => `${retiredFigure(c)} AS e_${c}`)}
             FROM ${db}.conversions_retired
-            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('hour')}${beforeHorizon}
             GROUP BY link_id, ancestors`
                 : ''
             }`
     : '';
   const events = `SELECT link_id, ancestors AS stamped, toInt64(${clicks}) AS e_clicks${list((c) => `toInt64(0) AS e_${c}`)}
             FROM ${db}.clicks
-            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}
+            WHERE project_id IN ${projects} AND link_id IN (${links}) AND chain_stamped = 1${period('toStartOfHour(clicked_at)')}${sinceHorizon('clicked_at')}
             GROUP BY link_id, ancestors
             ${conversionEvents}${retiredEvents}`;
   const stale = `SELECT e.stamped AS stamped, m.ancestors AS latest, e.e_clicks AS e_clicks${list((c) => `e.e_${c} AS e_${c}`)}

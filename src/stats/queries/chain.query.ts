@@ -1,6 +1,11 @@
 import { chTime } from '../../analytics/analytics-client';
 import { GOALS } from '../../common/goals';
-import { CONVERSION_FIGURES, retiredConversionCounts, retiredCountOf } from './row-parts';
+import {
+  CONVERSION_FIGURES,
+  horizonParts,
+  retiredConversionCounts,
+  retiredCountOf,
+} from './row-parts';
 import { Binder, Statement, TIME, countOf } from './statement';
 
 /** One link's cascade as stats/{svc_id}/chain.json reads it (docs/api.md, "Share chains"). */
@@ -69,12 +74,14 @@ export function activityByKeySql(
   { project, inWindow }: CascadeBinding,
   ids: string,
 ): string {
+  // With retired events, each side of the project's horizon (retired-horizon.ts).
+  const { sinceHorizon, beforeHorizon } = horizonParts(db, `[${project}]`, !!request.retired);
   const conversions = request.withConversions
     ? `UNION ALL
           SELECT link_id, 0 AS clicks, countIf(type = 'pageview') AS pageviews,
                  ${GOALS.map((n) => `countIf(type = 'goal_${n}') AS g${n}c, sumIf(value, type = 'goal_${n}') AS g${n}v`).join(', ')}
           FROM ${db}.conversions
-          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('converted_at')}
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('converted_at')}${sinceHorizon('converted_at')}
           GROUP BY link_id`
     : '';
   const noConversions = request.withConversions
@@ -87,14 +94,14 @@ export function activityByKeySql(
           UNION ALL
           SELECT link_id, ${retiredCountOf(request.withBots)} AS clicks${noConversions}
           FROM ${db}.clicks_retired
-          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}${beforeHorizon}
           GROUP BY link_id
           ${
             request.withConversions
               ? `UNION ALL
           SELECT link_id, 0 AS clicks${retiredConversionCounts()}
           FROM ${db}.conversions_retired
-          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('hour')}${beforeHorizon}
           GROUP BY link_id`
               : ''
           }`
@@ -103,7 +110,7 @@ export function activityByKeySql(
         FROM (
           SELECT link_id, ${countOf(request.withBots)} AS clicks${noConversions}
           FROM ${db}.clicks
-          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('clicked_at')}
+          WHERE project_id = ${project} AND link_id IN (${ids}) AND ${inWindow('clicked_at')}${sinceHorizon('clicked_at')}
           GROUP BY link_id
           ${conversions}${retired})
         GROUP BY link_id`;

@@ -16,7 +16,7 @@ import { COUNTED } from './statement';
  */
 export function dimensionRowsSql(parts: RowParts, grouping: Grouping): string {
   const { db, query, projects, inPeriod, where, eventWhere, clicks } = parts;
-  const { conversionCounts, noConversions, conversionsOf } = parts;
+  const { conversionCounts, noConversions, conversionsOf, sinceHorizon, beforeHorizon } = parts;
   const range = query.kind === 'range';
   const clickPeriod = range ? ` AND ${inPeriod('toStartOfHour(clicked_at)')}` : '';
   const conversionPeriod = range ? ` AND ${inPeriod('converted_at')}` : '';
@@ -26,7 +26,7 @@ export function dimensionRowsSql(parts: RowParts, grouping: Grouping): string {
     const conversions = query.withConversions
       ? `UNION ALL
            SELECT ${keys}, 0 AS clicks${conversionCounts} FROM ${db}.conversions
-           WHERE project_id IN ${projects}${conversionPeriod}${eventWhere}
+           WHERE project_id IN ${projects}${conversionPeriod}${sinceHorizon('converted_at')}${eventWhere}
            GROUP BY ${groupBy}`
       : '';
     // Retired events (docs/architecture.md, "Retention"): their rollups keep the dimensions.
@@ -35,19 +35,19 @@ export function dimensionRowsSql(parts: RowParts, grouping: Grouping): string {
       ? `
            UNION ALL
            SELECT ${keys}, ${parts.retiredClicks} AS clicks${noConversions} FROM ${db}.clicks_retired
-           WHERE project_id IN ${projects}${retiredPeriod}${eventWhere}
+           WHERE project_id IN ${projects}${retiredPeriod}${beforeHorizon}${eventWhere}
            GROUP BY ${groupBy} ${COUNTED}
            ${
              query.withConversions
                ? `UNION ALL
            SELECT ${keys}, 0 AS clicks${parts.retiredConversionCounts} FROM ${db}.conversions_retired
-           WHERE project_id IN ${projects}${retiredPeriod}${eventWhere}
+           WHERE project_id IN ${projects}${retiredPeriod}${beforeHorizon}${eventWhere}
            GROUP BY ${groupBy}`
                : ''
            }`
       : '';
     return `SELECT ${keys}, ${clicks} AS clicks${noConversions} FROM ${db}.clicks
-           WHERE project_id IN ${projects}${clickPeriod}${eventWhere}
+           WHERE project_id IN ${projects}${clickPeriod}${sinceHorizon('clicked_at')}${eventWhere}
            GROUP BY ${groupBy} ${COUNTED}
            ${conversions}${retired}`;
   };

@@ -1,6 +1,7 @@
 import { chTime } from '../../analytics/analytics-client';
 import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
 import { Binder, Statement, TIME } from './statement';
+import { horizonParts } from './row-parts';
 
 /** The links of stats/{svc_id}.json and stats/svc_ids/batch.json (docs/api.md, "Statistics"). */
 export interface LinkClicksRequest {
@@ -33,17 +34,19 @@ export function linkClicksQuery(db: string, request: LinkClicksRequest): Stateme
   const project = binder.bind(request.projectId, 'UUID');
   const links = binder.bind(request.linkIds.map(Number), 'Array(UInt64)');
   if (request.retired) {
+    // Each side of the project's horizon (retired-horizon.ts).
+    const { sinceHorizon, beforeHorizon } = horizonParts(db, `[${project}]`, true);
     return {
       sql: `SELECT link_id, sum(clicks) AS clicks, max(last) AS last FROM (
          SELECT link_id, countIf(${period}) AS clicks, maxOrNull(clicked_at) AS last
          FROM ${db}.clicks
-         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}
+         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}${sinceHorizon('clicked_at')}
          GROUP BY link_id
          UNION ALL
          SELECT link_id, sumIf(n, ${periodOf('hour')}) AS clicks,
                 toDateTime64(maxOrNull(hour), 3, 'UTC') AS last
          FROM ${db}.clicks_retired
-         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}
+         WHERE project_id = ${project} AND link_id IN ${links} AND ${humans}${beforeHorizon}
          GROUP BY link_id)
        GROUP BY link_id
        ${RAW_CLICKS_READ}`,

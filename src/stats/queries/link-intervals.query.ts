@@ -5,6 +5,7 @@ import { Params } from '../../analytics/analytics-client';
 import { FilterField, eventConditions } from '../stats-fields';
 import { Attribution } from '../stats-query';
 import { Binder, Statement, andAll, bucketOf } from './statement';
+import { horizonParts } from './row-parts';
 
 /** One link's period of stats/{svc_id}/intervals.json (docs/api.md, "Statistics"). */
 export interface LinkIntervalsRequest {
@@ -50,6 +51,8 @@ export function linkIntervalsQuery(
   const humans = request.withBots ? '1' : 'is_bot = 0';
   const { params, where } = linkPeriod(request);
   if (request.retired) {
+    // Each side of the project's horizon (retired-horizon.ts).
+    const { sinceHorizon, beforeHorizon } = horizonParts(db, '[{project:UUID}]', true);
     return {
       sql: `SELECT bucket, sum(clicks) AS clicks, max(last) AS last FROM (
          SELECT ${bucketOf(request.interval, 'clicked_at')} AS bucket,
@@ -57,14 +60,14 @@ export function linkIntervalsQuery(
                 AND clicked_at < {end:DateTime64(3, 'UTC')}) AS clicks,
               max(clicked_at) AS last
          FROM ${db}.clicks
-         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${where}
+         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${sinceHorizon('clicked_at')}${where}
          GROUP BY bucket
          UNION ALL
          SELECT ${bucketOf(request.interval, 'hour')} AS bucket,
               sumIf(n, hour >= {start:DateTime64(3, 'UTC')} AND hour < {end:DateTime64(3, 'UTC')}) AS clicks,
               toDateTime64(max(hour), 3, 'UTC') AS last
          FROM ${db}.clicks_retired
-         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${where}
+         WHERE project_id = {project:UUID} AND ${eventsOf(db, request)} AND ${humans}${beforeHorizon}${where}
          GROUP BY bucket)
        GROUP BY bucket ORDER BY bucket
        ${RAW_CLICKS_READ}`,
@@ -91,12 +94,14 @@ export function linkIntervalsQuery(
  */
 export function linkIntervalConversionsQuery(db: string, request: LinkIntervalsRequest): Statement {
   const { params, where } = linkPeriod(request);
+  // With retired events, each side of the project's horizon (retired-horizon.ts).
+  const { sinceHorizon, beforeHorizon } = horizonParts(db, '[{project:UUID}]', !!request.retired);
   const raw = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
               count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id = {project:UUID} AND ${eventsOf(db, request)}
          AND converted_at >= {start:DateTime64(3, 'UTC')}
-         AND converted_at < {end:DateTime64(3, 'UTC')}${where}
+         AND converted_at < {end:DateTime64(3, 'UTC')}${sinceHorizon('converted_at')}${where}
        GROUP BY bucket, type`;
   if (!request.retired) return { sql: raw, params };
   return {
@@ -106,7 +111,7 @@ export function linkIntervalConversionsQuery(db: string, request: LinkIntervalsR
        SELECT ${bucketOf(request.interval, 'hour')} AS bucket, type, sum(n) AS count, sum(value) AS value
        FROM ${db}.conversions_retired
        WHERE project_id = {project:UUID} AND ${eventsOf(db, request)}
-         AND hour >= {start:DateTime64(3, 'UTC')} AND hour < {end:DateTime64(3, 'UTC')}${where}
+         AND hour >= {start:DateTime64(3, 'UTC')} AND hour < {end:DateTime64(3, 'UTC')}${beforeHorizon}${where}
        GROUP BY bucket, type)
        GROUP BY bucket, type`,
     params,

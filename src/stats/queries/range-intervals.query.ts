@@ -4,7 +4,7 @@ import { eventConditions } from '../stats-fields';
 import { Interval } from '../intervals';
 import { Attribution, StatsQuery } from '../stats-query';
 import { Binder, COUNTED, Statement, TIME, andAll, bucketOf, countOf } from './statement';
-import { retiredCountOf } from './row-parts';
+import { horizonParts, retiredCountOf } from './row-parts';
 
 /** A project's period of stats/range/intervals.json (docs/api.md, "Statistics"). */
 export interface RangeIntervalsRequest {
@@ -67,6 +67,8 @@ export function rangeIntervalsQuery(
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
   const clicks = countOf(request.withBots);
   const filtered = filteredEvents(db, projects, conditions, request.attribution);
+  // With retired events, each side of the projects' horizons (retired-horizon.ts).
+  const { sinceHorizon, beforeHorizon } = horizonParts(db, projects, !!request.retired);
   const retired = request.retired
     ? `
          UNION ALL
@@ -74,7 +76,7 @@ export function rangeIntervalsQuery(
                 ${retiredCountOf(request.withBots)} AS clicks, 0 AS shares
          FROM ${db}.clicks_retired
          WHERE project_id IN ${projects}
-           AND hour >= ${from} AND hour < ${to} ${filtered}${eventWhere}
+           AND hour >= ${from} AND hour < ${to}${beforeHorizon} ${filtered}${eventWhere}
          GROUP BY bucket ${COUNTED}`
     : '';
   const sql = `SELECT bucket, sum(clicks) AS clicks, sum(shares) AS shares FROM (
@@ -82,7 +84,7 @@ export function rangeIntervalsQuery(
                 ${clicks} AS clicks, 0 AS shares
          FROM ${db}.clicks
          WHERE project_id IN ${projects}
-           AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to} ${filtered}${eventWhere}
+           AND toStartOfHour(clicked_at) >= ${from} AND toStartOfHour(clicked_at) < ${to}${sinceHorizon('clicked_at')} ${filtered}${eventWhere}
          GROUP BY bucket ${COUNTED}${retired}
          UNION ALL
          SELECT ${bucketOf(request.interval, 'shared_at')} AS bucket, 0 AS clicks, count() AS shares
@@ -109,11 +111,12 @@ export function rangeIntervalConversionsQuery(
   const from = binder.bind(chTime(request.start), TIME);
   const to = binder.bind(chTime(request.end), TIME);
   const eventWhere = andAll(eventConditions(request.filters, binder.bind));
+  const { sinceHorizon, beforeHorizon } = horizonParts(db, projects, !!request.retired);
   const raw = `SELECT ${bucketOf(request.interval, 'converted_at')} AS bucket, type,
          count() AS count, sum(value) AS value
        FROM ${db}.conversions
        WHERE project_id IN ${projects} AND converted_at >= ${from}
-         AND converted_at < ${to} ${filtered}${eventWhere}
+         AND converted_at < ${to}${sinceHorizon('converted_at')} ${filtered}${eventWhere}
        GROUP BY bucket, type`;
   // Retired events (docs/architecture.md, "Retention"): their hourly rollups, summed with the raw.
   const sql = request.retired
@@ -122,7 +125,7 @@ export function rangeIntervalConversionsQuery(
        UNION ALL
        SELECT ${bucketOf(request.interval, 'hour')} AS bucket, type, sum(n) AS count, sum(value) AS value
        FROM ${db}.conversions_retired
-       WHERE project_id IN ${projects} AND hour >= ${from} AND hour < ${to} ${filtered}${eventWhere}
+       WHERE project_id IN ${projects} AND hour >= ${from} AND hour < ${to}${beforeHorizon} ${filtered}${eventWhere}
        GROUP BY bucket, type)
        GROUP BY bucket, type`
     : raw;

@@ -18,6 +18,12 @@ function rows(query: StatsQuery, grouping: Grouping, context: Partial<RowsContex
 
 const IN_PERIOD = (column: string) =>
   `${column} >= {p1:DateTime64(3, 'UTC')} AND ${column} < {p2:DateTime64(3, 'UTC')}`;
+/** The horizon conditions of the projects {p0:Array(UUID)} (retired-horizon.ts). */
+const HORIZON =
+  '(SELECT mapFromArrays(groupArray(project_id), groupArray(until)) FROM (SELECT project_id, max(retired_until) AS until FROM svc.retired_horizons' +
+  ' WHERE project_id IN {p0:Array(UUID)} GROUP BY project_id))[project_id]';
+const SINCE = (time: string) => ` AND toStartOfHour(${time}) >= ${HORIZON}`;
+const BEFORE = ` AND hour < ${HORIZON}`;
 const FRESH: StampState = { updated: false, unstamped: { clicks: false, conversions: false } };
 
 describe('retired rows', () => {
@@ -38,7 +44,7 @@ describe('retired rows', () => {
     );
     expect(sql).toContain(
       "UNION ALL SELECT g, p, clicks, toUInt64(0) AS shared, last AS shared_at FROM ( SELECT channel AS g, NULL AS p, sumIf(n, is_bot = 0) AS clicks, toDateTime64(0, 3, 'UTC') AS last" +
-        ` FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')} GROUP BY g, p HAVING clicks > 0)`,
+        ` FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')}${BEFORE} GROUP BY g, p HAVING clicks > 0)`,
     );
   });
 
@@ -57,13 +63,13 @@ describe('retired rows', () => {
     );
     // Totals by the shared time in the rollups' stamps; the stale ones per link, joined.
     expect(sql).toContain(
-      `FROM svc.conversions_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('shared_at')} AND link_version != 0`,
+      `FROM svc.conversions_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('shared_at')}${BEFORE} AND link_version != 0`,
     );
     expect(sql).toContain(
       'SELECT link_id, sum(n) AS clicks, toUInt64(0) AS pageviews, toUInt64(0) AS g1c, toInt64(0) AS g1v',
     );
     expect(sql).toContain(
-      'FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND 1 AND NOT (link_version != 0) GROUP BY link_id HAVING clicks > 0',
+      `FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND 1${BEFORE} AND NOT (link_version != 0) GROUP BY link_id HAVING clicks > 0`,
     );
   });
 
@@ -74,7 +80,7 @@ describe('retired rows', () => {
       { retired: true },
     );
     expect(joined).toContain(
-      `UNION ALL SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')} GROUP BY link_id HAVING clicks > 0`,
+      `UNION ALL SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')}${BEFORE} GROUP BY link_id HAVING clicks > 0`,
     );
     const totals = rows(
       statsQuery({ kind: 'totals', groupBy: 'svc_id' }),
@@ -82,8 +88,8 @@ describe('retired rows', () => {
       { retired: true },
     );
     expect(totals).toContain(
-      'LEFT JOIN (SELECT link_id, sum(clicks) AS clicks FROM (SELECT link_id, countIf(is_bot = 0) AS clicks FROM svc.clicks WHERE project_id IN {p0:Array(UUID)} GROUP BY link_id' +
-        ' UNION ALL SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} GROUP BY link_id) GROUP BY link_id) AS t',
+      `LEFT JOIN (SELECT link_id, sum(clicks) AS clicks FROM (SELECT link_id, countIf(is_bot = 0) AS clicks FROM svc.clicks WHERE project_id IN {p0:Array(UUID)}${SINCE('clicked_at')} GROUP BY link_id` +
+        ` UNION ALL SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)}${BEFORE} GROUP BY link_id) GROUP BY link_id) AS t`,
     );
     const country = rows(
       statsQuery({ groupBy: 'country' }),
@@ -91,7 +97,7 @@ describe('retired rows', () => {
       { retired: true },
     );
     expect(country).toContain(
-      `UNION ALL SELECT country AS g, NULL AS p, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')} GROUP BY g, p HAVING clicks > 0`,
+      `UNION ALL SELECT country AS g, NULL AS p, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired WHERE project_id IN {p0:Array(UUID)} AND ${IN_PERIOD('hour')}${BEFORE} GROUP BY g, p HAVING clicks > 0`,
     );
   });
 
@@ -107,7 +113,7 @@ describe('retired rows', () => {
     };
     expect(flat(rangeIntervalsQuery('svc', { ...request, withBots: false }).sql)).toContain(
       'UNION ALL SELECT toStartOfDay(hour) AS bucket, sumIf(n, is_bot = 0) AS clicks, 0 AS shares FROM svc.clicks_retired' +
-        " WHERE project_id IN {p0:Array(UUID)} AND hour >= {p1:DateTime64(3, 'UTC')} AND hour < {p2:DateTime64(3, 'UTC')} GROUP BY bucket HAVING clicks > 0",
+        ` WHERE project_id IN {p0:Array(UUID)} AND hour >= {p1:DateTime64(3, 'UTC')} AND hour < {p2:DateTime64(3, 'UTC')}${BEFORE} GROUP BY bucket HAVING clicks > 0`,
     );
     expect(flat(rangeIntervalConversionsQuery('svc', request).sql)).toMatch(
       /^SELECT bucket, type, sum\(count\) AS count, sum\(value\) AS value FROM \(.* UNION ALL SELECT toStartOfDay\(hour\) AS bucket, type, sum\(n\) AS count, sum\(value\) AS value FROM svc\.conversions_retired /,

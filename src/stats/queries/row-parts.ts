@@ -1,4 +1,5 @@
 import { chTime } from '../../analytics/analytics-client';
+import { rawSinceHorizon, retiredBeforeHorizon } from '../../analytics/retired-horizon';
 import { GOALS } from '../../common/goals';
 import { GroupField, eventConditions, groupExpression, isMultiTagField } from '../stats-fields';
 import { linkFilterConditions } from '../../links/list/link-filter-conditions';
@@ -126,6 +127,13 @@ export interface RowParts {
   retiredClicks: string;
   /** conversionCounts over `conversions_retired`: sums of `n` and `value` per type. */
   retiredConversionCounts: string;
+  /**
+   * With retired events, ` AND <the raw events at or after their project's horizon>` over a time
+   * column of `clicks` or `conversions` (retired-horizon.ts); without, nothing.
+   */
+  sinceHorizon: (time: string) => string;
+  /** With retired events, ` AND <the rollup rows before their project's horizon>`; else nothing. */
+  beforeHorizon: string;
   /** `, countIf(type = 'pageview') AS pageviews, …` per conversion figure over `conversions`. */
   conversionCounts: string;
   /** `, toUInt64(0) AS pageviews, …`: the conversion figures of rows without conversions. */
@@ -171,6 +179,7 @@ export function rowParts(
     clicks: countOf(query.withBots),
     retired: context.retired === true,
     retiredClicks: retiredCountOf(query.withBots),
+    ...horizonParts(db, projects, context.retired === true),
     conversionCounts: withConversions
       ? `, countIf(type = 'pageview') AS pageviews, ${GOALS.map(goalFigures).join(', ')}`
       : '',
@@ -185,6 +194,24 @@ export function rowParts(
         ? `, ${CONVERSION_FIGURES.map((c) => `${alias}.${c} AS ${c}`).join(', ')}`
         : '',
   };
+}
+
+/**
+ * The horizon conditions of a statement over the projects `projects` (RowParts.sinceHorizon,
+ * beforeHorizon): with retired events the raw rows at or after their project's horizon and the
+ * rollup rows before it; without, none (the statement as without retention).
+ */
+export function horizonParts(
+  db: string,
+  projects: string,
+  retired: boolean,
+): Pick<RowParts, 'sinceHorizon' | 'beforeHorizon'> {
+  return retired
+    ? {
+        sinceHorizon: (time) => ` AND ${rawSinceHorizon(db, projects, time)}`,
+        beforeHorizon: ` AND ${retiredBeforeHorizon(db, projects)}`,
+      }
+    : { sinceHorizon: () => '', beforeHorizon: '' };
 }
 
 /**

@@ -76,6 +76,7 @@ export function rangeRowsSql(parts: RowParts): string {
  */
 export function totalsRowsSql(parts: RowParts): string {
   const { db, query, projects, links, clicks, conversionCounts, conversionsOf } = parts;
+  const { sinceHorizon, beforeHorizon } = parts;
   // With retired events (docs/architecture.md, "Retention"), each link's sums add its rollups'.
   const perLink = (raw: string, retired: string, figures: string) =>
     parts.retired
@@ -84,18 +85,18 @@ export function totalsRowsSql(parts: RowParts): string {
   const conversionTotals = query.withConversions
     ? `LEFT JOIN (${perLink(
         `SELECT link_id${conversionCounts} FROM ${db}.conversions
-                   WHERE project_id IN ${projects} GROUP BY link_id`,
+                   WHERE project_id IN ${projects}${sinceHorizon('converted_at')} GROUP BY link_id`,
         `SELECT link_id${parts.retiredConversionCounts} FROM ${db}.conversions_retired
-                   WHERE project_id IN ${projects} GROUP BY link_id`,
+                   WHERE project_id IN ${projects}${beforeHorizon} GROUP BY link_id`,
         conversionSums(true).slice(2),
       )}) AS c
         ON c.link_id = l.link_id`
     : '';
   const clickTotals = perLink(
     `SELECT link_id, ${clicks} AS clicks FROM ${db}.clicks
-                 WHERE project_id IN ${projects} GROUP BY link_id`,
+                 WHERE project_id IN ${projects}${sinceHorizon('clicked_at')} GROUP BY link_id`,
     `SELECT link_id, ${parts.retiredClicks} AS clicks FROM ${db}.clicks_retired
-                 WHERE project_id IN ${projects} GROUP BY link_id`,
+                 WHERE project_id IN ${projects}${beforeHorizon} GROUP BY link_id`,
     'sum(clicks) AS clicks',
   );
   return `SELECT l.g AS g, l.p AS p, t.clicks AS clicks, toUInt8(1) AS shared${conversionsOf('c')},

@@ -49,30 +49,52 @@ export function stampedRowsSql(parts: RowParts, state: StampState): string {
       : "toDateTime64(0, 3, 'UTC')";
   // With retired events (docs/architecture.md, "Retention"), each part has a sibling over the
   // rollups, whose rows hold the same columns, an hour for a time and `n` events apiece.
+  // Each reads its side of the projects' horizons (retired-horizon.ts; none without rollups).
+  const { sinceHorizon, beforeHorizon } = parts;
   const freshClicksOf = (
     table: string,
     time: string,
     counted: string,
+    horizon: string,
   ) => `SELECT g, p, clicks, toUInt64(0) AS shared${noConversions}, last AS shared_at
         FROM (
           SELECT ${grouped}, ${counted} AS clicks, ${latest} AS last FROM ${db}.${table}
-          WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${andIf(freshClickRows)}${where}
+          WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${horizon}${andIf(freshClickRows)}${where}
           GROUP BY g, p ${COUNTED})`;
-  const freshConversionsOf = (table: string, time: string, counts: string) => `UNION ALL
+  const freshConversionsOf = (
+    table: string,
+    time: string,
+    counts: string,
+    horizon: string,
+  ) => `UNION ALL
            SELECT g, p, 0 AS clicks, toUInt64(0) AS shared${conversionNames}, last AS shared_at
            FROM (
              SELECT ${grouped}${counts}, ${latest} AS last FROM ${db}.${table}
-             WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${andIf(freshConversionRows)}${where}
+             WHERE project_id IN ${projects} AND ${inPeriod(range ? time : 'shared_at')}${horizon}${andIf(freshConversionRows)}${where}
              GROUP BY g, p)`;
   const freshClicks = [
-    freshClicksOf('clicks', 'toStartOfHour(clicked_at)', clicks),
-    ...(parts.retired ? [freshClicksOf('clicks_retired', 'hour', parts.retiredClicks)] : []),
+    freshClicksOf('clicks', 'toStartOfHour(clicked_at)', clicks, sinceHorizon('clicked_at')),
+    ...(parts.retired
+      ? [freshClicksOf('clicks_retired', 'hour', parts.retiredClicks, beforeHorizon)]
+      : []),
   ].join('\n        UNION ALL\n        ');
   const freshConversions = query.withConversions
     ? [
-        freshConversionsOf('conversions', 'converted_at', conversionCounts),
+        freshConversionsOf(
+          'conversions',
+          'converted_at',
+          conversionCounts,
+          sinceHorizon('converted_at'),
+        ),
         ...(parts.retired
-          ? [freshConversionsOf('conversions_retired', 'hour', parts.retiredConversionCounts)]
+          ? [
+              freshConversionsOf(
+                'conversions_retired',
+                'hour',
+                parts.retiredConversionCounts,
+                beforeHorizon,
+              ),
+            ]
           : []),
       ].join('\n')
     : '';
@@ -84,25 +106,25 @@ export function stampedRowsSql(parts: RowParts, state: StampState): string {
   if (freshClickRows) {
     staleParts.push(`SELECT link_id, ${clicks} AS clicks${noConversions} FROM ${db}.clicks
                WHERE project_id IN ${projects}
-                 AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'} AND NOT (${freshClickRows})
+                 AND ${range ? inPeriod('toStartOfHour(clicked_at)') : '1'}${sinceHorizon('clicked_at')} AND NOT (${freshClickRows})
                GROUP BY link_id ${COUNTED}`);
   }
   if (freshConversionRows) {
     staleParts.push(`SELECT link_id, 0 AS clicks${conversionCounts} FROM ${db}.conversions
                WHERE project_id IN ${projects}
-                 AND ${range ? inPeriod('converted_at') : '1'} AND NOT (${freshConversionRows})
+                 AND ${range ? inPeriod('converted_at') : '1'}${sinceHorizon('converted_at')} AND NOT (${freshConversionRows})
                GROUP BY link_id`);
   }
   if (parts.retired && freshClickRows) {
     staleParts.push(`SELECT link_id, ${parts.retiredClicks} AS clicks${noConversions} FROM ${db}.clicks_retired
                WHERE project_id IN ${projects}
-                 AND ${range ? inPeriod('hour') : '1'} AND NOT (${freshClickRows})
+                 AND ${range ? inPeriod('hour') : '1'}${beforeHorizon} AND NOT (${freshClickRows})
                GROUP BY link_id ${COUNTED}`);
   }
   if (parts.retired && freshConversionRows) {
     staleParts.push(`SELECT link_id, 0 AS clicks${parts.retiredConversionCounts} FROM ${db}.conversions_retired
                WHERE project_id IN ${projects}
-                 AND ${range ? inPeriod('hour') : '1'} AND NOT (${freshConversionRows})
+                 AND ${range ? inPeriod('hour') : '1'}${beforeHorizon} AND NOT (${freshConversionRows})
                GROUP BY link_id`);
   }
   const staleSums = `SELECT link_id, sum(clicks) AS clicks${conversionSums(query.withConversions)}
