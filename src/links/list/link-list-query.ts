@@ -1,4 +1,5 @@
 import { RAW_CLICKS_READ } from '../../analytics/analytics-schema';
+import { rawSinceHorizon, retiredBeforeHorizon } from '../../analytics/retired-horizon';
 import { Binder, Statement, andAll, countOf } from '../../analytics/statement';
 import { linkFilterConditions } from './link-filter-conditions';
 import { LinkFilter, SharedAtField, isMultiTagField, isSharedAtField } from './link-filters';
@@ -128,6 +129,11 @@ export interface PageRequest {
   query: LinkListQuery;
   /** The keys of the project's tools labelled as the tool filter's value. */
   toolKeys: string[];
+  /**
+   * Whether the project has retired clicks (docs/api.md, "Retention": `clicks_retired`), which
+   * the counts then add; absent or false: none, and the statements are as without retention.
+   */
+  retired?: boolean;
 }
 
 /** The pieces of a page statement: the project's filtered links, the direction, the LIMIT. */
@@ -147,9 +153,33 @@ function pageParts(db: string, request: PageRequest) {
   };
 }
 
-/** Each link's all-time human clicks, as the stamped_totals projection of `clicks` answers. */
-function linkClicks(db: string, project: string): string {
-  return `SELECT link_id, ${countOf(false)} AS clicks FROM ${db}.clicks WHERE project_id = ${project} GROUP BY link_id`;
+/**
+ * Each link's all-time human clicks, as the stamped_totals projection of `clicks` answers; with
+ * retired clicks, those at or after the project's horizon (stamped_hourly then) and the rollups'
+ * before it (retired-horizon.ts), summed per link. `links`: ` AND …` narrowing the links.
+ */
+function linkClicks(db: string, project: string, retired = false, links = ''): string {
+  const raw = `SELECT link_id, ${countOf(false)} AS clicks FROM ${db}.clicks WHERE project_id = ${project}${links}`;
+  if (!retired) return `${raw} GROUP BY link_id`;
+  const projects = `[${project}]`;
+  return `SELECT link_id, sum(clicks) AS clicks FROM (
+         ${raw} AND ${rawSinceHorizon(db, projects, 'clicked_at')} GROUP BY link_id
+         UNION ALL
+         SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM ${db}.clicks_retired
+         WHERE project_id = ${project}${links} AND ${retiredBeforeHorizon(db, projects)}
+         GROUP BY link_id)
+       GROUP BY link_id`;
+}
+
+/**
+ * Whether the project has retired clicks (rows: one when it has), read before a statement that
+ * counts clicks (PageRequest.retired).
+ */
+export function retiredClicksStatement(db: string, projectId: string): Statement {
+  return {
+    sql: `SELECT 1 AS retired FROM ${db}.clicks_retired WHERE project_id = {project:UUID} LIMIT 1`,
+    params: { project: projectId },
+  };
 }
 
 /**
@@ -177,7 +207,7 @@ export function clicksPageStatement(db: string, request: PageRequest): Statement
   const { binder, project, links, direction, limit } = pageParts(db, request);
   return {
     sql: `SELECT toString(l.link_id) AS id, c.clicks AS clicks
-       FROM (${linkClicks(db, project)}) AS c
+       FROM (${linkClicks(db, project, request.retired)}) AS c
        RIGHT JOIN (${links}) AS l ON c.link_id = l.link_id
        ORDER BY clicks ${direction}, l.link_id ${direction}
        ${limit}`,
@@ -199,7 +229,7 @@ export function clickedPageStatement(db: string, request: PageRequest): Statemen
   return {
     sql: `SELECT toString(link_id) AS id, clicks,
               (SELECT count() FROM ${db}.links FINAL WHERE project_id = ${project}) AS total
-       FROM (${linkClicks(db, project)})
+       FROM (${linkClicks(db, project, request.retired)})
        WHERE clicks > 0
        ORDER BY clicks DESC, link_id DESC
        ${limit}`,
@@ -217,8 +247,17 @@ export function clicksStatement(
   projectId: string,
   linkIds: string[],
   few: boolean,
+  retired = false,
 ): Statement {
   const binder = new Binder();
+  if (retired) {
+    const project = binder.bind(projectId, 'UUID');
+    const links = ` AND link_id IN ${binder.bind(linkIds.map(Number), 'Array(UInt64)')}`;
+    return {
+      sql: `SELECT toString(link_id) AS id, clicks FROM (${linkClicks(db, project, true, links)})${few ? `\n       ${RAW_CLICKS_READ}` : ''}`,
+      params: binder.params,
+    };
+  }
   return {
     sql: `SELECT toString(link_id) AS id, ${countOf(false)} AS clicks FROM ${db}.clicks
        WHERE project_id = ${binder.bind(projectId, 'UUID')} AND link_id IN ${binder.bind(linkIds.map(Number), 'Array(UInt64)')}

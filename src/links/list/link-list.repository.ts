@@ -10,6 +10,7 @@ import {
   clicksPageStatement,
   clicksStatement,
   createdPageStatement,
+  retiredClicksStatement,
   searchCountStatement,
   searchIdsStatement,
   searchPageStatement,
@@ -82,6 +83,7 @@ export class LinkListRepository {
    */
   async clicksPage(request: PageRequest, signal?: AbortSignal): Promise<LinkListPage> {
     const { query } = request;
+    if (await this.retired(request.projectId, signal)) request = { ...request, retired: true };
     if (Object.keys(query.filters).length === 0 && query.sortOrder === 'desc') {
       const clicked = await this.page<{ id: string; clicks: Count; total: Count }>(
         clickedPageStatement(this.db, request),
@@ -114,11 +116,20 @@ export class LinkListRepository {
     signal?: AbortSignal,
   ): Promise<Map<string, number>> {
     if (linkIds.length === 0) return new Map();
+    const retired = await this.retired(projectId, signal);
     const rows = await this.rows<{ id: string; clicks: Count }>(
-      clicksStatement(this.db, projectId, linkIds, few),
+      clicksStatement(this.db, projectId, linkIds, few, retired),
       signal,
     );
     return new Map(rows.map((row) => [row.id, Number(row.clicks)]));
+  }
+
+  /**
+   * Whether the project has retired clicks (docs/api.md, "Retention"), which the counts then add
+   * under the project's horizon: read for each count, a row of `clicks_retired`'s key range.
+   */
+  private async retired(projectId: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.rows(retiredClicksStatement(this.db, projectId), signal)).length > 0;
   }
 
   /**
