@@ -2,8 +2,13 @@ import { flat } from '../../test/factories/stats-query';
 import {
   deleteRawStatement,
   firstEventHourQuery,
+  horizonStatement,
+  lateEventsQuery,
   rollupStatement,
   rollupToken,
+  sweepDeleteStatement,
+  sweepIdsStatement,
+  sweepRollupStatement,
 } from './retention-statements';
 import { nextMonth, retentionCutoff } from './retention.service';
 
@@ -75,5 +80,55 @@ describe('retention statements', () => {
     expect(nextMonth(new Date('2026-12-31T23:00:00Z')).toISOString()).toBe(
       '2027-01-01T00:00:00.000Z',
     );
+  });
+
+  it("moves the project's horizon to the chunk's end, a version of its time", () => {
+    const { sql, params } = horizonStatement('svc', P, chunk.to);
+    expect(flat(sql)).toBe(
+      'INSERT INTO svc.retired_horizons (project_id, retired_until, version)' +
+        " SELECT {project:UUID}, {until:DateTime64(3, 'UTC')}, {version:UInt64}",
+    );
+    expect(params).toEqual({
+      project: P,
+      until: '2026-08-01 00:00:00.000',
+      version: 1785542400000,
+    });
+  });
+
+  describe('sweeps of late events', () => {
+    const T = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const sweep = { projectId: P, token: T, before: chunk.to };
+
+    it('finds late events before retired_until, saves their ids under the token', () => {
+      expect(flat(lateEventsQuery('svc', P, chunk.to).sql)).toBe(
+        "SELECT 1 AS late FROM svc.clicks WHERE project_id = {project:UUID} AND clicked_at < {before:DateTime64(3, 'UTC')} LIMIT 1" +
+          " UNION ALL SELECT 1 AS late FROM svc.conversions WHERE project_id = {project:UUID} AND converted_at < {before:DateTime64(3, 'UTC')} LIMIT 1",
+      );
+      const ids = sweepIdsStatement('svc', sweep, 1000);
+      expect(flat(ids.sql)).toBe(
+        'INSERT INTO svc.retired_sweeps (token, kind, id)' +
+          ` SETTINGS insert_deduplication_token = 'retention:sweep:${T}:ids'` +
+          " SELECT {token:String}, 'clicks', click_id FROM svc.clicks WHERE project_id = {project:UUID} AND clicked_at < {before:DateTime64(3, 'UTC')} LIMIT 1000" +
+          " UNION ALL SELECT {token:String}, 'conversions', conversion_id FROM svc.conversions WHERE project_id = {project:UUID} AND converted_at < {before:DateTime64(3, 'UTC')} LIMIT 1000",
+      );
+      expect(ids.params).toEqual({ token: T, project: P, before: '2026-08-01 00:00:00.000' });
+    });
+
+    it('rolls up and deletes exactly the saved ids, under tokens of the sweep', () => {
+      const saved = (kind: string) =>
+        `IN (SELECT id FROM svc.retired_sweeps WHERE token = '${T}' AND kind = '${kind}')`;
+      const rollup = flat(sweepRollupStatement('svc', 'clicks', sweep).sql);
+      expect(rollup).toContain(
+        `SETTINGS insert_deduplication_token = 'retention:sweep:${T}:clicks'`,
+      );
+      expect(rollup).toContain(
+        `WHERE project_id = {project:UUID} AND click_id ${saved('clicks')} GROUP BY`,
+      );
+      expect(flat(sweepDeleteStatement('svc', 'conversions', sweep).sql)).toBe(
+        `ALTER TABLE svc.conversions DELETE WHERE project_id = toUUID('${P}') AND conversion_id ${saved('conversions')}` +
+          ' SETTINGS mutations_sync = 2',
+      );
+      expect(() => sweepDeleteStatement('svc', 'clicks', { ...sweep, token: "x'" })).toThrow();
+    });
   });
 });

@@ -144,4 +144,40 @@ describe('pages in the analytics store', () => {
     expect(few.params).toEqual({ p0: 'P', p1: [7, 12] });
     expect(flat(clicksStatement('svc', 'P', ['7'], false).sql)).not.toContain('SETTINGS');
   });
+
+  it('with retired clicks: the raw ones since the horizon and the rollups before it, per link', () => {
+    const horizon =
+      '(SELECT mapFromArrays(groupArray(project_id), groupArray(until)) FROM (SELECT project_id, max(retired_until) AS until' +
+      ' FROM svc.retired_horizons WHERE project_id IN [{p0:UUID}] GROUP BY project_id))[project_id]';
+    const counts = (links: string) =>
+      'SELECT link_id, sum(clicks) AS clicks FROM (' +
+      ` SELECT link_id, countIf(is_bot = 0) AS clicks FROM svc.clicks WHERE project_id = {p0:UUID}${links}` +
+      ` AND toStartOfHour(clicked_at) >= ${horizon} GROUP BY link_id` +
+      ' UNION ALL SELECT link_id, sumIf(n, is_bot = 0) AS clicks FROM svc.clicks_retired' +
+      ` WHERE project_id = {p0:UUID}${links} AND hour < ${horizon} GROUP BY link_id) GROUP BY link_id`;
+    const page = clicksPageStatement('svc', {
+      projectId: 'P',
+      query: linkListQuery({ sortType: 'clicks', sortOrder: 'asc', filters: { tag: 'x' } }),
+      toolKeys: [],
+      retired: true,
+    });
+    expect(flat(page.sql)).toContain(`FROM (${counts('')}) AS c RIGHT JOIN`);
+    const clicked = clickedPageStatement('svc', {
+      projectId: 'P',
+      query: linkListQuery({ sortType: 'clicks' }),
+      toolKeys: [],
+      retired: true,
+    });
+    expect(flat(clicked.sql)).toContain(`FROM (${counts('')}) WHERE clicks > 0`);
+    const few = clicksStatement('svc', 'P', ['7', '12'], true, true);
+    expect(flat(few.sql)).toBe(
+      `SELECT toString(link_id) AS id, clicks FROM (${counts(' AND link_id IN {p1:Array(UInt64)}')})` +
+        ' SETTINGS optimize_use_projections = 0',
+    );
+    expect(few.params).toEqual({ p0: 'P', p1: [7, 12] });
+    // Without retired clicks, as before.
+    expect(clicksStatement('svc', 'P', ['7'], true, false).sql).toBe(
+      clicksStatement('svc', 'P', ['7'], true).sql,
+    );
+  });
 });
