@@ -1,3 +1,4 @@
+import { HorizonReaders } from '../../src/privacy/horizon-readers';
 import { RetentionService, RetentionStage } from '../../src/privacy/retention.service';
 import { TestApp, createTestApp } from '../support/app';
 import { retentionFixture } from '../support/retention';
@@ -148,5 +149,23 @@ describe('retention horizon', () => {
     await runToEnd();
     retention.pause = undefined;
     expect(await Promise.all(orders.map(list))).toEqual(before);
+  });
+
+  // The embedded engine runs one statement at a time, so this holds there by that alone; the
+  // polling itself is unit-tested (horizon-readers.spec.ts).
+  it('settles: returns once the statements reading horizons that ran then have ended', async () => {
+    const readers = t.app.get(HorizonReaders, { strict: false });
+    const started = Date.now();
+    const slow = t.analytics.query(
+      `SELECT sleep(2) + (SELECT count() FROM ${t.analytics.database}.retired_horizons) AS n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await readers.settle();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    await slow;
+    // With none running, at once.
+    const idle = Date.now();
+    await readers.settle();
+    expect(Date.now() - idle).toBeLessThan(1_000);
   });
 });
