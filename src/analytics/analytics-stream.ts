@@ -111,6 +111,24 @@ export function embeddedStreamer(dir: string): StatementStreamer {
   };
 }
 
+/** Bytes of chunks handed on between two collections of the young generation (sweepChunks). */
+const SWEEP_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Each chunk is a buffer of its own, garbage once written out; V8 frees buffers at its collections,
+ * which an export, allocating little else, seldom triggers: a young-generation collection every
+ * SWEEP_BYTES keeps the written chunks from piling up (`gc`, on the global object when Node runs
+ * with `--expose-gc`, as `npm start` and the image do; without it, V8's own collections free them).
+ */
+function sweepChunks(): void {
+  const gc = (globalThis as { gc?: unknown }).gc;
+  if (typeof gc === 'function')
+    void (gc as (options: { type: 'minor'; execution: 'async' }) => Promise<void>)({
+      type: 'minor',
+      execution: 'async',
+    });
+}
+
 /** The rows, a chunk at a time, after the header line of a format that has one. */
 async function chunkStream(
   session: Session,
@@ -146,9 +164,15 @@ async function chunkStream(
   async function* bytes(): AsyncGenerator<Buffer> {
     try {
       if (header) yield header;
+      let unswept = 0;
       for (let next = first; !next.done; next = await chunks.next()) {
         const raw = next.value.raw();
         if (raw.byteLength > 0) yield Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        unswept += raw.byteLength;
+        if (unswept >= SWEEP_BYTES) {
+          unswept = 0;
+          sweepChunks();
+        }
       }
     } finally {
       rows.cancel();

@@ -83,16 +83,16 @@ export const LINK_COLUMNS = [
 /**
  * Settings of every export statement: the sort-merge join; null attributes for a link the mirror
  * lacks; reads in order without buffering ahead (read_in_order_use_buffering reads several blocks
- * of each part before it merges them); blocks of 8,192 rows rather than 65,409 (each stage of the
- * pipeline, the merge of the parts and the join hold a block or two of every column: at 65,409
- * rows the embedded engine's resident memory grew by about 580 MB during an export of 1M clicks,
- * at 8,192 by about 160 MB, and the rows came no slower); 64-bit integers as JSON numbers.
+ * of each part before it merges them); blocks of 2,048 rows rather than 65,409 (each stage of the
+ * pipeline, the merge of the parts and the join hold a block or two of every column, so the
+ * engine's memory during an export grows with the block: docs/benchmarks.md, "bench:export");
+ * 64-bit integers as JSON numbers.
  */
 const EXPORT_SETTINGS = [
   "join_algorithm = 'full_sorting_merge'",
   'join_use_nulls = 1',
   'read_in_order_use_buffering = 0',
-  'max_block_size = 8192',
+  'max_block_size = 2048',
   'output_format_json_quote_64bit_integers = 0',
 ].join(', ');
 
