@@ -1,12 +1,10 @@
 import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Errors } from '../common/app-error';
 import { RawParams, readPaging } from '../common/params';
 import { Params } from '../common/params.decorator';
 import { adminResponse } from '../common/request-echo';
 import { ProjectLookupsService } from '../projects/project-lookups.service';
-import { ProjectEntity } from '../projects/project.entity';
 import { CurrentSubscription, SubscriptionAuth } from '../subscriptions/subscription.decorators';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import { parseErasure } from './erasure-input';
@@ -45,7 +43,7 @@ export class ErasureController {
     @Params() params: RawParams,
   ): Promise<Envelope<EraseBodyDto>> {
     const target = parseErasure(params.json);
-    const project = await this.ownedProject(subscription, apiKey);
+    const project = await this.projects.findOwned(subscription.id, apiKey);
     const erasure = await this.erasures.erase(project, target);
     return adminResponse(req, { erasure: toErasureRecord(erasure) });
   }
@@ -82,7 +80,7 @@ export class ErasureController {
     params: RawParams,
   ): Promise<Envelope<ErasuresBodyDto>> {
     const paging = readPaging(params);
-    const project = await this.ownedProject(subscription, apiKey);
+    const project = await this.projects.findOwned(subscription.id, apiKey);
     const { erasures, total } = await this.erasures.list(project, paging.perPage, paging.offset);
     return adminResponse(req, {
       erasures: erasures.map(toErasureRecord),
@@ -92,20 +90,5 @@ export class ErasureController {
       offset: paging.offset,
       last_offset: paging.offset + erasures.length,
     });
-  }
-
-  /** The live project of the subscription with this key: 404 when none, 403 when another's. */
-  private async ownedProject(
-    subscription: SubscriptionEntity,
-    apiKey: string,
-  ): Promise<ProjectEntity> {
-    const project = await this.projects.findActiveByApiKey(apiKey);
-    if (!project) throw Errors.notFound('Project not found: no live project has this api_key');
-    if (project.subscriptionId !== subscription.id) {
-      throw Errors.forbidden(
-        'Not permitted: the project api_key belongs to another subscription than subscription_key',
-      );
-    }
-    return project;
   }
 }

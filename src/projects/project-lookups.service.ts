@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppError, ErrorCode } from '../common/app-error';
+import { AppError, ErrorCode, Errors } from '../common/app-error';
 import { Lru } from '../common/lru';
 import { AppConfig } from '../config/app-config';
 import { InvalidationBus } from '../queue/invalidation-bus';
@@ -79,6 +79,21 @@ export class ProjectLookupsService implements OnModuleInit {
     return keyKindOf(apiKey) === 'secret'
       ? this.findCached(apiKey, 'secret')
       : Promise.resolve(null);
+  }
+
+  /**
+   * The live project of `subscription` with this API key, for an administration request: 404 when
+   * no live project has it, 403 when it is another subscription's.
+   */
+  async findOwned(subscriptionId: string, apiKey: string): Promise<ProjectEntity> {
+    const project = await this.findActiveByApiKey(apiKey);
+    if (!project) throw Errors.notFound('Project not found: no live project has this api_key');
+    if (project.subscriptionId !== subscriptionId) {
+      throw Errors.forbidden(
+        'Not permitted: the project api_key belongs to another subscription than subscription_key',
+      );
+    }
+    return project;
   }
 
   /** The live project a `key` names, API key or publishable key, and which of the two it is. */

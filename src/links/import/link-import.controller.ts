@@ -6,7 +6,6 @@ import { RawParams, single } from '../../common/params';
 import { Params } from '../../common/params.decorator';
 import { adminResponse } from '../../common/request-echo';
 import { ProjectLookupsService } from '../../projects/project-lookups.service';
-import { ProjectEntity } from '../../projects/project.entity';
 import { CurrentSubscription, SubscriptionAuth } from '../../subscriptions/subscription.decorators';
 import { SubscriptionEntity } from '../../subscriptions/subscription.entity';
 import { IMPORT_FORMATS, ImportFormat } from './import-formats';
@@ -46,7 +45,7 @@ export class LinkImportController {
   ): Promise<{ request: Record<string, unknown> | null; response: ImportBodyDto }> {
     const format = readFormat(single(params, 'format', 32));
     const domain = single(params, 'domain', 255);
-    const project = await this.ownedProject(subscription, apiKey);
+    const project = await this.projects.findOwned(subscription.id, apiKey);
     const text = await readBody(req);
     const report: ImportReport = await this.imports.run(project, once(text), {
       format,
@@ -54,21 +53,6 @@ export class LinkImportController {
       maxListed: IMPORT_MAX_LISTED,
     });
     return adminResponse(req, { import: report });
-  }
-
-  /** The live project of the subscription with this key: 404 when none, 403 when another's. */
-  private async ownedProject(
-    subscription: SubscriptionEntity,
-    apiKey: string,
-  ): Promise<ProjectEntity> {
-    const project = await this.projects.findActiveByApiKey(apiKey);
-    if (!project) throw Errors.notFound('Project not found: no live project has this api_key');
-    if (project.subscriptionId !== subscription.id) {
-      throw Errors.forbidden(
-        'Not permitted: the project api_key belongs to another subscription than subscription_key',
-      );
-    }
-    return project;
   }
 }
 
