@@ -1,3 +1,5 @@
+import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { AnalyticsClient, Params } from './analytics-client';
 import { STAMP_COLUMNS } from './analytics-schema';
 import { LinkStamps, STAMP_CACHE_SIZE, STAMP_TTL_MS, UNSTAMPED, stampFields } from './link-stamps';
@@ -45,6 +47,25 @@ describe('LinkStamps', () => {
     jest.setSystemTime(1_000_000 + STAMP_TTL_MS);
     expect((await stamps.of(['p'], ['1'])).get('1')).toBe('9\tupdated');
     expect(reads).toEqual([['1'], ['1']]);
+  });
+
+  it('reads a link again at once when the bus says its stamps changed (an erasure), or drops all after a reconnect', async () => {
+    const backing: Record<string, string> = { '1': '7\ta', '2': '8\tb' };
+    const { analytics, reads } = store(backing);
+    const bus = new InvalidationBus({ redisPrefix: 'svc', redisUrl: null } as unknown as AppConfig);
+    const stamps = new LinkStamps(analytics, bus);
+    await stamps.of(['p'], ['1', '2']);
+    backing['1'] = '9\terased';
+    // Another kind changes nothing here.
+    await bus.changed('link', ['1']);
+    expect((await stamps.of(['p'], ['1', '2'])).get('1')).toBe('7\ta');
+    await bus.changed('stamps', ['1']);
+    expect((await stamps.of(['p'], ['1', '2'])).get('1')).toBe('9\terased');
+    expect(reads).toEqual([['1', '2'], ['1']]);
+    // Messages missed (a reconnect): every kept stamp goes.
+    await bus.changed('project', ['*']);
+    await stamps.of(['p'], ['1', '2']);
+    expect(reads[2]).toEqual(['1', '2']);
   });
 
   it('keeps at most STAMP_CACHE_SIZE links, dropping the least recently read', async () => {

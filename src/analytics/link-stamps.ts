@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Lru } from '../common/lru';
+import { InvalidationBus } from '../queue/invalidation-bus';
 import { AnalyticsClient, fromChTime } from './analytics-client';
 import { STAMP_COLUMNS, STAMP_SOURCE_COLUMNS } from './analytics-schema';
 
@@ -115,7 +116,18 @@ function arrayOf(text: string): string[] {
 export class LinkStamps {
   private readonly cache = new Lru<string>(STAMP_CACHE_SIZE);
 
-  constructor(@Inject(AnalyticsClient) private readonly analytics: AnalyticsClient) {}
+  constructor(
+    @Inject(AnalyticsClient) private readonly analytics: AnalyticsClient,
+    @Optional() @Inject(InvalidationBus) invalidation?: InvalidationBus,
+  ) {
+    // Stamps erased in place (an erasure of their sharer) are dropped by every process at once
+    // (`stamps`, by link id); after a reconnect, which may have missed some, all of them.
+    invalidation?.register({
+      kinds: ['stamps'],
+      drop: (_kind, links) => this.forget(links),
+      dropAll: () => this.cache.clear(),
+    });
+  }
 
   /** The stamp of each link (by id) of the projects: one read of `links` for those not kept. */
   async of(projects: readonly string[], links: Iterable<string>): Promise<Map<string, string>> {
@@ -151,7 +163,8 @@ export class LinkStamps {
 
   /**
    * Drops the kept stamps of links (by id) whose attributes were erased in place (an erasure of
-   * their sharer, docs/api.md, "Erasure"): the next events of this process read them again.
+   * their sharer, docs/api.md, "Erasure"; every process hears it through the `stamps` kind of
+   * the InvalidationBus): the next events of this process read them again.
    */
   forget(links: Iterable<string>): void {
     for (const link of links) this.cache.delete(link);

@@ -4,12 +4,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
 import * as ipaddr from 'ipaddr.js';
 import { LinkMirror } from '../analytics/link-mirror';
-import { LinkStamps } from '../analytics/link-stamps';
 import { anonymiseIp } from '../common/ip';
 import { LinkEntity } from '../links/link.entity';
 import type { ProjectEntity } from '../projects/project.entity';
 import { InvalidationBus } from '../queue/invalidation-bus';
-import { ErasureAnalytics } from './erasure-analytics';
+import { AnalyticsRows, ErasureAnalytics } from './erasure-analytics';
 import { ErasureTarget, VISITOR_KINDS } from './erasure-input';
 import { ErasureRepository, ErasureRow, ErasureRows, FoundConversion } from './erasure.repository';
 
@@ -47,6 +46,18 @@ export function visitorPairs(records: FoundConversion[]): [string, string][] {
   return [...pairs.values()];
 }
 
+/**
+ * How long a sharer's erasure waits, after every process has dropped the links' stamps, before
+ * blanking again the events stored meanwhile with stamps read before (a batch of clicks is stored
+ * within this of reading its stamps).
+ */
+export const STAMPS_SETTLE_MS = 2_000;
+
+/** Adds the rows of a second pass to the first's, table by table. */
+function addRows(rows: AnalyticsRows, more: AnalyticsRows): void {
+  for (const [table, n] of Object.entries(more)) rows[table] = (rows[table] ?? 0) + n;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -61,7 +72,6 @@ export class ErasureService {
     private readonly repository: ErasureRepository,
     private readonly analytics: ErasureAnalytics,
     private readonly mirror: LinkMirror,
-    private readonly stamps: LinkStamps,
     private readonly invalidation: InvalidationBus,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
@@ -136,7 +146,14 @@ export class ErasureService {
     const linkIds = links.map((l) => l.id);
     const svcIds = links.map((l) => l.svc_id);
     const analytics = await this.analytics.blankSharer(project.id, linkIds);
-    this.stamps.forget(linkIds);
+    // Every process drops its kept stamps of these links (LinkStamps): a stamp read from now on
+    // holds the blanked attributes. Events stamped before that and stored since are blanked by a
+    // second pass, once such a batch is in (STAMPS_SETTLE_MS).
+    await this.invalidation.changed('stamps', linkIds);
+    if (linkIds.length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, STAMPS_SETTLE_MS));
+      addRows(analytics, await this.analytics.blankSharer(project.id, linkIds));
+    }
     const updatedAt = new Date();
     const receipt = await this.repository.transaction(async (manager) => {
       const postgresql = {
@@ -181,7 +198,7 @@ export class ErasureService {
       // A new version, as an update mirrors one: stamps another process read before (it keeps
       // them for STAMP_TTL_MS) are then not fresh, and grouped by the blanked attributes.
       await this.mirror.mirror(entities);
-      this.stamps.forget(linkIds);
+      await this.invalidation.changed('stamps', linkIds);
       // Every instance's redirect caches forget the links' old rows.
       await this.invalidation.changed('link', svcIds);
     }

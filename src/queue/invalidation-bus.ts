@@ -4,10 +4,10 @@ import { AppConfig } from '../config/app-config';
 import { closeRedis } from './redis.provider';
 
 /**
- * What changed: a link (svc_id), a project (id), a link domain (hostname) or the webhooks of a
- * project (its id).
+ * What changed: a link (svc_id), a project (id), a link domain (hostname), the webhooks of a
+ * project (its id) or the stamps of links (their ids: attributes erased in place).
  */
-export type InvalidationKind = 'link' | 'project' | 'domain' | 'webhooks';
+export type InvalidationKind = 'link' | 'project' | 'domain' | 'webhooks' | 'stamps';
 
 /**
  * A process-local cache the bus keeps in step: told which keys of its kinds changed, or, when

@@ -64,7 +64,7 @@ export function weighLinkTarget(key: string, target: LinkTarget | null): number 
 }
 
 /** What the redirect path caches: links, projects and domains. */
-type RedirectKind = Exclude<InvalidationKind, 'webhooks'>;
+type RedirectKind = Exclude<InvalidationKind, 'webhooks' | 'stamps'>;
 
 /**
  * The Redis key space of each kind. A link entry carries its controls under `controls`: entries
