@@ -542,6 +542,14 @@ describe('ClickHouse server transport', () => {
       chain_hourly_conversions: 'code 60',
       chain_moves: 'code 50',
     };
+    // Retention's tables (docs/architecture.md, "Retention"): DateTime64, and retired_sweeps' TTL
+    // clause, newer than 18.16.
+    const RETENTION_ON_18_16 = {
+      retired_horizons: 'code 50',
+      retired_sweeps: 'code 62',
+      clicks_retired: 'code 50',
+      conversions_retired: 'code 50',
+    };
 
     const insertRow = {
       project_id: '00000000-0000-4000-8000-000000000001',
@@ -604,6 +612,7 @@ describe('ClickHouse server transport', () => {
         link_updates: 'ok',
         link_chains: 'code 62', // syntax: data-skipping indices are newer than 18.16
         ...CHAINS_ON_18_16,
+        ...RETENTION_ON_18_16,
       });
       // Without projections, DateTime64 and the dedup window, the tables are made but one:
       // conversions' LowCardinality is experimental on 18.16 (allow_experimental_low_cardinality_type)
@@ -630,6 +639,11 @@ describe('ClickHouse server transport', () => {
         chain_clicks_hourly_view: 'code 47',
         chain_hourly: 'ok',
         chain_moves: 'ok',
+        // Without DateTime64: the rollups' LowCardinality is experimental (44), the TTL newer (62).
+        retired_horizons: 'ok',
+        retired_sweeps: 'code 62',
+        clicks_retired: 'code 44',
+        conversions_retired: 'code 44',
       });
       // Every statistics query binds {name:Type} parameters: 18.16 takes param_s for a setting.
       expect(parameterised).not.toBeInstanceOf(AnalyticsUnavailableError);

@@ -159,6 +159,7 @@ describe('embedded (PGlite, in-process jobs): project administration', () => {
       publishable_hosts: [],
       ip_storage: null,
       ua_storage: 'full',
+      retention_days: null,
     };
     const shown = await http.get(`/projects/${key}/show`).query(keys);
     expect(shown.status).toBe(200);
