@@ -17,6 +17,7 @@ import {
   horizonStatement,
   lateEventsQuery,
   rollupStatement,
+  rollupsExistQuery,
   sweepDeleteStatement,
   sweepIdCountQuery,
   sweepIdsStatement,
@@ -76,6 +77,8 @@ export function nextMonth(at: Date): Date {
  *    chunk from its rollups and leave its raw rows out, whether the delete reached them or not.
  *    Before and after the move, the job waits for the statements reading horizons that were
  *    running then (HorizonReaders), so that none reads a horizon and tables of different moments.
+ *    A project's first chunk then waits firstChunkWaitMs: a request that found no rollups before
+ *    them reads raw rows without a horizon, and must have ended before they go.
  * 4. The chunk's raw events are deleted (a mutation per table, waited for), then the project's
  *    conversion records older than the chunk's end, in short statements.
  * 5. `retiredUntil` moves to the chunk's end.
@@ -97,6 +100,20 @@ export class RetentionService extends PeriodicService {
     private readonly readers: HorizonReaders,
   ) {
     super(SCHEDULE, config.runsWorkers);
+    this.firstChunkWaitMs = (2 * config.analyticsMaxExecutionSeconds + 5) * 1000;
+  }
+
+  /**
+   * How long a project's first chunk waits after its horizon moved, before its raw rows go: a
+   * statistics request that read the project's state (no rollups) before the rollups existed reads
+   * no horizon and raw rows only, so it must have ended; its statements run ANALYTICS_MAX_EXECUTION_SECONDS
+   * each at most, and a request runs its main statements right after that read.
+   */
+  firstChunkWaitMs: number;
+
+  /** The wait of a project's first chunk, after its horizon moved (firstChunkWaitMs). */
+  async waitForFirstReaders(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.firstChunkWaitMs));
   }
 
   /** Awaited after each stage of a step or a sweep (tests: a statistic read at every stage). */
@@ -151,6 +168,8 @@ export class RetentionService extends PeriodicService {
       await this.repository.save(projectId, { retiredUntil: from, rolledUntil: to });
     }
     const chunk: Chunk = { projectId, from, to };
+    const firstRollups =
+      (await this.analytics.query(...args(rollupsExistQuery(db, projectId)))).length === 0;
     const stage = async (name: RetentionStage) => {
       await this.pause?.(name);
       return stopAfter === name;
@@ -161,6 +180,7 @@ export class RetentionService extends PeriodicService {
     await this.write(horizonStatement(db, projectId, to));
     await this.readers.settle();
     if (await stage('horizon')) return true;
+    if (firstRollups) await this.waitForFirstReaders();
     for (const table of TABLES) {
       await this.write(deleteRawStatement(db, table, chunk));
       if (await stage(table)) return true;

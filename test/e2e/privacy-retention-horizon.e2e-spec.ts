@@ -21,6 +21,7 @@ describe('retention horizon', () => {
   beforeAll(async () => {
     t = await createTestApp({ redis: false });
     retention = t.app.get(RetentionService, { strict: false });
+    retention.firstChunkWaitMs = 0;
   });
   afterEach(() => {
     retention.pause = undefined;
@@ -75,6 +76,29 @@ describe('retention horizon', () => {
     expect(await rawBefore('clicks', projectId)).toBe(0);
     expectSame('end', await answers(key, ids), before);
   }, 600_000);
+
+  it("waits before a project's first raw rows go (a request that found no rollups has ended), not before the next", async () => {
+    const { projectId } = await fixture({ retention_days: DAYS });
+    const horizons: RetentionStage[] = [];
+    const waited: { raw: number; horizons: number }[] = [];
+    retention.pause = async (stage) => {
+      if (stage === 'horizon') horizons.push(stage);
+    };
+    const wait = jest.spyOn(retention, 'waitForFirstReaders').mockImplementation(async () => {
+      waited.push({ raw: await rawBefore('clicks', projectId), horizons: horizons.length });
+    });
+    try {
+      await runToEnd();
+    } finally {
+      wait.mockRestore();
+    }
+    // Several chunks; one wait, after the first horizon moved and before any raw row went.
+    expect(horizons.length).toBeGreaterThan(1);
+    expect(waited).toHaveLength(1);
+    expect(waited[0].horizons).toBe(1);
+    expect(waited[0].raw).toBeGreaterThan(0);
+    expect(await rawBefore('clicks', projectId)).toBe(0);
+  });
 
   it.each(['rollup', 'horizon', 'clicks'] as const)(
     'resumes a step stopped after %s (a crash there), every answer as before then and after',

@@ -19,6 +19,7 @@ describe('retention', () => {
   beforeAll(async () => {
     t = await createTestApp({ redis: false });
     retention = t.app.get(RetentionService, { strict: false });
+    retention.firstChunkWaitMs = 0;
   });
   afterAll(() => t.close());
 
