@@ -131,10 +131,7 @@ export class AppConfig {
   readonly clickhouseDatabase: string;
   /** Folder of the embedded chDB engine (CHDB_DIR, default DATA_DIR/chdb); one per process. */
   readonly chdbDir: string;
-  /**
-   * The event loop's busy share, in percent, above which statistics on the embedded engine yield
-   * to redirects (STATS_YIELD_LOAD; 100: never).
-   */
+  /** The event loop's busy %, above which statistics on chDB yield to redirects (STATS_YIELD_LOAD; 100: never). */
   readonly statsYieldLoad: number;
   /**
    * Most seconds one read of the analytics store may run (ANALYTICS_MAX_EXECUTION_SECONDS, its

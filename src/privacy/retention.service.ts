@@ -100,7 +100,8 @@ export class RetentionService extends PeriodicService {
     private readonly readers: HorizonReaders,
   ) {
     super(SCHEDULE, config.runsWorkers);
-    this.firstChunkWaitMs = (2 * config.analyticsMaxExecutionSeconds + 5) * 1000;
+    // Reads without a limit (0): a minute.
+    this.firstChunkWaitMs = (2 * (config.analyticsMaxExecutionSeconds || 30) + 5) * 1000;
   }
 
   /**
