@@ -3,9 +3,8 @@ import { LinkStamps } from '../../src/analytics/link-stamps';
 import { CLICK_DIMENSION_COLUMNS } from '../../src/analytics/analytics-schema';
 import { ClicksRepository } from '../../src/clicks/clicks.repository';
 import { ClicksService } from '../../src/clicks/clicks.service';
-import { EXIT } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
-import { runBackfill } from '../support/backfill';
+import { outcome, runBackfill } from '../support/backfill';
 import { BROWSER, enricher, linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
@@ -116,7 +115,7 @@ describe('analytics:backfill dimensions', () => {
     expect((await byCountry()).map((g) => [g.country, g.clicks])).toEqual([[null, 3]]);
 
     const first = await backfill();
-    expect(first.code).toBe(EXIT.ok);
+    expect(outcome(first)).toBe('ok');
     expect(first.stdout).toMatch(/\ndimensions: 5\n$/);
     expect(first.stderr).toContain('dimensions   [##############################] 100.0% 5/5');
 
@@ -194,7 +193,7 @@ describe('analytics:backfill dimensions', () => {
 
     // Again: nothing left to describe, no mutation running, no table of the step left.
     const again = await backfill();
-    expect(again.code).toBe(EXIT.ok);
+    expect(outcome(again)).toBe('ok');
     expect(again.stdout).toMatch(/\nstamps: 0\nchain_stamps: 0\ndimensions: 0\n$/);
     const [left] = await t.analytics.query<{ running: string; tables: string }>(
       `SELECT toString((SELECT countIf(NOT is_done) FROM system.mutations WHERE database = {db:String})) AS running,

@@ -4,10 +4,9 @@ import { Params } from '../../src/analytics/analytics-client';
 import { LinkStamps } from '../../src/analytics/link-stamps';
 import { countStampStateWrite } from '../../src/analytics/stamp-state';
 import { ChainStampsBackfill } from '../../src/cli/chain-stamps-backfill';
-import { EXIT } from '../../src/cli/cli';
 import { StatsRepository } from '../../src/stats/stats.repository';
 import { TestApp, createTestApp } from '../support/app';
-import { runBackfill } from '../support/backfill';
+import { outcome, runBackfill } from '../support/backfill';
 import { linkRow } from '../support/clicks';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
@@ -273,7 +272,7 @@ describe('analytics:backfill chain_stamps', () => {
     const before = await answers(key, ids);
 
     const run = await runBackfill(t);
-    expect(run.code).toBe(EXIT.ok);
+    expect(outcome(run)).toBe('ok');
     // 45 clicks and 6 conversions without a stamp, 2 clicks and 1 conversion with their link's only.
     expect(chainStampsLine(run.stdout)).toBe('54');
     expect(run.stderr).toContain('chain_stamps [##############################] 100.0% 54/54');
@@ -361,7 +360,7 @@ describe('analytics:backfill chain_stamps', () => {
       expect({ where, answers: await answers(key, ids) }).toEqual({ where, answers: before });
       if (i === 0) {
         const run = await runBackfill(t);
-        expect(run.code).toBe(EXIT.ok);
+        expect(outcome(run)).toBe('ok');
         expect(/^stamps: (\d+)$/m.exec(run.stdout)?.[1]).toBe('9');
       } else if (i === 2) {
         // Nothing stamped yet: the joined form answers; the figures are added, not read.

@@ -1,6 +1,5 @@
-import { EXIT } from '../../src/cli/cli';
 import { TestApp, createTestApp } from '../support/app';
-import { runBackfill } from '../support/backfill';
+import { outcome, runBackfill } from '../support/backfill';
 import { createLink } from '../factories/links';
 import { createProject } from '../factories/projects';
 import { Chain, storedChains as storedChainsOf } from '../support/chains';
@@ -108,7 +107,7 @@ describe('analytics:backfill chains', () => {
     await forgetChains('A', 'B', 'C', 'D', 'G');
 
     const run = await runBackfill(t);
-    expect(run.code).toBe(EXIT.ok);
+    expect(outcome(run)).toBe('ok');
     expect(run.stdout).toMatch(/^links: \d+\nchains: 5\nclicks: \d+\nconversions: \d+\n/);
     expect(run.stderr).toContain('chains       [##############################] 100.0% 5/5');
     expect(await pgChains(...all)).toEqual(expected);
@@ -116,7 +115,7 @@ describe('analytics:backfill chains', () => {
 
     // Again: nothing is left to do.
     const again = await runBackfill(t);
-    expect(again.code).toBe(EXIT.ok);
+    expect(outcome(again)).toBe('ok');
     expect(chainsLine(again.stdout)).toBe('0');
     expect(again.stderr).toContain('chains       [##############################] 100.0% 0/0');
     expect(await pgChains(...all)).toEqual(expected);
@@ -154,7 +153,7 @@ describe('analytics:backfill chains', () => {
     await forgetChains('X', 'Y', 'Z', 'H', 'W', 'V', 'Q');
 
     const run = await runBackfill(t);
-    expect(run.code).toBe(EXIT.ok);
+    expect(outcome(run)).toBe('ok');
     expect(chainsLine(run.stdout)).toBe('7');
     expect(run.stderr).toContain('chains       [##############################] 100.0% 7/7');
     const expected = {

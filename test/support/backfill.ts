@@ -23,3 +23,8 @@ export async function runBackfill(
   );
   return { code, stdout, stderr };
 }
+
+/** 'ok' for a run that exited 0, else its exit code and what it wrote to stderr (so a failure shows why). */
+export function outcome(run: { code: number; stderr: string }): string {
+  return run.code === 0 ? 'ok' : `exit ${run.code}: ${run.stderr}`;
+}
