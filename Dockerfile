@@ -14,9 +14,12 @@ COPY console ./console
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-slim
+# glibc's allocator as `npm start` sets it: see docs/operations.md (Node options).
 ENV NODE_ENV=production \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_TRIM_THRESHOLD_=131072 \
+    MALLOC_MMAP_THRESHOLD_=4194304
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data
 COPY --from=build --chown=node:node /app/package.json ./

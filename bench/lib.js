@@ -47,15 +47,35 @@ function nodeArgs() {
 
 /** The Node options `npm start` runs the service with (package.json), so the benchmarks run it alike. */
 function startArgs() {
-  const start = require('../package.json').scripts.start.split(' ');
-  return start.slice(1, start.indexOf('dist/main.js'));
+  const start = startWords();
+  return start.slice(start.indexOf('node') + 1, start.indexOf('dist/main.js'));
+}
+
+/** The words of `npm start`'s command. */
+function startWords() {
+  return require('../package.json').scripts.start.split(' ');
+}
+
+/**
+ * The environment `npm start` sets before `node` (`NAME=${NAME:-default}`: the caller's value, else
+ * the default), for the service's process; none with BENCH_START_ENV=0 (to compare without it).
+ */
+function startEnv() {
+  const env = {};
+  if (process.env.BENCH_START_ENV === '0') return env;
+  for (const word of startWords().slice(0, startWords().indexOf('node'))) {
+    const [, name, fallback] = /^(\w+)=\$\{\w+:-(.*)\}$/.exec(word) ?? [];
+    if (!name) throw new Error(`npm start: an assignment not read: ${word}`);
+    env[name] = process.env[name] || fallback;
+  }
+  return env;
 }
 
 /** Starts dist/main.js (as `npm start` does) on its own database and port; resolves when /health answers. */
 async function startService(env) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, [...startArgs(), ...nodeArgs(), 'dist/main.js'], {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, ...startEnv(), PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
