@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, call, type ProjectRecord, type Schemas } from '../api/client';
 import { ErasurePanel } from '../components/erasure-panel';
-import { ErrorNotice, Field, Loading, useAction, useAsync } from '../components/ui';
+import { ErrorNotice, Field, Loading, useAction } from '../components/ui';
 import { href } from '../router';
-import { adminKeys } from './admin';
+import { adminKeys, useProject } from './admin';
 
 type UpdateObject = Schemas['ProjectUpdateObjectDto'];
 type Update = (json: UpdateObject) => Promise<void>;
@@ -42,18 +42,7 @@ const MAX_RETENTION_DAYS = 36_500;
  * project update and erase take them.
  */
 export function Privacy({ apiKey }: { apiKey: string }) {
-  const project = useAsync(
-    async () =>
-      (
-        await call(
-          api.POST('/projects/{api_key}/show', {
-            params: { path: { api_key: apiKey } },
-            body: adminKeys(),
-          }),
-        )
-      ).response.project,
-    [apiKey],
-  );
+  const project = useProject(apiKey);
   const update = async (json: UpdateObject) => {
     await call(
       api.POST('/projects/{api_key}/update', {

@@ -13,7 +13,7 @@ import {
 } from '../components/ui';
 import { href, navigate } from '../router';
 import { session } from '../session';
-import { adminKeys } from './admin';
+import { adminKeys, useProject } from './admin';
 
 type UpdateObject = Schemas['ProjectUpdateObjectDto'];
 type Role = Schemas['ProjectRole'];
@@ -21,18 +21,7 @@ const GOALS = [1, 2, 3, 4, 5] as const;
 
 /** One project's settings: name, conversions, domains, users, and destroy. */
 export function ProjectSettings({ apiKey, onSession }: { apiKey: string; onSession: () => void }) {
-  const project = useAsync(
-    async () =>
-      (
-        await call(
-          api.POST('/projects/{api_key}/show', {
-            params: { path: { api_key: apiKey } },
-            body: adminKeys(),
-          }),
-        )
-      ).response.project,
-    [apiKey],
-  );
+  const project = useProject(apiKey);
   const domains = useAsync(
     async () => (await call(api.POST('/domains/list', { body: adminKeys() }))).response.domains,
     [],

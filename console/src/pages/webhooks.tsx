@@ -12,7 +12,7 @@ import {
   useAsync,
 } from '../components/ui';
 import { href } from '../router';
-import { adminKeys } from './admin';
+import { adminKeys, useProject } from './admin';
 
 type Webhook = Schemas['WebhookRecordDto'];
 type Delivery = Schemas['WebhookDeliveryDto'];
@@ -41,18 +41,7 @@ const ANSWER_SHOWN = 60;
  * disable, enable and destroy it.
  */
 export function Webhooks({ apiKey }: { apiKey: string }) {
-  const project = useAsync(
-    async () =>
-      (
-        await call(
-          api.POST('/projects/{api_key}/show', {
-            params: { path: { api_key: apiKey } },
-            body: adminKeys(),
-          }),
-        )
-      ).response.project,
-    [apiKey],
-  );
+  const project = useProject(apiKey);
   const list = useAsync(
     async () =>
       (await call(api.POST('/webhooks/list', { body: { ...adminKeys(), project: apiKey } })))
