@@ -63,7 +63,8 @@ function startWords() {
 function startEnv() {
   const env = {};
   if (process.env.BENCH_START_ENV === '0') return env;
-  for (const word of startWords().slice(0, startWords().indexOf('node'))) {
+  const words = startWords();
+  for (const word of words.slice(0, words.indexOf('node'))) {
     const [, name, fallback] = /^(\w+)=\$\{\w+:-(.*)\}$/.exec(word) ?? [];
     if (!name) throw new Error(`npm start: an assignment not read: ${word}`);
     env[name] = process.env[name] || fallback;

@@ -61,22 +61,6 @@ export function firstEventHourQuery(
 }
 
 /**
- * A row when the project has rollups of either table (as statistics ask: retiredStateQuery in
- * src/stats/queries/stamp-state.query.ts), none before its first chunk.
- */
-export function rollupsExistQuery(db: string, projectId: string): RetentionStatement {
-  return {
-    sql: (Object.keys(EVENT_TABLES) as EventTable[])
-      .map(
-        (table) => `SELECT 1 AS found FROM ${db}.${EVENT_TABLES[table].retired}
-         WHERE project_id = {project:UUID} LIMIT 1`,
-      )
-      .join('\n       UNION ALL\n       '),
-    params: { project: projectId },
-  };
-}
-
-/**
  * The deduplication token of a chunk's rollup insert: the same chunk (project, table, from, to)
  * always has the same one, so that an insert sent again after a crash is skipped by the store
  * (its table's non_replicated_deduplication_window).

@@ -6,6 +6,7 @@ import { PeriodicService, Schedule } from '../common/periodic-task';
 import { AppConfig } from '../config/app-config';
 import { ConversionsRepository } from '../conversions/conversions.repository';
 import { ProjectRetentions } from '../projects/project-retentions.service';
+import { retiredStateQuery } from '../stats/queries/stamp-state.query';
 import {
   Chunk,
   EVENT_TABLES,
@@ -17,7 +18,6 @@ import {
   horizonStatement,
   lateEventsQuery,
   rollupStatement,
-  rollupsExistQuery,
   sweepDeleteStatement,
   sweepIdCountQuery,
   sweepIdsStatement,
@@ -170,7 +170,7 @@ export class RetentionService extends PeriodicService {
     }
     const chunk: Chunk = { projectId, from, to };
     const firstRollups =
-      (await this.analytics.query(...args(rollupsExistQuery(db, projectId)))).length === 0;
+      (await this.analytics.query(...args(retiredStateQuery(db, [projectId])))).length === 0;
     const stage = async (name: RetentionStage) => {
       await this.pause?.(name);
       return stopAfter === name;
